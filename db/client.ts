@@ -1,0 +1,97 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import type { ExtractTablesWithRelations } from "drizzle-orm";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import * as schema from "./schema";
+
+/** A drizzle database or transaction over our schema; services take it as their first argument. */
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema, ExtractTablesWithRelations<typeof schema>>;
+
+/** An open database with what is needed to close it. `kind` tells the embedded PGlite from PostgreSQL. */
+export interface Database {
+  db: Db;
+  kind: "pglite" | "postgres";
+  close(): Promise<void>;
+  /** The PGlite instance in embedded mode (for the socket that `npm run admin` uses). */
+  pglite?: import("@electric-sql/pglite").PGlite;
+}
+
+const MIGRATIONS = path.join(process.cwd(), "db/migrations");
+
+/**
+ * Opens the database: postgres.js when `url` is given, else PGlite in `dir` (in memory when `dir` is
+ * `memory://`). Runs the committed migrations when `migrate` is true (under an advisory lock on PostgreSQL).
+ */
+export async function openDatabase(opts: { url?: string; dir?: string; migrate?: boolean; poolSize?: number }): Promise<Database> {
+  if (opts.url) {
+    const { default: postgres } = await import("postgres");
+    const { drizzle } = await import("drizzle-orm/postgres-js");
+    if (opts.migrate) await migratePostgres(opts.url);
+    // max_pipeline 1: postgres.js pipelining halves throughput under sustained load (DESIGN.md).
+    const client = postgres(opts.url, {
+      max: opts.poolSize ?? 10,
+      max_pipeline: 1,
+      onnotice: () => {},
+      connect_timeout: 5,
+      idle_timeout: 60,
+    } as Parameters<typeof postgres>[1]);
+    const db = drizzle(client, { schema }) as unknown as Db;
+    return { db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
+  }
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { drizzle } = await import("drizzle-orm/pglite");
+  const dir = opts.dir ?? "memory://";
+  if (!dir.startsWith("memory://")) mkdirSync(dir, { recursive: true });
+  const pglite = await PGlite.create(dir);
+  const db = drizzle(pglite, { schema }) as unknown as Db;
+  if (opts.migrate) {
+    const { migrate } = await import("drizzle-orm/pglite/migrator");
+    await migrate(db as never, { migrationsFolder: MIGRATIONS });
+  }
+  return { db, kind: "pglite", pglite, close: () => pglite.close() };
+}
+
+/** Applies migrations once even when several instances start together (session advisory lock). */
+async function migratePostgres(url: string): Promise<void> {
+  const { default: postgres } = await import("postgres");
+  const { drizzle } = await import("drizzle-orm/postgres-js");
+  const { migrate } = await import("drizzle-orm/postgres-js/migrator");
+  const client = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    await client`select pg_advisory_lock(727274)`;
+    await migrate(drizzle(client), { migrationsFolder: MIGRATIONS });
+    await client`select pg_advisory_unlock(727274)`;
+  } finally {
+    await client.end({ timeout: 5 });
+  }
+}
+
+const KEY = Symbol.for("platform.database");
+type Holder = { [KEY]?: Promise<Database> };
+
+/**
+ * The process-wide database. Kept on globalThis because Next.js bundles route modules apart from the
+ * server entry: both must see the one PGlite instance (it allows a single opener).
+ */
+export function database(): Promise<Database> {
+  const g = globalThis as Holder;
+  if (!g[KEY]) {
+    g[KEY] = (async () => {
+      const { env } = await import("@/server/env");
+      const e = env();
+      return openDatabase({ url: e.databaseUrl, dir: e.pgliteDir, migrate: true });
+    })();
+    g[KEY].catch(() => { g[KEY] = undefined; });
+  }
+  return g[KEY];
+}
+
+/** Installs an already open database as the process-wide one (server start, tests, scripts). */
+export function useDatabase(d: Database): void {
+  (globalThis as Holder)[KEY] = Promise.resolve(d);
+}
+
+/** Shorthand for `(await database()).db`. */
+export async function getDb(): Promise<Db> {
+  return (await database()).db;
+}

@@ -1,0 +1,40 @@
+import { sql } from "drizzle-orm";
+import { bigint, boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { tenants } from "./tenants";
+
+/** A button of a card as stored: `url` as the client sent it (a site path is expanded when read). */
+export interface StoredButton {
+  label: string;
+  url: string;
+}
+
+/**
+ * A product of the tenant's catalog. It has a card while `code` is set; deleting the card clears the
+ * card-only columns (code, image, buttons, AI access) and keeps the product.
+ */
+export const products = pgTable(
+  "products",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    description: text("description"),
+    priceMinor: bigint("price_minor", { mode: "bigint" }),
+    currency: text("currency"),
+    priceText: text("price_text"),
+    badge: text("badge"),
+    pageUrl: text("page_url"),
+    sort: integer("sort").notNull().default(0),
+    active: boolean("active").notNull().default(true),
+    code: text("code"),
+    imageUrl: text("image_url"),
+    buttons: jsonb("buttons").$type<StoredButton[]>().notNull().default(sql`'[]'::jsonb`),
+    aiEnabled: boolean("ai_enabled").notNull().default(false),
+    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("products_tenant_code_uq").on(t.tenantId, t.code).where(sql`code is not null`),
+    index("products_cards_order_idx").on(t.tenantId, t.sort, t.createdAt, t.id).where(sql`code is not null`),
+  ],
+);

@@ -1,0 +1,6 @@
+export * from "./auth";
+export * from "./tenants";
+export * from "./integrations";
+export * from "./wallet";
+export * from "./catalog";
+export * from "./protocol";

@@ -1,0 +1,65 @@
+import { sql } from "drizzle-orm";
+import { bigint, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { staffUsers } from "./auth";
+import { tenants } from "./tenants";
+
+/** A service account of a tenant; its API keys act as it. */
+export const integrations = pgTable(
+  "integrations",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    status: text("status").notNull().default("active"), // active | suspended | revoked
+    role: text("role").notNull().default("full"),
+    scopes: text("scopes").array().notNull().default(sql`'{}'::text[]`),
+    /** Staff user whose current rights also cut the scopes; null = created by platform operators. */
+    ownerStaffUserId: text("owner_staff_user_id").references(() => staffUsers.id, { onDelete: "set null" }),
+    piiCountry: text("pii_country"), // ISO 3166-1 alpha-2 of the receiving system
+    legalBasis: text("legal_basis"),
+    /** Addresses and CIDR networks every key of this integration is limited to; null = any. */
+    ipAllowlist: text("ip_allowlist").array(),
+    /** Daily spend limit of this integration in RUB minor units; null = none. */
+    dailySpendLimitMinor: bigint("daily_spend_limit_minor", { mode: "bigint" }),
+    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [index("integrations_tenant_idx").on(t.tenantId)],
+);
+
+/** A channel through which conversations arrive; each integration has one of type `api`. */
+export const channels = pgTable(
+  "channels",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    type: text("type").notNull(), // api | telegram | website | vk | max | ...
+    name: text("name").notNull(),
+    integrationId: uuid("integration_id").references(() => integrations.id, { onDelete: "cascade" }),
+    aiDailyLimit: integer("ai_daily_limit").notNull().default(200),
+    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [
+    index("channels_tenant_idx").on(t.tenantId),
+    uniqueIndex("channels_api_integration_uq").on(t.integrationId).where(sql`type = 'api'`),
+  ],
+);
+
+/** An API key. Only the SHA-256 of its secret part is stored; `key_id` is public. */
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    keyId: text("key_id").notNull().unique(),
+    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    integrationId: uuid("integration_id").notNull().references(() => integrations.id, { onDelete: "cascade" }),
+    mode: text("mode").notNull(), // live | test
+    secretHash: text("secret_hash").notNull(), // hex SHA-256 of the secret part
+    expiresAt: timestamp("expires_at", { withTimezone: true, precision: 3 }).notNull(),
+    ipAllowlist: text("ip_allowlist").array(),
+    revokedAt: timestamp("revoked_at", { withTimezone: true, precision: 3 }),
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true, precision: 3 }),
+    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [index("api_keys_integration_idx").on(t.integrationId)],
+);

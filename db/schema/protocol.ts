@@ -1,0 +1,30 @@
+import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { tenants } from "./tenants";
+
+/**
+ * One idempotent operation (spec "Limits: idempotency rules"). Holds a body fingerprint and a reference to
+ * the resource, never the body or the answer, so no personal data is kept. `scope` is method + concrete path.
+ */
+export const idempotencyRecords = pgTable(
+  "idempotency_records",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    keyMode: text("key_mode").notNull(),
+    scope: text("scope").notNull(),
+    idempotencyKey: text("idempotency_key").notNull(),
+    fingerprint: text("fingerprint").notNull(),
+    state: text("state").notNull().default("running"), // running | completed
+    responseStatus: integer("response_status"),
+    resourceType: text("resource_type"),
+    resourceId: text("resource_id"),
+    /** While running: when another request may take the operation over (the first one died). */
+    lockedUntil: timestamp("locked_until", { withTimezone: true, precision: 3 }).notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    completedAt: timestamp("completed_at", { withTimezone: true, precision: 3 }),
+  },
+  (t) => [
+    uniqueIndex("idempotency_scope_uq").on(t.tenantId, t.keyMode, t.scope, t.idempotencyKey),
+    index("idempotency_created_idx").on(t.createdAt),
+  ],
+);

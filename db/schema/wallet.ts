@@ -1,0 +1,40 @@
+import { sql } from "drizzle-orm";
+import { bigint, boolean, date, index, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { integrations } from "./integrations";
+import { tenants } from "./tenants";
+
+/** The tenant's wallet, always in RUB minor units (kopecks) whatever the cell. */
+export const wallets = pgTable("wallets", {
+  tenantId: uuid("tenant_id").primaryKey().references(() => tenants.id, { onDelete: "cascade" }),
+  balanceMinor: bigint("balance_minor", { mode: "bigint" }).notNull().default(sql`0`),
+  blocked: boolean("blocked").notNull().default(false),
+  updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+});
+
+/** Every change of a wallet, written in the same transaction as the balance. */
+export const walletLedger = pgTable(
+  "wallet_ledger",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    kind: text("kind").notNull(), // credit | debit | topup | charge | block | unblock
+    amountMinor: bigint("amount_minor", { mode: "bigint" }).notNull(), // signed
+    balanceAfterMinor: bigint("balance_after_minor", { mode: "bigint" }).notNull(),
+    integrationId: uuid("integration_id").references(() => integrations.id, { onDelete: "set null" }),
+    description: text("description"),
+    actor: text("actor").notNull(), // operator | staff:<id> | integration:<id> | system
+    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [index("wallet_ledger_tenant_idx").on(t.tenantId, t.createdAt, t.id)],
+);
+
+/** Money spent by an integration on one UTC day, RUB minor units. */
+export const integrationDailySpend = pgTable(
+  "integration_daily_spend",
+  {
+    integrationId: uuid("integration_id").notNull().references(() => integrations.id, { onDelete: "cascade" }),
+    day: date("day", { mode: "string" }).notNull(),
+    usedMinor: bigint("used_minor", { mode: "bigint" }).notNull().default(sql`0`),
+  },
+  (t) => [primaryKey({ columns: [t.integrationId, t.day] })],
+);

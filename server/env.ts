@@ -1,0 +1,120 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+
+/** The three independent cells of the platform (spec "What the service does", fact 1). */
+export const CELLS = ["ru", "en", "id"] as const;
+export type Cell = (typeof CELLS)[number];
+
+const origin = z
+  .url({ protocol: /^https?$/, message: "must be an absolute http(s) origin such as https://api.example.ru" })
+  .transform((u) => u.replace(/\/+$/, ""));
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, message: "must be a postgres:// URL" }).optional(),
+  PGLITE_DIR: z.string().min(1).default(".data/pglite"),
+  CELL: z.enum(CELLS).default("ru"),
+  CELL_ORIGIN_RU: origin.optional(),
+  CELL_ORIGIN_EN: origin.optional(),
+  CELL_ORIGIN_ID: origin.optional(),
+  APP_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  TRUST_PROXY: z
+    .union([z.literal("none"), z.coerce.number().int().min(1).max(10)])
+    .default("none"),
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  JOBS_DRIVER: z.enum(["local", "inngest"]).default("local"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  PGLITE_SOCKET_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+});
+
+/** The validated configuration of this process. Secrets in it never reach logs. */
+export interface Env {
+  nodeEnv: "development" | "production" | "test";
+  port: number;
+  databaseUrl: string | undefined;
+  pgliteDir: string;
+  cell: Cell;
+  /** Origin (scheme, host, port; no trailing slash) of every cell, this one included. */
+  cellOrigins: Record<Cell, string>;
+  appSecret: string;
+  /** `none`: the peer address of the TCP connection is the caller; N: the Nth entry from the right of X-Forwarded-For. */
+  trustProxy: "none" | number;
+  redisUrl: string | undefined;
+  jobsDriver: "local" | "inngest";
+  logLevel: string;
+  /** Port of the PGlite socket that lets `npm run admin` share the embedded database (0 = any free port). */
+  pgliteSocketPort: number;
+}
+
+/** Raised at start when a variable has a bad value; the message names each variable and its problem. */
+export class EnvError extends Error {}
+
+/**
+ * Parses and validates configuration from `source` (default `process.env`).
+ * @throws EnvError naming every bad variable.
+ */
+export function loadEnv(source: Record<string, string | undefined> = process.env): Env {
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = EnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new EnvError(`Invalid environment:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  const local = (p: number) => `http://localhost:${p}`;
+  const defaults: Record<Cell, string> = { ru: local(3000), en: local(3001), id: local(3002) };
+  defaults[e.CELL] = local(e.PORT);
+  if (e.NODE_ENV === "production" && !e.APP_SECRET) {
+    throw new EnvError("Invalid environment:\n  APP_SECRET: required in production (32+ random characters)");
+  }
+  return {
+    nodeEnv: e.NODE_ENV,
+    port: e.PORT,
+    databaseUrl: e.DATABASE_URL,
+    pgliteDir: e.PGLITE_DIR,
+    cell: e.CELL,
+    cellOrigins: {
+      ru: e.CELL_ORIGIN_RU ?? defaults.ru,
+      en: e.CELL_ORIGIN_EN ?? defaults.en,
+      id: e.CELL_ORIGIN_ID ?? defaults.id,
+    },
+    appSecret: e.APP_SECRET ?? localSecret(path.dirname(e.PGLITE_DIR)),
+    trustProxy: e.TRUST_PROXY,
+    redisUrl: e.REDIS_URL,
+    jobsDriver: e.JOBS_DRIVER,
+    logLevel: e.LOG_LEVEL,
+    pgliteSocketPort: e.PGLITE_SOCKET_PORT,
+  };
+}
+
+/** Outside production a random secret is made once and kept beside the embedded database, never committed. */
+function localSecret(dir: string): string {
+  const file = path.join(dir, "app-secret");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  mkdirSync(dir, { recursive: true });
+  const secret = randomBytes(32).toString("base64url");
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}
+
+const KEY = Symbol.for("platform.env");
+type Holder = { [KEY]?: Env };
+
+/** The process-wide configuration, parsed on first use. */
+export function env(): Env {
+  const g = globalThis as Holder;
+  return (g[KEY] ??= loadEnv());
+}
+
+/** Replaces the configuration (tests, and scripts that pick a cell). */
+export function setEnv(next: Env): void {
+  (globalThis as Holder)[KEY] = next;
+}
+
+/** `{cell_origin}/api/public/v1` of a cell (spec "Versioning" 1). */
+export function baseUrl(cell: Cell = env().cell): string {
+  return `${env().cellOrigins[cell]}/api/public/v1`;
+}

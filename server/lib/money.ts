@@ -1,0 +1,32 @@
+/**
+ * Money on the wire is `{amount: "12.34", currency}` (spec "Money"), in the database integer minor
+ * units as bigint, never a float. All currencies used here (RUB, GBP, IDR) are written with 2 decimals.
+ */
+export interface Money {
+  amount: string;
+  currency: string;
+}
+
+/** Minor units → decimal string: 1234n → "12.34", -5n → "-0.05". */
+export function formatMinor(minor: bigint): string {
+  const neg = minor < 0n;
+  const abs = neg ? -minor : minor;
+  const whole = abs / 100n;
+  const frac = (abs % 100n).toString().padStart(2, "0");
+  return `${neg ? "-" : ""}${whole}.${frac}`;
+}
+
+/** Money object from minor units. */
+export function money(minor: bigint, currency = "RUB"): Money {
+  return { amount: formatMinor(minor), currency };
+}
+
+/**
+ * Decimal string → minor units: "12.34" → 1234n, "5" → 500n.
+ * @throws RangeError when the text is not a positive-or-zero decimal with at most 2 fraction digits.
+ */
+export function parseAmount(text: string): bigint {
+  const m = /^(\d{1,15})(?:\.(\d{1,2}))?$/.exec(text.trim());
+  if (!m) throw new RangeError(`"${text}" is not an amount such as 12.34`);
+  return BigInt(m[1]) * 100n + BigInt((m[2] ?? "0").padEnd(2, "0"));
+}

@@ -1,0 +1,42 @@
+import pino from "pino";
+
+/**
+ * Structured JSON logs. Redaction is the second line of defence: call sites log ids, never secrets;
+ * these paths catch a header or field that slips through.
+ */
+export const REDACT_PATHS = [
+  "authorization",
+  "*.authorization",
+  "headers.authorization",
+  "req.headers.authorization",
+  "key",
+  "*.key",
+  "apiKey",
+  "*.apiKey",
+  "secret",
+  "*.secret",
+  "password",
+  "*.password",
+  "email",
+  "*.email",
+  "phone",
+  "*.phone",
+];
+
+const KEY = Symbol.for("platform.logger");
+type Holder = { [KEY]?: pino.Logger };
+
+/** The process logger (level from LOG_LEVEL; silent under vitest unless LOG_LEVEL is set). */
+export function log(): pino.Logger {
+  const g = globalThis as Holder;
+  if (!g[KEY]) {
+    const level = process.env.LOG_LEVEL ?? (process.env.VITEST ? "silent" : "info");
+    g[KEY] = pino({ level, redact: { paths: REDACT_PATHS, censor: "[redacted]" }, base: undefined });
+  }
+  return g[KEY];
+}
+
+/** Replaces the logger (tests capture lines with a custom destination). */
+export function setLogger(l: pino.Logger | undefined): void {
+  (globalThis as Holder)[KEY] = l;
+}

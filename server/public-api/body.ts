@@ -1,0 +1,63 @@
+import { ApiError } from "@/server/errors";
+
+/** Largest accepted request body, bytes (spec "Limits": 256 KB). */
+export const MAX_BODY_BYTES = 256 * 1024;
+
+const JSON_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
+
+/**
+ * Reads and parses a JSON request body.
+ * - Over {@link MAX_BODY_BYTES} (by Content-Length, or counted while streaming) → 413 `payload_too_large`;
+ *   the stream is cancelled at the limit, so the rest is never buffered.
+ * - A body with another Content-Type, invalid UTF-8 or invalid JSON → 400 `bad_request`.
+ * @returns the parsed value, or `undefined` when no body was sent.
+ */
+export async function readJsonBody(request: Request): Promise<unknown> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
+  const bytes = await readLimited(request);
+  if (bytes.length === 0) return undefined;
+  const type = request.headers.get("content-type");
+  if (!type || !JSON_TYPE.test(type.trim())) {
+    throw new ApiError("bad_request", "Send the body as JSON with Content-Type: application/json.");
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw new ApiError("bad_request", "The body is not valid UTF-8.");
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError("bad_request", "The body is not valid JSON.");
+  }
+}
+
+function tooLarge(): ApiError {
+  return new ApiError("payload_too_large", `The body is larger than ${MAX_BODY_BYTES} bytes (256 KB).`);
+}
+
+async function readLimited(request: Request): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array();
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}

@@ -1,0 +1,76 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { env } from "@/server/env";
+import { invalidField } from "@/server/errors";
+import { canonicalJson } from "@/server/lib/canonical-json";
+import { nowMs } from "@/server/lib/clock";
+
+/** Cursor lifetime, ms (spec "Limits": 24 hours). */
+export const CURSOR_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** What a cursor is bound to besides its position (spec "Limits: pagination rules"). */
+export interface CursorBinding {
+  tenantId: string;
+  keyMode: string;
+  /** operationId of the list route. */
+  route: string;
+  /** The filter set of the walk (every query parameter except `limit` and `cursor`). */
+  filters: Record<string, unknown>;
+}
+
+interface Payload {
+  t: string;
+  m: string;
+  r: string;
+  f: string;
+  p: unknown[];
+  e: number;
+}
+
+function sign(data: string): Buffer {
+  return createHmac("sha256", `cursor:${env().appSecret}`).update(data).digest();
+}
+
+function filterTag(filters: Record<string, unknown>): string {
+  const clean = Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined));
+  return sign(canonicalJson(clean)).subarray(0, 12).toString("base64url");
+}
+
+/** Makes the opaque `next_cursor` for a keyset position (the sort values of the last row, in order). */
+export function encodeCursor(binding: CursorBinding, position: unknown[]): string {
+  const payload: Payload = { t: binding.tenantId, m: binding.keyMode, r: binding.route, f: filterTag(binding.filters), p: position, e: nowMs() + CURSOR_TTL_MS };
+  const data = Buffer.from(JSON.stringify(payload)).toString("base64url");
+  return `${data}.${sign(data).toString("base64url")}`;
+}
+
+const BAD = () => invalidField("/cursor", "invalid_cursor", "The cursor is invalid, expired or belongs to another walk; restart without a cursor.");
+
+/**
+ * Checks a presented cursor and returns its position.
+ * @throws ApiError 422 `validation_failed` on `/cursor` when it is malformed, tampered, expired, of another
+ *   tenant or key mode, of another route, or its filters differ from this request's.
+ */
+export function decodeCursor(token: string, binding: CursorBinding): unknown[] {
+  const [data, mac, extra] = token.split(".");
+  if (!data || !mac || extra !== undefined) throw BAD();
+  const expected = sign(data);
+  const given = Buffer.from(mac, "base64url");
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw BAD();
+  let p: Payload;
+  try {
+    p = JSON.parse(Buffer.from(data, "base64url").toString("utf8")) as Payload;
+  } catch {
+    throw BAD();
+  }
+  if (
+    p.t !== binding.tenantId ||
+    p.m !== binding.keyMode ||
+    p.r !== binding.route ||
+    p.f !== filterTag(binding.filters) ||
+    typeof p.e !== "number" ||
+    p.e <= nowMs() ||
+    !Array.isArray(p.p)
+  ) {
+    throw BAD();
+  }
+  return p.p;
+}

@@ -1,0 +1,96 @@
+import { and, eq, lte } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { idempotencyRecords } from "@/db/schema";
+import { ApiError } from "@/server/errors";
+import { nowMs } from "@/server/lib/clock";
+
+/** Idempotency window, ms (spec "Limits": 24 hours from the first request). */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** How long a running operation holds its key before another request may take it over, ms. */
+export const IDEMPOTENCY_LOCK_MS = 30_000;
+
+/** Longest accepted `Idempotency-Key`, characters. */
+export const IDEMPOTENCY_KEY_MAX = 255;
+
+export interface IdempotencyScope {
+  tenantId: string;
+  keyMode: string;
+  /** Method and concrete path, e.g. `POST /cards`. */
+  scope: string;
+  key: string;
+  fingerprint: string;
+}
+
+export type Begin =
+  | { kind: "new"; recordId: string }
+  | { kind: "replay"; status: number; resourceType: string | null; resourceId: string | null };
+
+/**
+ * Starts an idempotent operation or finds the earlier one (spec "Limits: idempotency rules").
+ * @returns `new` (run the handler, then {@link completeIdempotency}) or `replay` (rebuild the answer).
+ * @throws ApiError 409 `idempotency_conflict` for the same key with another body; 409
+ *   `operation_in_progress` (Retry-After: 1) while the first request is still running.
+ */
+export async function beginIdempotency(db: Db, s: IdempotencyScope): Promise<Begin> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const now = nowMs();
+    const inserted = await db
+      .insert(idempotencyRecords)
+      .values({
+        tenantId: s.tenantId,
+        keyMode: s.keyMode,
+        scope: s.scope,
+        idempotencyKey: s.key,
+        fingerprint: s.fingerprint,
+        lockedUntil: new Date(now + IDEMPOTENCY_LOCK_MS),
+        createdAt: new Date(now),
+      })
+      .onConflictDoNothing()
+      .returning({ id: idempotencyRecords.id });
+    if (inserted[0]) return { kind: "new", recordId: inserted[0].id };
+
+    const where = and(
+      eq(idempotencyRecords.tenantId, s.tenantId),
+      eq(idempotencyRecords.keyMode, s.keyMode),
+      eq(idempotencyRecords.scope, s.scope),
+      eq(idempotencyRecords.idempotencyKey, s.key),
+    );
+    const [rec] = await db.select().from(idempotencyRecords).where(where);
+    if (!rec) continue; // removed in between: try the insert again
+    if (rec.createdAt.getTime() + IDEMPOTENCY_WINDOW_MS <= now) {
+      // Older than the window: the key starts a new operation.
+      await db.delete(idempotencyRecords).where(and(eq(idempotencyRecords.id, rec.id), lte(idempotencyRecords.createdAt, new Date(now - IDEMPOTENCY_WINDOW_MS))));
+      continue;
+    }
+    if (rec.fingerprint !== s.fingerprint) {
+      throw new ApiError("idempotency_conflict", "This Idempotency-Key was used with a different request body; use a new key.");
+    }
+    if (rec.state === "completed") {
+      return { kind: "replay", status: rec.responseStatus ?? 200, resourceType: rec.resourceType, resourceId: rec.resourceId };
+    }
+    if (rec.lockedUntil.getTime() > now) {
+      throw new ApiError("operation_in_progress", "A request with this Idempotency-Key is still running; retry after a pause.", {}, { "retry-after": "1" });
+    }
+    // The first request died while running: take the operation over.
+    const taken = await db
+      .update(idempotencyRecords)
+      .set({ lockedUntil: new Date(now + IDEMPOTENCY_LOCK_MS) })
+      .where(and(eq(idempotencyRecords.id, rec.id), eq(idempotencyRecords.state, "running"), lte(idempotencyRecords.lockedUntil, new Date(now))))
+      .returning({ id: idempotencyRecords.id });
+    if (taken[0]) return { kind: "new", recordId: taken[0].id };
+  }
+  throw new ApiError("operation_in_progress", "A request with this Idempotency-Key is still running; retry after a pause.", {}, { "retry-after": "1" });
+}
+
+/** Marks the operation done, in the handler's transaction, with a reference to what it made. */
+export async function completeIdempotency(tx: Db, recordId: string, status: number, resource?: { type: string; id: string }): Promise<void> {
+  await tx
+    .update(idempotencyRecords)
+    .set({ state: "completed", responseStatus: status, resourceType: resource?.type ?? null, resourceId: resource?.id ?? null, completedAt: new Date(nowMs()) })
+    .where(eq(idempotencyRecords.id, recordId));
+}
+
+/** Forgets a failed operation, so a refused request leaves no trace and the key can be retried. */
+export async function abandonIdempotency(db: Db, recordId: string): Promise<void> {
+  await db.delete(idempotencyRecords).where(and(eq(idempotencyRecords.id, recordId), eq(idempotencyRecords.state, "running")));
+}

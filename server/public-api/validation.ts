@@ -1,0 +1,62 @@
+import type { z } from "zod";
+import { ApiError, type FieldError } from "@/server/errors";
+
+/** RFC 6901 pointer of a path: ["buttons", 0, "url"] → "/buttons/0/url"; [] → "" (the whole document). */
+export function toPointer(path: readonly PropertyKey[]): string {
+  return path.map((p) => "/" + String(p).replace(/~/g, "~0").replace(/\//g, "~1")).join("");
+}
+
+/** Maps one zod issue to the catalog's field error codes (`required`, `out_of_range`, `invalid_format`, ...). */
+function codeOf(issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case "invalid_type":
+      return issue.input === undefined ? "required" : "invalid_type";
+    case "too_big":
+    case "too_small": {
+      const o = issue.origin;
+      if (o === "string") return issue.code === "too_big" ? "too_long" : "too_short";
+      if (o === "array" || o === "set") return issue.code === "too_big" ? "too_many" : "too_few";
+      return "out_of_range";
+    }
+    case "invalid_format":
+      return "invalid_format";
+    case "invalid_value":
+      return "invalid_value";
+    case "unrecognized_keys":
+      return "unknown_field";
+    case "invalid_union":
+      return "invalid_value";
+    case "custom":
+      return typeof issue.params?.code === "string" ? issue.params.code : "invalid_value";
+    default:
+      return "invalid_value";
+  }
+}
+
+/** Zod issues → `errors[]`; an unknown key is reported at its own pointer. */
+export function fieldErrors(issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[] = []): FieldError[] {
+  const out: FieldError[] = [];
+  for (const issue of issues) {
+    if (issue.code === "unrecognized_keys") {
+      for (const k of issue.keys) {
+        out.push({ field: toPointer([...prefix, ...issue.path, k]), code: "unknown_field", message: `Unknown field "${k}".` });
+      }
+      continue;
+    }
+    out.push({ field: toPointer([...prefix, ...issue.path]), code: codeOf(issue), message: issue.message });
+  }
+  return out;
+}
+
+/** Parses with a schema or collects its field errors. */
+export function check<T>(schema: z.ZodType<T>, input: unknown): { ok: true; value: T } | { ok: false; errors: FieldError[] } {
+  const r = schema.safeParse(input);
+  return r.success ? { ok: true, value: r.data } : { ok: false, errors: fieldErrors(r.error.issues) };
+}
+
+/** The 422 for a list of field errors; the detail names the first one. */
+export function validationError(errors: FieldError[]): ApiError {
+  const first = errors[0];
+  const detail = errors.length === 1 ? `${first.field || "The body"}: ${first.message}` : `${errors.length} fields are invalid; see errors.`;
+  return new ApiError("validation_failed", detail, { errors });
+}

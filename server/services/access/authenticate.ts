@@ -1,0 +1,109 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { apiKeys, integrations, memberships, tenants } from "@/db/schema";
+import { baseUrl, env } from "@/server/env";
+import { ApiError } from "@/server/errors";
+import type { ApiCaller } from "../actor";
+import { isAllowed } from "./ip-allowlist";
+import { effectiveScopes } from "./scopes";
+import { parseKey, secretMatches } from "../keys/key-format";
+
+/** One detail for every key failure, so the answer never confirms that a key existed (spec "Authentication" 3). */
+const INVALID_KEY = "The API key is missing, malformed, unknown, revoked or expired.";
+
+/** `last_used_at` is written at most this often per key, ms, to keep a write off every request. */
+const LAST_USED_EVERY_MS = 60_000;
+
+/**
+ * Authenticates a public request (spec "Authentication" 1-5), in the pipeline's order:
+ * key (401 `invalid_api_key`, `wrong_cell`, `integration_inactive`) → 403 `tenant_inactive` →
+ * 403 `ip_not_allowed` → 403 `feature_not_in_plan`. Returns the caller with its effective scopes.
+ * @param authorization the raw `Authorization` header
+ * @param callerIp the caller's address as decided by the trusted-proxy configuration
+ * @throws ApiError with the codes above
+ */
+export async function authenticate(db: Db, authorization: string | null, callerIp: string | null, now = new Date()): Promise<ApiCaller> {
+  const m = authorization ? /^Bearer ([^\s]+)$/i.exec(authorization.trim()) : null;
+  const parsed = m ? parseKey(m[1]) : null;
+  if (!parsed) throw new ApiError("invalid_api_key", INVALID_KEY);
+  if (parsed.cell !== env().cell) {
+    throw new ApiError("wrong_cell", `This key was issued in the ${parsed.cell.toUpperCase()} cell; call that cell's base URL.`, {
+      correct_base_url: baseUrl(parsed.cell),
+    });
+  }
+  const rows = await db
+    .select({
+      keyUuid: apiKeys.id,
+      secretHash: apiKeys.secretHash,
+      mode: apiKeys.mode,
+      expiresAt: apiKeys.expiresAt,
+      revokedAt: apiKeys.revokedAt,
+      lastUsedAt: apiKeys.lastUsedAt,
+      keyAllowlist: apiKeys.ipAllowlist,
+      integrationId: integrations.id,
+      integrationName: integrations.name,
+      integrationStatus: integrations.status,
+      role: integrations.role,
+      scopes: integrations.scopes,
+      ownerId: integrations.ownerStaffUserId,
+      piiCountry: integrations.piiCountry,
+      legalBasis: integrations.legalBasis,
+      integrationAllowlist: integrations.ipAllowlist,
+      tenantId: tenants.id,
+      tenantName: tenants.name,
+      tenantCell: tenants.cell,
+      tenantStatus: tenants.status,
+      apiAccess: tenants.apiAccess,
+      features: tenants.features,
+      crmMode: tenants.crmMode,
+      mainDomain: tenants.mainDomain,
+      ownerActive: memberships.active,
+      ownerRights: memberships.rights,
+    })
+    .from(apiKeys)
+    .innerJoin(integrations, eq(integrations.id, apiKeys.integrationId))
+    .innerJoin(tenants, eq(tenants.id, apiKeys.tenantId))
+    .leftJoin(memberships, and(eq(memberships.tenantId, tenants.id), eq(memberships.staffUserId, integrations.ownerStaffUserId)))
+    .where(eq(apiKeys.keyId, parsed.keyId))
+    .limit(1);
+  const r = rows[0];
+  // The hash is compared even for a missing key's stand-in so both paths take the same time.
+  const ok = secretMatches(parsed.secret, r?.secretHash ?? "0".repeat(64));
+  if (!r || !ok || r.mode !== parsed.mode || r.revokedAt || r.expiresAt.getTime() <= now.getTime() || r.tenantCell !== env().cell) {
+    throw new ApiError("invalid_api_key", INVALID_KEY);
+  }
+  if (r.integrationStatus !== "active") {
+    throw new ApiError("integration_inactive", `The integration is ${r.integrationStatus}.`);
+  }
+  if (r.ownerId !== null && r.ownerActive !== true) {
+    throw new ApiError("integration_inactive", "The staff member who owns this integration no longer has access to the tenant.");
+  }
+  if (r.tenantStatus !== "active") throw new ApiError("tenant_inactive", "The tenant account is not active.");
+  for (const list of [r.integrationAllowlist, r.keyAllowlist]) {
+    if (list && !isAllowed(callerIp, list)) {
+      throw new ApiError("ip_not_allowed", `Requests from ${callerIp ?? "an unknown address"} are outside the key's IP allowlist.`);
+    }
+  }
+  if (!r.apiAccess) throw new ApiError("feature_not_in_plan", "The tenant's plan does not include API access.");
+
+  if (!r.lastUsedAt || now.getTime() - r.lastUsedAt.getTime() > LAST_USED_EVERY_MS) {
+    // Best effort: a lost last-used stamp must not fail the request.
+    await db.update(apiKeys).set({ lastUsedAt: sql`now()` }).where(eq(apiKeys.id, r.keyUuid)).catch(() => {});
+  }
+  const mode = r.mode as "live" | "test";
+  return {
+    via: "api",
+    tenantId: r.tenantId,
+    integrationId: r.integrationId,
+    keyMode: mode,
+    tenant: { id: r.tenantId, name: r.tenantName, cell: env().cell, crmMode: r.crmMode, mainDomain: r.mainDomain },
+    integration: { id: r.integrationId, name: r.integrationName, piiCountry: r.piiCountry, legalBasis: r.legalBasis },
+    key: { id: r.keyUuid, keyId: parsed.keyId, mode, expiresAt: r.expiresAt, ipAllowlist: r.keyAllowlist ?? r.integrationAllowlist ?? null },
+    scopes: effectiveScopes({
+      integrationScopes: r.scopes,
+      role: r.role,
+      ownerRights: r.ownerId === null ? null : (r.ownerRights ?? []),
+      licenseFeatures: r.features,
+    }),
+  };
+}

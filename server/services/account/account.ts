@@ -1,0 +1,56 @@
+import { and, eq } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { channels } from "@/db/schema";
+import { baseUrl, env } from "@/server/env";
+import { money } from "@/server/lib/money";
+import type { MeBody, WalletBody } from "@/server/schemas/account";
+import type { ApiCaller } from "../actor";
+import { DEFAULT_LIMITS, type RateLimits } from "../limits/rate-limits";
+import { dailySpend, readWallet, topupUrl } from "../wallet/wallet-state";
+
+/**
+ * `GET /wallet` (spec "Wallet"): balance in RUB, state, exchange, top-up address and the calling
+ * integration's spend today. Served while exchange is suspended.
+ */
+export async function getWallet(db: Db, caller: ApiCaller): Promise<WalletBody> {
+  const [w, spend] = await Promise.all([readWallet(db, caller.tenantId), dailySpend(db, caller.integrationId)]);
+  return {
+    balance: w.balanceMinor === null ? null : money(w.balanceMinor),
+    state: w.state,
+    exchange: w.exchange,
+    topup_url: topupUrl(caller.tenantId),
+    daily_spend: spend,
+  };
+}
+
+/**
+ * `GET /me` (spec "Me"): who the key is, what it may do, its limits and the wallet.
+ * @param limits the key's effective rate limits (overrides applied by the caller).
+ */
+export async function getMe(db: Db, caller: ApiCaller, limits: RateLimits = DEFAULT_LIMITS): Promise<MeBody> {
+  const [wallet, channel] = await Promise.all([
+    getWallet(db, caller),
+    db
+      .select({ id: channels.id })
+      .from(channels)
+      .where(and(eq(channels.tenantId, caller.tenantId), eq(channels.integrationId, caller.integrationId), eq(channels.type, "api")))
+      .limit(1),
+  ]);
+  return {
+    tenant: { id: caller.tenant.id, name: caller.tenant.name },
+    cell: env().cell,
+    base_url: baseUrl(),
+    integration: { id: caller.integration.id, name: caller.integration.name },
+    channel_id: channel[0]?.id ?? null,
+    key: {
+      key_id: caller.key.keyId,
+      mode: caller.key.mode,
+      scopes: caller.scopes,
+      expires_at: caller.key.expiresAt.toISOString(),
+      ip_allowlist: caller.key.ipAllowlist,
+    },
+    limits,
+    wallet: { ...wallet, daily_spend: wallet.daily_spend ?? { limit: null, used: money(0n) } },
+    crm_mode: caller.tenant.crmMode,
+  };
+}

@@ -1,0 +1,29 @@
+import type { Cell } from "@/server/env";
+import type { Scope } from "./access/scopes";
+
+/**
+ * Who is acting, passed to every service as `(db, actor, input)`. Every query a service makes is
+ * filtered by `tenantId`, so another tenant's row reads as missing.
+ */
+export interface Actor {
+  tenantId: string;
+  /** Set when an integration acts through an API key. */
+  integrationId?: string;
+  /** Key mode of the calling key (`live` or `test`). */
+  keyMode?: "live" | "test";
+  /** Set when a staff member acts through the console. */
+  staffUserId?: string;
+  /** `operator` when platform staff act through `npm run admin`. */
+  via: "api" | "console" | "operator";
+}
+
+/** The authenticated caller of a public API request: the actor plus what the pipeline checked. */
+export interface ApiCaller extends Actor {
+  via: "api";
+  integrationId: string;
+  keyMode: "live" | "test";
+  tenant: { id: string; name: string; cell: Cell; crmMode: string; mainDomain: string | null };
+  integration: { id: string; name: string; piiCountry: string | null; legalBasis: string | null };
+  key: { id: string; keyId: string; mode: "live" | "test"; expiresAt: Date; ipAllowlist: string[] | null };
+  scopes: Scope[];
+}

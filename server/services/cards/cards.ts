@@ -1,0 +1,181 @@
+import { and, asc, eq, isNotNull, sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { products, tenants } from "@/db/schema";
+import { invalidField, notFound } from "@/server/errors";
+import { validationError } from "@/server/public-api/validation";
+import type { Card, CardCreate, CardUpdate } from "@/server/schemas/cards";
+import type { Actor } from "../actor";
+import { checkCardAddresses, expandSiteAddress } from "./card-addresses";
+import { formatPrice } from "./price-text";
+
+type ProductRow = typeof products.$inferSelect;
+
+/** Keyset position of a card in the list order: (sort, created_at, id). */
+export type CardPosition = [number, string, string];
+
+async function tenantContext(db: Db, tenantId: string): Promise<{ mainDomain: string | null; cell: string }> {
+  const [t] = await db.select({ mainDomain: tenants.mainDomain, cell: tenants.cell }).from(tenants).where(eq(tenants.id, tenantId));
+  if (!t) throw notFound("Tenant");
+  return t;
+}
+
+/** Row → the spec's Card: addresses expanded, price text derived from the product price when unset. */
+export function toCard(p: ProductRow, mainDomain: string | null, cell: string): Card {
+  return {
+    id: p.id,
+    code: p.code!,
+    name: p.name,
+    description: p.description,
+    image_url: p.imageUrl,
+    price_text: p.priceText ?? (p.priceMinor !== null && p.currency ? formatPrice(p.priceMinor, p.currency, cell) : null),
+    badge: p.badge,
+    page_url: expandSiteAddress(p.pageUrl, mainDomain),
+    buttons: p.buttons.map((b) => ({ label: b.label, url: expandSiteAddress(b.url, mainDomain)! })),
+    ai_enabled: p.aiEnabled,
+    sort: p.sort,
+    active: p.active,
+    created_at: p.createdAt.toISOString(),
+    updated_at: p.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * A page of cards ordered by `sort`, then creation (`created_at`, `id`), strictly after `after`.
+ * Fetches `limit + 1` rows to know whether a next page exists.
+ */
+export async function listCards(
+  db: Db,
+  actor: Actor,
+  q: { limit: number; aiEnabled?: boolean; after?: CardPosition },
+): Promise<{ cards: Card[]; next: CardPosition | null }> {
+  const t = await tenantContext(db, actor.tenantId);
+  const conds = [eq(products.tenantId, actor.tenantId), isNotNull(products.code)];
+  if (q.aiEnabled !== undefined) conds.push(eq(products.aiEnabled, q.aiEnabled));
+  if (q.after) {
+    const [s, c, id] = q.after;
+    conds.push(sql`(${products.sort}, ${products.createdAt}, ${products.id}) > (${s}, ${c}::timestamptz, ${id}::uuid)`);
+  }
+  const rows = await db
+    .select()
+    .from(products)
+    .where(and(...conds))
+    .orderBy(asc(products.sort), asc(products.createdAt), asc(products.id))
+    .limit(q.limit + 1);
+  const page = rows.slice(0, q.limit);
+  const last = page[page.length - 1];
+  return {
+    cards: page.map((p) => toCard(p, t.mainDomain, t.cell)),
+    next: rows.length > q.limit && last ? [last.sort, last.createdAt.toISOString(), last.id] : null,
+  };
+}
+
+async function findByCode(db: Db, tenantId: string, code: string, lock = false): Promise<ProductRow | undefined> {
+  const q = db.select().from(products).where(and(eq(products.tenantId, tenantId), eq(products.code, code)));
+  const [row] = await (lock ? q.for("update") : q);
+  return row;
+}
+
+/** `GET /cards/{code}`. @throws ApiError 404 `not_found` for a missing or foreign card. */
+export async function getCard(db: Db, actor: Actor, code: string): Promise<Card> {
+  const row = await findByCode(db, actor.tenantId, code);
+  if (!row) throw notFound(`Card "${code}"`);
+  const t = await tenantContext(db, actor.tenantId);
+  return toCard(row, t.mainDomain, t.cell);
+}
+
+/** A card by its product id (idempotent replays). @throws ApiError 404 when the card was deleted since. */
+export async function getCardById(db: Db, actor: Actor, id: string): Promise<Card> {
+  const [row] = await db.select().from(products).where(and(eq(products.tenantId, actor.tenantId), eq(products.id, id), isNotNull(products.code)));
+  if (!row) throw notFound("Card");
+  const t = await tenantContext(db, actor.tenantId);
+  return toCard(row, t.mainDomain, t.cell);
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  for (let e = err as { code?: string; cause?: unknown } | undefined, i = 0; e && i < 5; e = e.cause as typeof e, i++) {
+    if (e.code === "23505") return true;
+  }
+  return false;
+}
+
+const CODE_TAKEN = () => invalidField("/code", "taken", "this code is already used by another card of the account");
+
+/**
+ * `POST /cards`: creates a product with a card. Call inside a transaction.
+ * @throws ApiError 422 on `/code` when the code is taken, and on address fields per {@link checkCardAddresses}.
+ */
+export async function createCard(db: Db, actor: Actor, input: CardCreate): Promise<Card> {
+  const t = await tenantContext(db, actor.tenantId);
+  const errors = checkCardAddresses(input, { tenantId: actor.tenantId, mainDomain: t.mainDomain });
+  if (errors.length) throw validationError(errors);
+  if (await findByCode(db, actor.tenantId, input.code)) throw CODE_TAKEN();
+  try {
+    const [row] = await db
+      .insert(products)
+      .values({
+        tenantId: actor.tenantId,
+        code: input.code,
+        name: input.name,
+        description: input.description ?? null,
+        imageUrl: input.image_url ?? null,
+        pageUrl: input.page_url ?? null,
+        badge: input.badge ?? null,
+        priceText: input.price_text ?? null,
+        buttons: input.buttons ?? [],
+        aiEnabled: input.ai_enabled ?? false,
+        sort: input.sort ?? 0,
+        active: input.active ?? true,
+      })
+      .returning();
+    return toCard(row, t.mainDomain, t.cell);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw CODE_TAKEN();
+    throw err;
+  }
+}
+
+/**
+ * `PATCH /cards/{code}`: changes the given fields. Messages already sent keep their copies.
+ * @throws ApiError 404 for a missing card, 422 for a taken code or a bad address.
+ */
+export async function updateCard(db: Db, actor: Actor, code: string, input: CardUpdate): Promise<Card> {
+  const current = await findByCode(db, actor.tenantId, code, true);
+  if (!current) throw notFound(`Card "${code}"`);
+  const t = await tenantContext(db, actor.tenantId);
+  const errors = checkCardAddresses(input, { tenantId: actor.tenantId, mainDomain: t.mainDomain });
+  if (errors.length) throw validationError(errors);
+  if (input.code !== undefined && input.code !== code && (await findByCode(db, actor.tenantId, input.code))) throw CODE_TAKEN();
+  const set: Partial<typeof products.$inferInsert> = { updatedAt: sql`now()` as unknown as Date };
+  if (input.code !== undefined) set.code = input.code;
+  if (input.name !== undefined) set.name = input.name;
+  if (input.description !== undefined) set.description = input.description;
+  if (input.image_url !== undefined) set.imageUrl = input.image_url;
+  if (input.page_url !== undefined) set.pageUrl = input.page_url;
+  if (input.badge !== undefined) set.badge = input.badge;
+  if (input.price_text !== undefined) set.priceText = input.price_text;
+  if (input.buttons !== undefined) set.buttons = input.buttons;
+  if (input.ai_enabled !== undefined) set.aiEnabled = input.ai_enabled;
+  if (input.sort !== undefined) set.sort = input.sort;
+  if (input.active !== undefined) set.active = input.active;
+  try {
+    const [row] = await db.update(products).set(set).where(eq(products.id, current.id)).returning();
+    return toCard(row, t.mainDomain, t.cell);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw CODE_TAKEN();
+    throw err;
+  }
+}
+
+/**
+ * `DELETE /cards/{code}`: removes the card (code, image, buttons, AI access); the product stays.
+ * @throws ApiError 404 when there is no such card (also on a repeat).
+ */
+export async function deleteCard(db: Db, actor: Actor, code: string): Promise<void> {
+  const done = await db
+    .update(products)
+    .set({ code: null, imageUrl: null, buttons: [], aiEnabled: false, updatedAt: sql`now()` as unknown as Date })
+    .where(and(eq(products.tenantId, actor.tenantId), eq(products.code, code)))
+    .returning({ id: products.id });
+  if (!done.length) throw notFound(`Card "${code}"`);
+}
+

@@ -1,0 +1,90 @@
+import { and, eq } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { integrationDailySpend, integrations, tenants, wallets } from "@/db/schema";
+import { env } from "@/server/env";
+import { money, type Money } from "@/server/lib/money";
+
+/** Wallet states of the spec ("Wallet" resource, "States and transitions: Wallet and exchange"). */
+export type WalletStateName = "ok" | "low" | "negative" | "blocked" | "unknown";
+
+/** What the pipeline and `/me` need of a wallet, balance in RUB minor units. */
+export interface WalletSnapshot {
+  balanceMinor: bigint | null;
+  state: WalletStateName;
+  exchange: "active" | "suspended";
+}
+
+/**
+ * Where wallet state comes from. The default reads our ledger tables; the indirection exists so that a
+ * failing or slow source is answered as `unknown` (reads go on, paid operations get 503).
+ */
+export interface WalletSource {
+  read(db: Db, tenantId: string): Promise<{ balanceMinor: bigint; blocked: boolean; lowMinor: bigint } | null>;
+}
+
+export const dbWalletSource: WalletSource = {
+  async read(db, tenantId) {
+    const rows = await db
+      .select({ balanceMinor: wallets.balanceMinor, blocked: wallets.blocked, lowMinor: tenants.lowBalanceMinor })
+      .from(wallets)
+      .innerJoin(tenants, eq(tenants.id, wallets.tenantId))
+      .where(eq(wallets.tenantId, tenantId));
+    return rows[0] ?? null;
+  },
+};
+
+const KEY = Symbol.for("platform.walletSource");
+type Holder = { [KEY]?: WalletSource };
+
+/** The wallet source in use (tests replace it to provoke `unknown`). */
+export function walletSource(): WalletSource {
+  return (globalThis as Holder)[KEY] ?? dbWalletSource;
+}
+export function setWalletSource(s: WalletSource | undefined): void {
+  (globalThis as Holder)[KEY] = s;
+}
+
+/** How long the wallet source may take before the state is `unknown`, ms. */
+export const WALLET_READ_TIMEOUT_MS = 2000;
+
+/** Classifies raw wallet figures: blocked wins, then negative, then low (below the tenant's threshold). */
+export function classify(w: { balanceMinor: bigint; blocked: boolean; lowMinor: bigint }): WalletSnapshot {
+  const state: WalletStateName = w.blocked ? "blocked" : w.balanceMinor < 0n ? "negative" : w.balanceMinor < w.lowMinor ? "low" : "ok";
+  return { balanceMinor: w.balanceMinor, state, exchange: state === "blocked" || state === "negative" ? "suspended" : "active" };
+}
+
+/**
+ * Reads the tenant's wallet. Never throws: a failing or slow source (over {@link WALLET_READ_TIMEOUT_MS})
+ * gives `unknown` with exchange `active` (spec: "any | balance source fails | unknown, exchange stays active").
+ */
+export async function readWallet(db: Db, tenantId: string): Promise<WalletSnapshot> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const row = await Promise.race([
+      walletSource().read(db, tenantId),
+      new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error("wallet source timeout")), WALLET_READ_TIMEOUT_MS); }),
+    ]);
+    if (!row) return { balanceMinor: null, state: "unknown", exchange: "active" };
+    return classify(row);
+  } catch {
+    return { balanceMinor: null, state: "unknown", exchange: "active" };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The console address where staff with the top-up right fund the wallet. */
+export function topupUrl(tenantId: string): string {
+  return `${env().cellOrigins[env().cell]}/console/wallet?tenant=${tenantId}`;
+}
+
+/** Today's spend of an integration and its limit, as the spec's `daily_spend` object. */
+export async function dailySpend(db: Db, integrationId: string, now = new Date()): Promise<{ limit: Money | null; used: Money }> {
+  const day = now.toISOString().slice(0, 10);
+  const [limitRow] = await db.select({ limit: integrations.dailySpendLimitMinor }).from(integrations).where(eq(integrations.id, integrationId));
+  const [used] = await db
+    .select({ used: integrationDailySpend.usedMinor })
+    .from(integrationDailySpend)
+    .where(and(eq(integrationDailySpend.integrationId, integrationId), eq(integrationDailySpend.day, day)));
+  return { limit: limitRow?.limit != null ? money(limitRow.limit) : null, used: money(used?.used ?? 0n) };
+}
