@@ -1,0 +1,77 @@
+import { randomBytes } from "node:crypto";
+import { eq } from "drizzle-orm";
+import type { Db } from "./client";
+import { products, tenants } from "./schema";
+import { SCOPES } from "@/server/services/access/scopes";
+import { createCard } from "@/server/services/cards/cards";
+import { createIntegration } from "@/server/services/integrations/integrations";
+import { issueKey } from "@/server/services/keys/keys";
+import { createStaffMember } from "@/server/services/tenants/staff";
+import { createTenant } from "@/server/services/tenants/tenants";
+import { changeBalance } from "@/server/services/wallet/wallet-ledger";
+import type { Actor } from "@/server/services/actor";
+
+/** What `npm run demo` prints and writes to `.data/demo.json`. */
+export interface DemoInfo {
+  baseUrl: string;
+  consoleUrl: string;
+  tenantId: string;
+  integrationId: string;
+  apiKey: string;
+  staff: { email: string; password: string };
+}
+
+/** Demo wallet balance, RUB minor units (50,000.00 RUB). */
+const DEMO_BALANCE_MINOR = 5_000_000n;
+
+/**
+ * Seeds the demo tenant: a staff owner with every right, an integration holding every scope with a live
+ * key limited to loopback addresses (narrow, so the RU personal-data rule lets local curl read leads and
+ * conversations), a few cards and a funded wallet.
+ */
+export async function seedDemo(db: Db, origin: string): Promise<DemoInfo> {
+  const tenant = await createTenant(db, { name: "Demo Shop", cell: "ru", mainDomain: "demo-shop.example" });
+  const password = randomBytes(9).toString("base64url");
+  const email = "owner@demo-shop.example";
+  const { staffUserId } = await createStaffMember(db, { tenantId: tenant.id, email, password, name: "Demo Owner" });
+  const integration = await createIntegration(db, tenant.id, {
+    name: "Demo CRM sync",
+    scopes: [...SCOPES],
+    role: "full",
+    ownerStaffUserId: staffUserId,
+    piiCountry: "RU",
+    legalBasis: "Contract with the data subject (152-FZ art. 6 p. 1.5)",
+  });
+  const key = await issueKey(db, { integrationId: integration.id, mode: "live", ipAllowlist: ["127.0.0.1", "::1"] });
+  await changeBalance(db, { tenantId: tenant.id, amountMinor: DEMO_BALANCE_MINOR, kind: "credit", actor: "system", description: "Demo balance" });
+
+  const actor: Actor = { tenantId: tenant.id, via: "operator" };
+  await db.insert(products).values({ tenantId: tenant.id, name: "Trail running shoes", priceMinor: 1299000n, currency: "RUB", code: "trail-shoes", pageUrl: "/catalog/trail-shoes", aiEnabled: true, sort: 1 });
+  await createCard(db, actor, {
+    code: "rain-jacket",
+    name: "Rain jacket",
+    description: "Light, packable, taped seams.",
+    price_text: "from 8 990 ₽",
+    badge: "New",
+    page_url: "/catalog/rain-jacket",
+    buttons: [{ label: "Buy", url: "/cart/add?sku=rain-jacket" }, { label: "Sizes", url: "https://demo-shop.example/sizes" }],
+    ai_enabled: true,
+    sort: 2,
+  });
+  await createCard(db, actor, { code: "gift-card", name: "Gift card", price_text: "1 000 – 20 000 ₽", sort: 3 });
+  return {
+    baseUrl: `${origin}/api/public/v1`,
+    consoleUrl: `${origin}/console`,
+    tenantId: tenant.id,
+    integrationId: integration.id,
+    apiKey: key.key,
+    staff: { email, password },
+  };
+}
+
+/** True when the demo tenant of a saved `demo.json` still exists in this database. */
+export async function demoExists(db: Db, info: DemoInfo | null): Promise<boolean> {
+  if (!info) return false;
+  const [t] = await db.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, info.tenantId));
+  return Boolean(t);
+}

@@ -1,0 +1,179 @@
+import { parseArgs } from "node:util";
+import { openForScript } from "@/db/shared-embedded";
+import { EnvError, env } from "@/server/env";
+import { ApiError } from "@/server/errors";
+import { formatMinor, parseAmount } from "@/server/lib/money";
+import { createIntegration, setIntegrationStatus } from "@/server/services/integrations/integrations";
+import { issueKey, revokeKey } from "@/server/services/keys/keys";
+import { createTenant, setLicense, setTenantStatus } from "@/server/services/tenants/tenants";
+import { changeBalance, setWalletBlocked } from "@/server/services/wallet/wallet-ledger";
+import type { Db } from "@/db/client";
+
+// Operator CLI: `npm run admin -- <command> [options] [--json]`. Every command calls the same services
+// as the API and the console. With --json it prints exactly one JSON object on stdout.
+
+type Opts = Record<string, string | boolean | undefined>;
+type Command = { usage: string; run: (db: Db, o: Opts) => Promise<Record<string, unknown>> };
+
+const list = (v: unknown) => (typeof v === "string" && v.trim() ? v.split(",").map((s) => s.trim()).filter(Boolean) : undefined);
+const bool = (v: unknown, name: string) => {
+  if (v === undefined) return undefined;
+  if (v === "true") return true;
+  if (v === "false") return false;
+  throw usageError(`--${name} must be true or false`);
+};
+const ID_OPTIONS: Record<string, string> = { tenant: "Tenant", integration: "Integration" };
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+function need(o: Opts, name: string): string {
+  const v = o[name];
+  if (typeof v !== "string" || !v) throw usageError(`--${name} is required`);
+  // Ids are UUIDs; anything else cannot exist, so it reads as not found rather than a database error.
+  if (ID_OPTIONS[name] && !UUID_RE.test(v)) throw new ApiError("not_found", `${ID_OPTIONS[name]} ${v} was not found.`);
+  return v;
+}
+function amount(o: Opts): bigint {
+  try {
+    return parseAmount(need(o, "amount"));
+  } catch (err) {
+    if (err instanceof RangeError) throw usageError(`--amount: ${err.message}`);
+    throw err;
+  }
+}
+
+class UsageError extends Error {}
+const usageError = (m: string) => new UsageError(m);
+
+const COMMANDS: Record<string, Command> = {
+  "tenant:create": {
+    usage: "--name N [--cell ru|en|id] [--main-domain shop.example.ru]",
+    run: async (db, o) => {
+      const t = await createTenant(db, { name: need(o, "name"), cell: (o.cell as "ru") ?? undefined, mainDomain: (o["main-domain"] as string) ?? null });
+      return { tenant_id: t.id, name: t.name, cell: t.cell, main_domain: t.mainDomain };
+    },
+  },
+  "tenant:set-status": {
+    usage: "--tenant ID --status active|inactive",
+    run: async (db, o) => {
+      const t = await setTenantStatus(db, need(o, "tenant"), need(o, "status"));
+      return { tenant_id: t.id, status: t.status };
+    },
+  },
+  "license:set": {
+    usage: "--tenant ID [--api-access true|false] [--features chat,catalog,crm,articles,strategist,analytics]",
+    run: async (db, o) => {
+      const features = o.features === undefined ? undefined : (list(o.features) ?? []);
+      const t = await setLicense(db, need(o, "tenant"), { apiAccess: bool(o["api-access"], "api-access"), features });
+      return { tenant_id: t.id, api_access: t.apiAccess, features: t.features };
+    },
+  },
+  "integration:create": {
+    usage: "--tenant ID --name N --scopes a,b [--role full|read_only|sales|content] [--pii-country CC --legal-basis T --ip-allowlist CIDR,...]",
+    run: async (db, o) => {
+      const i = await createIntegration(db, need(o, "tenant"), {
+        name: need(o, "name"),
+        scopes: list(need(o, "scopes")) ?? [],
+        role: o.role as string | undefined,
+        piiCountry: (o["pii-country"] as string | undefined)?.toUpperCase() ?? null,
+        legalBasis: (o["legal-basis"] as string | undefined) ?? null,
+        ipAllowlist: list(o["ip-allowlist"]) ?? null,
+      });
+      return { integration_id: i.id, tenant_id: i.tenantId, channel_id: i.channelId, status: i.status, role: i.role, scopes: i.scopes };
+    },
+  },
+  "integration:set-status": {
+    usage: "--integration ID --status active|suspended|revoked",
+    run: async (db, o) => {
+      const i = await setIntegrationStatus(db, need(o, "integration"), need(o, "status"));
+      return { integration_id: i.id, status: i.status };
+    },
+  },
+  "key:issue": {
+    usage: "--integration ID [--mode live|test] [--expires-at ISO] [--ip-allowlist CIDR,...]",
+    run: async (db, o) => {
+      const expires = o["expires-at"] as string | undefined;
+      const k = await issueKey(db, {
+        integrationId: need(o, "integration"),
+        mode: o.mode as string | undefined,
+        expiresAt: expires ? new Date(expires) : null,
+        ipAllowlist: list(o["ip-allowlist"]) ?? null,
+      });
+      return { key: k.key, key_id: k.keyId, integration_id: k.integrationId, tenant_id: k.tenantId, mode: k.mode, expires_at: k.expiresAt.toISOString(), ip_allowlist: k.ipAllowlist };
+    },
+  },
+  "key:revoke": {
+    usage: "--key-id kid_...",
+    run: async (db, o) => {
+      const r = await revokeKey(db, need(o, "key-id"));
+      return { key_id: r.keyId, revoked_at: r.revokedAt.toISOString() };
+    },
+  },
+  "wallet:credit": {
+    usage: "--tenant ID --amount 12.34",
+    run: async (db, o) => walletOut(await changeBalance(db, { tenantId: need(o, "tenant"), amountMinor: amount(o), kind: "credit", actor: "operator" })),
+  },
+  "wallet:debit": {
+    usage: "--tenant ID --amount 12.34",
+    run: async (db, o) => walletOut(await changeBalance(db, { tenantId: need(o, "tenant"), amountMinor: -amount(o), kind: "debit", actor: "operator" })),
+  },
+  "wallet:block": {
+    usage: "--tenant ID",
+    run: async (db, o) => walletOut(await setWalletBlocked(db, need(o, "tenant"), true, "operator")),
+  },
+  "wallet:unblock": {
+    usage: "--tenant ID",
+    run: async (db, o) => walletOut(await setWalletBlocked(db, need(o, "tenant"), false, "operator")),
+  },
+};
+
+function walletOut(w: { tenantId: string; balanceMinor: bigint; blocked: boolean; ledgerId: string }) {
+  return { tenant_id: w.tenantId, balance: { amount: formatMinor(w.balanceMinor), currency: "RUB" }, blocked: w.blocked, ledger_entry_id: w.ledgerId };
+}
+
+function help(): string {
+  return ["Usage: npm run admin -- <command> [options] [--json]", "", ...Object.entries(COMMANDS).map(([n, c]) => `  ${n} ${c.usage}`)].join("\n");
+}
+
+async function main(): Promise<number> {
+  const [name, ...rest] = process.argv.slice(2);
+  const command = name ? COMMANDS[name] : undefined;
+  if (!command) {
+    console.error(name && name !== "help" && name !== "--help" ? `Unknown command "${name}".\n\n${help()}` : help());
+    return name === "help" || name === "--help" ? 0 : 2;
+  }
+  let json = false;
+  try {
+    const names = ["name", "cell", "main-domain", "tenant", "status", "api-access", "features", "scopes", "role", "pii-country", "legal-basis", "ip-allowlist", "integration", "mode", "expires-at", "key-id", "amount"];
+    const options = Object.fromEntries([...names.map((n) => [n, { type: "string" as const }]), ["json", { type: "boolean" as const }]]);
+    let values: Opts;
+    try {
+      values = parseArgs({ args: rest, strict: true, options }).values as Opts;
+    } catch (err) {
+      throw usageError((err as Error).message);
+    }
+    json = values.json === true;
+    const e = env();
+    const d = await openForScript({ url: e.databaseUrl, pgliteDir: e.pgliteDir });
+    try {
+      const out = await command.run(d.db, values as Opts);
+      console.log(json ? JSON.stringify(out) : Object.entries(out).map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : v}`).join("\n"));
+      if (!json && "key" in out) console.error("\nThe key is shown once; store it now.");
+      return 0;
+    } finally {
+      await d.close();
+    }
+  } catch (err) {
+    const problem =
+      err instanceof ApiError ? { code: err.code, detail: err.message, errors: err.extras.errors }
+      : err instanceof UsageError ? { code: "usage", detail: `${err.message}\n  ${name} ${command.usage}` }
+      : err instanceof EnvError ? { code: "environment", detail: err.message }
+      : { code: "internal_error", detail: (err as Error).message };
+    if (json) console.log(JSON.stringify({ error: problem }));
+    else {
+      console.error(`Error (${problem.code}): ${problem.detail}`);
+      for (const f of (problem as { errors?: { field: string; message: string }[] }).errors ?? []) console.error(`  ${f.field}: ${f.message}`);
+    }
+    return problem.code === "usage" ? 2 : 1;
+  }
+}
+
+main().then((code) => process.exit(code));

@@ -1,0 +1,130 @@
+import { and, eq } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { apiKeys, channels, integrations, memberships, tenants } from "@/db/schema";
+import { ApiError, type FieldError, notFound } from "@/server/errors";
+import { validateAllowlist } from "../access/ip-allowlist";
+import { effectiveScopes, isScope, PII_SCOPES, ROLE_NAMES, type Scope } from "../access/scopes";
+
+/** An integration row. */
+export type Integration = typeof integrations.$inferSelect;
+
+/** What creating an integration takes; scopes come from the spec's list plus `cards:read`/`cards:write`. */
+export interface IntegrationCreate {
+  name: string;
+  scopes: string[];
+  role?: string;
+  /** Staff user who owns it; their rights also cut its scopes. Null for integrations made by operators. */
+  ownerStaffUserId?: string | null;
+  /** ISO 3166-1 alpha-2 country where the receiving system is hosted. */
+  piiCountry?: string | null;
+  legalBasis?: string | null;
+  /** Addresses and CIDR networks; null or empty = any address. */
+  ipAllowlist?: string[] | null;
+  /** Daily spend limit, RUB minor units. */
+  dailySpendLimitMinor?: bigint | null;
+}
+
+/**
+ * Checks an integration's settings. RU-cell rule (spec "Authentication" 7): personal-data scopes need the
+ * recipient country and the legal basis at connection; the allowlist may be set here or on each key and
+ * is enforced per request (403 `pii_transfer_not_allowed`).
+ * @returns the normalized allowlist; @throws ApiError `validation_failed` listing every bad field.
+ */
+function checkSettings(cell: string, input: IntegrationCreate): { allowlist: string[] | null; scopes: Scope[] } {
+  const errors: FieldError[] = [];
+  const name = input.name.trim();
+  if (!name || name.length > 100) errors.push({ field: "/name", code: "invalid_length", message: "name must be 1 to 100 characters." });
+  const badScopes = input.scopes.filter((s) => !isScope(s));
+  if (badScopes.length) errors.push({ field: "/scopes", code: "invalid_value", message: `Unknown scopes: ${badScopes.join(", ")}.` });
+  if (input.scopes.length === 0) errors.push({ field: "/scopes", code: "required", message: "Give at least one scope." });
+  const role = input.role ?? "full";
+  if (!(ROLE_NAMES as string[]).includes(role)) errors.push({ field: "/role", code: "invalid_value", message: `role must be one of ${ROLE_NAMES.join(", ")}.` });
+  if (input.piiCountry != null && !/^[A-Z]{2}$/.test(input.piiCountry)) {
+    errors.push({ field: "/pii_country", code: "invalid_format", message: "pii_country must be an ISO 3166-1 alpha-2 code such as RU." });
+  }
+  if (input.legalBasis != null && (input.legalBasis.trim() === "" || input.legalBasis.length > 500)) {
+    errors.push({ field: "/legal_basis", code: "invalid_length", message: "legal_basis must be 1 to 500 characters." });
+  }
+  let allowlist: string[] | null = null;
+  if (input.ipAllowlist && input.ipAllowlist.length) {
+    const v = validateAllowlist(input.ipAllowlist);
+    for (const b of v.bad) errors.push({ field: `/ip_allowlist/${b.index}`, code: "invalid_format", message: `"${b.value}" is not an IP address or CIDR network.` });
+    allowlist = v.ok;
+  }
+  const scopes = [...new Set(input.scopes.filter(isScope))];
+  if (cell === "ru" && scopes.some((s) => PII_SCOPES.has(s))) {
+    if (!input.piiCountry) errors.push({ field: "/pii_country", code: "required", message: "On the RU cell personal-data scopes need the recipient country." });
+    if (!input.legalBasis) errors.push({ field: "/legal_basis", code: "required", message: "On the RU cell personal-data scopes need the legal basis of transfer." });
+  }
+  if (errors.length) throw new ApiError("validation_failed", "The integration settings are not valid.", { errors });
+  return { allowlist, scopes };
+}
+
+/**
+ * Creates an integration and its `api` channel (`ai_daily_limit` 200) in one transaction.
+ * @throws ApiError `not_found` (tenant), `validation_failed`.
+ */
+export async function createIntegration(db: Db, tenantId: string, input: IntegrationCreate): Promise<Integration & { channelId: string }> {
+  const [tenant] = await db.select({ cell: tenants.cell }).from(tenants).where(eq(tenants.id, tenantId));
+  if (!tenant) throw notFound("Tenant");
+  const { allowlist, scopes } = checkSettings(tenant.cell, input);
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(integrations)
+      .values({
+        tenantId,
+        name: input.name.trim(),
+        role: input.role ?? "full",
+        scopes,
+        ownerStaffUserId: input.ownerStaffUserId ?? null,
+        piiCountry: input.piiCountry ?? null,
+        legalBasis: input.legalBasis ?? null,
+        ipAllowlist: allowlist,
+        dailySpendLimitMinor: input.dailySpendLimitMinor ?? null,
+      })
+      .returning();
+    const [channel] = await tx
+      .insert(channels)
+      .values({ tenantId, type: "api", name: `API: ${row.name}`, integrationId: row.id })
+      .returning({ id: channels.id });
+    return { ...row, channelId: channel.id };
+  });
+}
+
+/** Integration states an operator or staff can set; `revoked` is final. */
+export const INTEGRATION_STATUSES = ["active", "suspended", "revoked"] as const;
+
+/**
+ * Suspends, reactivates or revokes an integration (its keys then answer 401 `integration_inactive`).
+ * Revoking also revokes every key.
+ * @throws ApiError `not_found`, `validation_failed` (unknown status), `invalid_state` (leaving `revoked`).
+ */
+export async function setIntegrationStatus(db: Db, integrationId: string, status: string, tenantId?: string): Promise<Integration> {
+  if (!(INTEGRATION_STATUSES as readonly string[]).includes(status)) {
+    throw new ApiError("validation_failed", "Unknown status.", { errors: [{ field: "/status", code: "invalid_value", message: "status must be active, suspended or revoked." }] });
+  }
+  return db.transaction(async (tx) => {
+    const where = tenantId ? and(eq(integrations.id, integrationId), eq(integrations.tenantId, tenantId)) : eq(integrations.id, integrationId);
+    const [cur] = await tx.select().from(integrations).where(where).for("update");
+    if (!cur) throw notFound("Integration");
+    if (cur.status === "revoked" && status !== "revoked") throw new ApiError("invalid_state", "A revoked integration cannot be reactivated; create a new one.");
+    const [row] = await tx.update(integrations).set({ status, updatedAt: new Date() }).where(eq(integrations.id, cur.id)).returning();
+    if (status === "revoked") {
+      await tx.update(apiKeys).set({ revokedAt: new Date() }).where(and(eq(apiKeys.integrationId, cur.id)));
+    }
+    return row;
+  });
+}
+
+/** The scopes an integration's keys currently get, exactly as the pipeline computes them. */
+export async function integrationEffectiveScopes(db: Db, integrationId: string): Promise<Scope[]> {
+  const [r] = await db
+    .select({ scopes: integrations.scopes, role: integrations.role, owner: integrations.ownerStaffUserId, features: tenants.features, rights: memberships.rights, active: memberships.active })
+    .from(integrations)
+    .innerJoin(tenants, eq(tenants.id, integrations.tenantId))
+    .leftJoin(memberships, and(eq(memberships.tenantId, integrations.tenantId), eq(memberships.staffUserId, integrations.ownerStaffUserId)))
+    .where(eq(integrations.id, integrationId));
+  if (!r) throw notFound("Integration");
+  if (r.owner !== null && r.active !== true) return [];
+  return effectiveScopes({ integrationScopes: r.scopes, role: r.role, ownerRights: r.owner === null ? null : (r.rights ?? []), licenseFeatures: r.features });
+}
