@@ -1,0 +1,279 @@
+import { and, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { products } from "@/db/schema";
+import { call } from "@/server/testing/api-client";
+import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
+import { openTestDatabase } from "@/server/testing/test-db";
+
+let db: Awaited<ReturnType<typeof openTestDatabase>>;
+let t: TenantFixture;
+let other: TenantFixture;
+let noDomain: TenantFixture;
+let n = 0;
+
+/** POST /cards with a fresh Idempotency-Key. */
+const create = (json: unknown, key = t.key) => call("POST", "/cards", { key, json, idempotencyKey: `k-${++n}-${Date.now()}` });
+
+beforeAll(async () => {
+  db = await openTestDatabase();
+  t = await makeTenant(db.db);
+  other = await makeTenant(db.db);
+  noDomain = await makeTenant(db.db, { mainDomain: null });
+});
+afterAll(async () => db.drop());
+
+describe("POST /cards", () => {
+  it("creates a card, expands site paths against the main domain and answers 201", async () => {
+    const r = await create({
+      code: "shoe-1",
+      name: "Shoe",
+      page_url: "/p/shoe",
+      buttons: [{ label: "Buy", url: "/cart?sku=1" }, { label: "Site", url: "https://shop.example.ru/x" }],
+      ai_enabled: true,
+      sort: 5,
+    });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({
+      code: "shoe-1",
+      name: "Shoe",
+      description: null,
+      image_url: null,
+      price_text: null,
+      badge: null,
+      page_url: "https://shop.example.ru/p/shoe",
+      buttons: [{ label: "Buy", url: "https://shop.example.ru/cart?sku=1" }, { label: "Site", url: "https://shop.example.ru/x" }],
+      ai_enabled: true,
+      sort: 5,
+      active: true,
+    });
+    expect(r.body.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(Date.parse(r.body.created_at)).not.toBeNaN();
+    const rows = await db.db.select().from(products).where(eq(products.tenantId, t.tenantId));
+    expect(rows.filter((p) => p.code === "shoe-1")).toHaveLength(1);
+  });
+
+  it("needs an Idempotency-Key (400 idempotency_key_required) and writes nothing without it", async () => {
+    const r = await call("POST", "/cards", { key: t.key, json: { code: "no-key", name: "X" } });
+    expect(r.status).toBe(400);
+    expect(r.body.code).toBe("idempotency_key_required");
+    const rows = await db.db.select().from(products).where(and(eq(products.tenantId, t.tenantId), eq(products.code, "no-key")));
+    expect(rows).toHaveLength(0);
+  });
+
+  it("answers a taken code with 422 on /code", async () => {
+    await create({ code: "taken", name: "A" });
+    const r = await create({ code: "taken", name: "B" });
+    expect(r.status).toBe(422);
+    expect(r.body.code).toBe("validation_failed");
+    expect(r.body.errors).toEqual([expect.objectContaining({ field: "/code", code: "taken" })]);
+  });
+
+  it("lets another tenant use the same code", async () => {
+    expect((await create({ code: "shared-code", name: "A" })).status).toBe(201);
+    expect((await create({ code: "shared-code", name: "B" }, other.key)).status).toBe(201);
+  });
+
+  const long = (k: number) => "x".repeat(k);
+  const btn = (url: string) => [{ label: "Go", url }];
+  it.each([
+    ["code with capitals", { code: "Shoe", name: "A" }, "/code"],
+    ["code with a space", { code: "a b", name: "A" }, "/code"],
+    ["code of 41 chars", { code: long(41), name: "A" }, "/code"],
+    ["empty code", { code: "", name: "A" }, "/code"],
+    ["missing code", { name: "A" }, "/code"],
+    ["missing name", { code: "ok" }, "/name"],
+    ["name of 121 chars", { code: "ok", name: long(121) }, "/name"],
+    ["description of 501 chars", { code: "ok", name: "A", description: long(501) }, "/description"],
+    ["badge of 31 chars", { code: "ok", name: "A", badge: long(31) }, "/badge"],
+    ["price_text of 41 chars", { code: "ok", name: "A", price_text: long(41) }, "/price_text"],
+    ["four buttons", { code: "ok", name: "A", buttons: [...btn("/a"), ...btn("/b"), ...btn("/c"), ...btn("/d")] }, "/buttons"],
+    ["javascript: page_url", { code: "ok", name: "A", page_url: "javascript:alert(1)" }, "/page_url"],
+    ["data: page_url", { code: "ok", name: "A", page_url: "data:text/html,hi" }, "/page_url"],
+    ["http: page_url", { code: "ok", name: "A", page_url: "http://shop.example.ru/p" }, "/page_url"],
+    ["scheme-relative page_url", { code: "ok", name: "A", page_url: "//evil.example/p" }, "/page_url"],
+    ["relative page_url without /", { code: "ok", name: "A", page_url: "p/1" }, "/page_url"],
+    ["javascript: button url", { code: "ok", name: "A", buttons: btn("javascript:alert(1)") }, "/buttons/0/url"],
+    ["http: button url", { code: "ok", name: "A", buttons: btn("http://x.example") }, "/buttons/0/url"],
+    ["button without label", { code: "ok", name: "A", buttons: [{ url: "/a" }] }, "/buttons/0/label"],
+    ["data: image", { code: "ok", name: "A", image_url: "data:image/png;base64,AAAA" }, "/image_url"],
+    ["http: image", { code: "ok", name: "A", image_url: "http://cdn.example/a.png" }, "/image_url"],
+    ["foreign storage path", { code: "ok", name: "A", image_url: "/storage/00000000-0000-0000-0000-000000000000/a.png" }, "/image_url"],
+    ["foreign storage address of this cell", { code: "ok", name: "A", image_url: "https://api.example.ru/storage/00000000-0000-0000-0000-000000000000/a.png" }, "/image_url"],
+    ["sort not an integer", { code: "ok", name: "A", sort: 1.5 }, "/sort"],
+    ["ai_enabled as a string", { code: "ok", name: "A", ai_enabled: "yes" }, "/ai_enabled"],
+    ["unknown field", { code: "ok", name: "A", colour: "red" }, "/colour"],
+    ["read-only id", { code: "ok", name: "A", id: "00000000-0000-0000-0000-000000000000" }, "/id"],
+  ])("refuses %s with 422 on the field", async (_name, body, field) => {
+    const r = await create(body);
+    expect(r.status).toBe(422);
+    expect(r.headers.get("content-type")).toBe("application/problem+json");
+    expect(r.body.code).toBe("validation_failed");
+    expect(r.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    for (const e of r.body.errors) expect(e).toEqual({ field: expect.any(String), code: expect.any(String), message: expect.any(String) });
+    const rows = await db.db.select().from(products).where(and(eq(products.tenantId, t.tenantId), eq(products.code, "ok")));
+    expect(rows).toHaveLength(0);
+  });
+
+  it("accepts limits exactly at their maximum", async () => {
+    const r = await create({
+      code: long(40),
+      name: long(120),
+      description: long(500),
+      badge: long(30),
+      price_text: long(40),
+      buttons: [...btn("/a"), ...btn("/b"), ...btn("https://x.example/c")],
+    });
+    expect(r.status).toBe(201);
+  });
+
+  it("accepts an image in the tenant's own storage", async () => {
+    const r = await create({ code: "own-image", name: "A", image_url: `/storage/${t.tenantId}/a.png` });
+    expect(r.status).toBe(201);
+    expect(r.body.image_url).toBe(`/storage/${t.tenantId}/a.png`);
+  });
+
+  it("refuses a site path when the tenant has no main domain", async () => {
+    const r = await create({ code: "p", name: "A", page_url: "/p" }, noDomain.key);
+    expect(r.status).toBe(422);
+    expect(r.body.errors[0].field).toBe("/page_url");
+    expect((await create({ code: "p", name: "A", page_url: "https://x.example/p" }, noDomain.key)).status).toBe(201);
+  });
+});
+
+describe("price_text", () => {
+  it("is derived from the product price when unset, and the set text wins", async () => {
+    const [p] = await db.db
+      .insert(products)
+      .values({ tenantId: t.tenantId, name: "Priced", priceMinor: 1299000n, currency: "RUB", code: "priced" })
+      .returning();
+    const r = await call("GET", "/cards/priced", { key: t.key });
+    expect(r.status).toBe(200);
+    expect(r.body.id).toBe(p.id);
+    expect(r.body.price_text.replace(/\s/g, " ")).toBe("12 990 ₽");
+    const u = await call("PATCH", "/cards/priced", { key: t.key, json: { price_text: "from 10 000 ₽" } });
+    expect(u.body.price_text).toBe("from 10 000 ₽");
+  });
+});
+
+describe("GET /cards", () => {
+  let lt: TenantFixture;
+  beforeAll(async () => {
+    lt = await makeTenant(db.db);
+    for (const [code, sort, ai] of [["c", 2, false], ["a", 1, true], ["d", 2, true], ["b", 1, false], ["e", 0, false]] as const) {
+      expect((await create({ code, name: code, sort, ai_enabled: ai }, lt.key)).status).toBe(201);
+    }
+  });
+
+  it("orders by sort, then creation, default page 50", async () => {
+    const r = await call("GET", "/cards", { key: lt.key });
+    expect(r.status).toBe(200);
+    expect(r.body.data.map((c: { code: string }) => c.code)).toEqual(["e", "a", "b", "c", "d"]);
+    expect(r.body.next_cursor).toBeNull();
+  });
+
+  it("walks pages with the cursor and keeps the filter", async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const q: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : "";
+      const r = await call("GET", `/cards?limit=2${q}`, { key: lt.key });
+      expect(r.status).toBe(200);
+      expect(r.body.data.length).toBeLessThanOrEqual(2);
+      seen.push(...r.body.data.map((c: { code: string }) => c.code));
+      cursor = r.body.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual(["e", "a", "b", "c", "d"]);
+    const ai = await call("GET", "/cards?ai_enabled=true&limit=1", { key: lt.key });
+    expect(ai.body.data.map((c: { code: string }) => c.code)).toEqual(["a"]);
+    const next = await call("GET", `/cards?ai_enabled=true&limit=1&cursor=${encodeURIComponent(ai.body.next_cursor)}`, { key: lt.key });
+    expect(next.body.data.map((c: { code: string }) => c.code)).toEqual(["d"]);
+    // The cursor is bound to its filter set and its tenant.
+    const changed = await call("GET", `/cards?ai_enabled=false&cursor=${encodeURIComponent(ai.body.next_cursor)}`, { key: lt.key });
+    expect(changed.status).toBe(422);
+    expect(changed.body.errors[0].field).toBe("/cursor");
+    const foreign = await call("GET", `/cards?ai_enabled=true&cursor=${encodeURIComponent(ai.body.next_cursor)}`, { key: t.key });
+    expect(foreign.status).toBe(422);
+    expect(foreign.body.errors[0].field).toBe("/cursor");
+  });
+
+  it.each([
+    ["limit=0", "/limit"],
+    ["limit=101", "/limit"],
+    ["limit=abc", "/limit"],
+    ["ai_enabled=maybe", "/ai_enabled"],
+    ["cursor=garbage", "/cursor"],
+    ["colour=red", "/colour"],
+  ])("refuses %s with 422", async (q, field) => {
+    const r = await call("GET", `/cards?${q}`, { key: lt.key });
+    expect(r.status).toBe(422);
+    expect(r.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+  });
+
+  it("accepts limit=1 and limit=100", async () => {
+    expect((await call("GET", "/cards?limit=1", { key: lt.key })).body.data).toHaveLength(1);
+    expect((await call("GET", "/cards?limit=100", { key: lt.key })).body.data).toHaveLength(5);
+  });
+
+  it("never shows products without a card", async () => {
+    await db.db.insert(products).values({ tenantId: lt.tenantId, name: "No card" });
+    const r = await call("GET", "/cards", { key: lt.key });
+    expect(r.body.data.map((c: { name: string }) => c.name)).not.toContain("No card");
+  });
+});
+
+describe("GET, PATCH and DELETE /cards/{code}", () => {
+  it("reads a card and answers another tenant's code as missing", async () => {
+    await create({ code: "mine", name: "Mine" });
+    expect((await call("GET", "/cards/mine", { key: t.key })).status).toBe(200);
+    const foreign = await call("GET", "/cards/mine", { key: other.key });
+    const missing = await call("GET", "/cards/never-was", { key: other.key });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.code).toBe("not_found");
+    expect(missing.status).toBe(404);
+    expect((await call("GET", "/cards/NOT%20A%20CODE", { key: t.key })).status).toBe(404);
+  });
+
+  it("changes only the given fields, renames, and refuses an empty body", async () => {
+    const c = await create({ code: "edit-me", name: "Before", badge: "Old" });
+    const r = await call("PATCH", "/cards/edit-me", { key: t.key, json: { name: "After", code: "edited" } });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ id: c.body.id, code: "edited", name: "After", badge: "Old" });
+    expect(Date.parse(r.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(c.body.updated_at));
+    expect((await call("GET", "/cards/edit-me", { key: t.key })).status).toBe(404);
+    const empty = await call("PATCH", "/cards/edited", { key: t.key, json: {} });
+    expect(empty.status).toBe(422);
+    const nulls = await call("PATCH", "/cards/edited", { key: t.key, json: { badge: null } });
+    expect(nulls.body.badge).toBeNull();
+  });
+
+  it("applies the same rules on PATCH", async () => {
+    await create({ code: "rules", name: "R" });
+    await create({ code: "rules-2", name: "R2" });
+    const cases: [unknown, string][] = [
+      [{ code: "rules-2" }, "/code"],
+      [{ page_url: "javascript:alert(1)" }, "/page_url"],
+      [{ image_url: "/storage/00000000-0000-0000-0000-000000000000/a.png" }, "/image_url"],
+      [{ buttons: [{ label: "a", url: "/a" }, { label: "b", url: "/b" }, { label: "c", url: "/c" }, { label: "d", url: "/d" }] }, "/buttons"],
+      [{ name: "" }, "/name"],
+    ];
+    for (const [json, field] of cases) {
+      const r = await call("PATCH", "/cards/rules", { key: t.key, json });
+      expect(r.status, JSON.stringify(json)).toBe(422);
+      expect(r.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    }
+    expect((await call("PATCH", "/cards/never-was", { key: t.key, json: { name: "x" } })).status).toBe(404);
+    expect((await call("PATCH", "/cards/rules", { key: other.key, json: { name: "x" } })).status).toBe(404);
+  });
+
+  it("deletes the card and keeps the product; a repeat is 404", async () => {
+    const c = await create({ code: "delete-me", name: "Kept product", ai_enabled: true, buttons: [{ label: "a", url: "/a" }] });
+    expect((await call("DELETE", "/cards/delete-me", { key: other.key })).status).toBe(404);
+    const d = await call("DELETE", "/cards/delete-me", { key: t.key });
+    expect(d.status).toBe(204);
+    expect(d.text).toBe("");
+    const [p] = await db.db.select().from(products).where(eq(products.id, c.body.id));
+    expect(p).toMatchObject({ name: "Kept product", code: null, imageUrl: null, buttons: [], aiEnabled: false });
+    expect((await call("DELETE", "/cards/delete-me", { key: t.key })).status).toBe(404);
+    expect((await call("GET", "/cards/delete-me", { key: t.key })).status).toBe(404);
+  });
+});
