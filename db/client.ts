@@ -87,7 +87,7 @@ export function database(): Promise<Database> {
 }
 
 /** Installs an already open database as the process-wide one (server start, tests, scripts). */
-export function useDatabase(d: Database): void {
+export function installDatabase(d: Database): void {
   (globalThis as Holder)[KEY] = Promise.resolve(d);
 }
 

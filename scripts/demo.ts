@@ -19,7 +19,7 @@ async function main(): Promise<void> {
     throw err;
   }
   const origin = e.cellOrigins[e.cell];
-  const file = path.join(process.cwd(), ".data", "demo.json");
+  const file = path.join(path.dirname(path.resolve(e.pgliteDir)), "demo.json"); // .data/demo.json by default
   const database = await openDatabase({ url: e.databaseUrl, dir: e.pgliteDir, migrate: true });
   const saved: DemoInfo | null = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as DemoInfo) : null;
   let info: DemoInfo;
@@ -38,7 +38,7 @@ async function main(): Promise<void> {
       `  API key   ${info.apiKey}`,
       "",
       `  Try:      curl -s ${info.baseUrl}/me -H "Authorization: Bearer ${info.apiKey}"`,
-      `  Saved in  .data/demo.json (database: ${app.database.kind})`,
+      `  Saved in  ${path.relative(process.cwd(), file)} (database: ${app.database.kind})`,
       "",
     ].join("\n"),
   );

@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import next from "next";
-import { openDatabase, useDatabase, type Database } from "@/db/client";
+import { openDatabase, installDatabase, type Database } from "@/db/client";
 import { shareEmbedded } from "@/db/shared-embedded";
 import { env } from "@/server/env";
 import { log } from "@/server/log";
@@ -24,7 +24,7 @@ export interface RunningApp {
 export async function startApp(opts: { dev: boolean; database?: Database }): Promise<RunningApp> {
   const e = env();
   const database = opts.database ?? (await openDatabase({ url: e.databaseUrl, dir: e.pgliteDir, migrate: true }));
-  useDatabase(database);
+  installDatabase(database);
   const unshare = database.pglite && !e.databaseUrl ? await shareEmbedded(database, e.pgliteDir, e.pgliteSocketPort) : null;
 
   const app = next({ dev: opts.dev, dir: process.cwd(), hostname: "localhost", port: e.port, turbopack: opts.dev });

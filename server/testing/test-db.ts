@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { openDatabase, useDatabase, type Database } from "@/db/client";
+import { openDatabase, installDatabase, type Database } from "@/db/client";
 import { loadEnv, setEnv, type Env } from "@/server/env";
 
 /**
@@ -12,7 +12,7 @@ export async function openTestDatabase(envOverrides: Record<string, string> = {}
   setTestEnv(envOverrides);
   if (!base) {
     const d = await openDatabase({ dir: "memory://", migrate: true });
-    useDatabase(d);
+    installDatabase(d);
     return { ...d, drop: () => d.close() };
   }
   const { default: postgres } = await import("postgres");
@@ -22,7 +22,7 @@ export async function openTestDatabase(envOverrides: Record<string, string> = {}
   const url = new URL(base);
   url.pathname = `/${name}`;
   const d = await openDatabase({ url: url.toString(), migrate: true, poolSize: 5 });
-  useDatabase(d);
+  installDatabase(d);
   return {
     ...d,
     async drop() {
