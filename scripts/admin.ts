@@ -5,6 +5,7 @@ import { ApiError } from "@/server/errors";
 import { formatMinor, parseAmount } from "@/server/lib/money";
 import { createIntegration, setIntegrationStatus } from "@/server/services/integrations/integrations";
 import { issueKey, revokeKey } from "@/server/services/keys/keys";
+import { setLimitOverride } from "@/server/services/limits/limit-overrides";
 import { createTenant, setLicense, setTenantStatus } from "@/server/services/tenants/tenants";
 import { changeBalance, setWalletBlocked } from "@/server/services/wallet/wallet-ledger";
 import type { Db } from "@/db/client";
@@ -107,6 +108,21 @@ const COMMANDS: Record<string, Command> = {
       return { key_id: r.keyId, revoked_at: r.revokedAt.toISOString() };
     },
   },
+  "limits:set": {
+    usage: "(--tenant ID | --key-id ID) [--read N] [--write N] [--paid N] [--paid-concurrency N]",
+    run: async (db, o) => {
+      if ((o.tenant === undefined) === (o["key-id"] === undefined)) throw usageError("give exactly one of --tenant and --key-id");
+      const int = (name: string) => {
+        const v = o[name];
+        if (v === undefined) return undefined;
+        if (typeof v !== "string" || !/^\d+$/.test(v)) throw usageError(`--${name} must be a whole number`);
+        return Number(v);
+      };
+      const target = o.tenant !== undefined ? { tenantId: need(o, "tenant") } : { keyId: need(o, "key-id") };
+      const limits = await setLimitOverride(db, target, { readPerMin: int("read"), writePerMin: int("write"), paidPerMin: int("paid"), paidConcurrency: int("paid-concurrency") });
+      return { ...("tenantId" in target ? { tenant_id: target.tenantId } : { key_id: target.keyId }), limits };
+    },
+  },
   "wallet:credit": {
     usage: "--tenant ID --amount 12.34",
     run: async (db, o) => walletOut(await changeBalance(db, { tenantId: need(o, "tenant"), amountMinor: amount(o), kind: "credit", actor: "operator" })),
@@ -142,7 +158,7 @@ async function main(): Promise<number> {
   }
   let json = false;
   try {
-    const names = ["name", "cell", "main-domain", "tenant", "status", "api-access", "features", "scopes", "role", "pii-country", "legal-basis", "ip-allowlist", "integration", "mode", "expires-at", "key-id", "amount"];
+    const names = ["name", "cell", "main-domain", "tenant", "status", "api-access", "features", "scopes", "role", "pii-country", "legal-basis", "ip-allowlist", "integration", "mode", "expires-at", "key-id", "amount", "read", "write", "paid", "paid-concurrency"];
     const options = Object.fromEntries([...names.map((n) => [n, { type: "string" as const }]), ["json", { type: "boolean" as const }]]);
     let values: Opts;
     try {

@@ -4,3 +4,4 @@ export * from "./integrations";
 export * from "./wallet";
 export * from "./catalog";
 export * from "./protocol";
+export * from "./limits";

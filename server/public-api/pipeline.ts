@@ -15,17 +15,13 @@ import { callerIp } from "./client-ip";
 import type { AnyRoute, Reply, RouteContext } from "./define-route";
 import { abandonIdempotency, beginIdempotency, completeIdempotency, IDEMPOTENCY_KEY_MAX } from "./idempotency";
 import { problemResponse } from "./problem";
+import { applyRateLimit } from "./rate-limit";
 import type { Router } from "./router";
 import { check, validationError } from "./validation";
 import { isUnavailable } from "./unavailable";
 
 /** Mount point of the public API. */
 export const API_PREFIX = "/api/public/v1";
-
-/** Extra steps run after authentication (rate limits plug in here); each may add headers or throw. */
-export interface PipelineHooks {
-  afterAuth?: (ctx: { db: Db; caller: ApiCaller; route: AnyRoute; headers: Record<string, string> }) => Promise<void>;
-}
 
 /**
  * Answers one public API request (DESIGN "The pipeline of a public request"): request id → route match
@@ -35,7 +31,7 @@ export interface PipelineHooks {
  * Never throws: every failure is problem+json; unexpected ones are 500 without internals, and an
  * unreachable database is 503 with Retry-After.
  */
-export async function handlePublicRequest(request: Request, router: Router, hooks: PipelineHooks = {}): Promise<Response> {
+export async function handlePublicRequest(request: Request, router: Router): Promise<Response> {
   const started = performance.now();
   const requestId = `req_${randomUUID().replace(/-/g, "")}`;
   const headers: Record<string, string> = {};
@@ -86,7 +82,7 @@ export async function handlePublicRequest(request: Request, router: Router, hook
     }
     const db = await getDb();
     caller = await authenticate(db, request.headers.get("authorization"), callerIp(request.headers));
-    await hooks.afterAuth?.({ db, caller, route, headers });
+    await applyRateLimit(caller, route.rate, headers);
 
     if (!route.walletExempt) {
       const wallet = await readWallet(db, caller.tenantId);

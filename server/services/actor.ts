@@ -1,5 +1,6 @@
 import type { Cell } from "@/server/env";
 import type { Scope } from "./access/scopes";
+import type { RateLimits } from "./limits/rate-limits";
 
 /**
  * Who is acting, passed to every service as `(db, actor, input)`. Every query a service makes is
@@ -26,4 +27,8 @@ export interface ApiCaller extends Actor {
   integration: { id: string; name: string; piiCountry: string | null; legalBasis: string | null };
   key: { id: string; keyId: string; mode: "live" | "test"; expiresAt: Date; ipAllowlist: string[] | null };
   scopes: Scope[];
+  /** The key's rate limits (its override, else its tenant's, else the starting values), per minute. */
+  limits: RateLimits;
+  /** Limits of the tenant-wide buckets, per minute. */
+  tenantLimits: RateLimits;
 }

@@ -7,7 +7,7 @@ import { loadEnv, setEnv, type Env } from "@/server/env";
  * `DATABASE_URL` is set (a new database `t_<random>` on that server, dropped afterwards), else an
  * in-memory PGlite. Also installs a test environment (cell `ru` unless `env` says otherwise).
  */
-export async function openTestDatabase(envOverrides: Record<string, string> = {}): Promise<Database & { drop(): Promise<void> }> {
+export async function openTestDatabase(envOverrides: Record<string, string> = {}): Promise<Database & { url?: string; drop(): Promise<void> }> {
   const base = process.env.DATABASE_URL;
   setTestEnv(envOverrides);
   if (!base) {
@@ -25,6 +25,7 @@ export async function openTestDatabase(envOverrides: Record<string, string> = {}
   installDatabase(d);
   return {
     ...d,
+    url: url.toString(),
     async drop() {
       await d.close();
       await admin.unsafe(`drop database if exists ${name} with (force)`);

@@ -1,12 +1,17 @@
 import { and, eq, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import type { Db } from "@/db/client";
-import { apiKeys, integrations, memberships, tenants } from "@/db/schema";
+import { apiKeys, integrations, memberships, rateLimitOverrides, tenants } from "@/db/schema";
 import { baseUrl, env } from "@/server/env";
 import { ApiError } from "@/server/errors";
 import type { ApiCaller } from "../actor";
 import { isAllowed } from "./ip-allowlist";
 import { effectiveScopes } from "./scopes";
 import { parseKey, secretMatches } from "../keys/key-format";
+import { resolveLimits, tenantLimits, type LimitOverride } from "../limits/rate-limits";
+
+const keyLimits = alias(rateLimitOverrides, "key_limits");
+const tenantLimitRow = alias(rateLimitOverrides, "tenant_limits");
 
 /** One detail for every key failure, so the answer never confirms that a key existed (spec "Authentication" 3). */
 const INVALID_KEY = "The API key is missing, malformed, unknown, revoked or expired.";
@@ -59,11 +64,21 @@ export async function authenticate(db: Db, authorization: string | null, callerI
       mainDomain: tenants.mainDomain,
       ownerActive: memberships.active,
       ownerRights: memberships.rights,
+      kRead: keyLimits.readPerMin,
+      kWrite: keyLimits.writePerMin,
+      kPaid: keyLimits.paidPerMin,
+      kConc: keyLimits.paidConcurrency,
+      tRead: tenantLimitRow.readPerMin,
+      tWrite: tenantLimitRow.writePerMin,
+      tPaid: tenantLimitRow.paidPerMin,
+      tConc: tenantLimitRow.paidConcurrency,
     })
     .from(apiKeys)
     .innerJoin(integrations, eq(integrations.id, apiKeys.integrationId))
     .innerJoin(tenants, eq(tenants.id, apiKeys.tenantId))
     .leftJoin(memberships, and(eq(memberships.tenantId, tenants.id), eq(memberships.staffUserId, integrations.ownerStaffUserId)))
+    .leftJoin(keyLimits, eq(keyLimits.keyId, apiKeys.keyId))
+    .leftJoin(tenantLimitRow, eq(tenantLimitRow.tenantId, tenants.id))
     .where(eq(apiKeys.keyId, parsed.keyId))
     .limit(1);
   const r = rows[0];
@@ -91,6 +106,8 @@ export async function authenticate(db: Db, authorization: string | null, callerI
     await db.update(apiKeys).set({ lastUsedAt: sql`now()` }).where(eq(apiKeys.id, r.keyUuid)).catch(() => {});
   }
   const mode = r.mode as "live" | "test";
+  const keyOverride: LimitOverride = { readPerMin: r.kRead, writePerMin: r.kWrite, paidPerMin: r.kPaid, paidConcurrency: r.kConc };
+  const tenantOverride: LimitOverride = { readPerMin: r.tRead, writePerMin: r.tWrite, paidPerMin: r.tPaid, paidConcurrency: r.tConc };
   return {
     via: "api",
     tenantId: r.tenantId,
@@ -99,6 +116,8 @@ export async function authenticate(db: Db, authorization: string | null, callerI
     tenant: { id: r.tenantId, name: r.tenantName, cell: env().cell, crmMode: r.crmMode, mainDomain: r.mainDomain },
     integration: { id: r.integrationId, name: r.integrationName, piiCountry: r.piiCountry, legalBasis: r.legalBasis },
     key: { id: r.keyUuid, keyId: parsed.keyId, mode, expiresAt: r.expiresAt, ipAllowlist: r.keyAllowlist ?? r.integrationAllowlist ?? null },
+    limits: resolveLimits(tenantOverride, keyOverride),
+    tenantLimits: tenantLimits(tenantOverride),
     scopes: effectiveScopes({
       integrationScopes: r.scopes,
       role: r.role,

@@ -5,7 +5,6 @@ import { baseUrl, env } from "@/server/env";
 import { money } from "@/server/lib/money";
 import type { MeBody, WalletBody } from "@/server/schemas/account";
 import type { ApiCaller } from "../actor";
-import { DEFAULT_LIMITS, type RateLimits } from "../limits/rate-limits";
 import { dailySpend, readWallet, topupUrl } from "../wallet/wallet-state";
 
 /**
@@ -23,11 +22,8 @@ export async function getWallet(db: Db, caller: ApiCaller): Promise<WalletBody> 
   };
 }
 
-/**
- * `GET /me` (spec "Me"): who the key is, what it may do, its limits and the wallet.
- * @param limits the key's effective rate limits (overrides applied by the caller).
- */
-export async function getMe(db: Db, caller: ApiCaller, limits: RateLimits = DEFAULT_LIMITS): Promise<MeBody> {
+/** `GET /me` (spec "Me"): who the key is, what it may do, its limits (overrides applied) and the wallet. */
+export async function getMe(db: Db, caller: ApiCaller): Promise<MeBody> {
   const [wallet, channel] = await Promise.all([
     getWallet(db, caller),
     db
@@ -49,7 +45,7 @@ export async function getMe(db: Db, caller: ApiCaller, limits: RateLimits = DEFA
       expires_at: caller.key.expiresAt.toISOString(),
       ip_allowlist: caller.key.ipAllowlist,
     },
-    limits,
+    limits: caller.limits,
     wallet: { ...wallet, daily_spend: wallet.daily_spend ?? { limit: null, used: money(0n) } },
     crm_mode: caller.tenant.crmMode,
   };

@@ -1,0 +1,24 @@
+import type { BucketCount } from "./sliding-window";
+
+/** A bucket to count a request in and its limit per minute. */
+export interface BucketLimit {
+  bucket: string;
+  limit: number;
+}
+
+/** What a take answers: every bucket's counts, and whether the request was counted in all of them. */
+export interface TakeResult {
+  allowed: boolean;
+  counts: BucketCount[];
+}
+
+/**
+ * Where rate counters live. `take` checks every bucket and counts the request in all of them or in none,
+ * atomically across processes. It throws when the store cannot be reached (the caller then fails
+ * closed for writes and falls back to the soft in-process limit for reads).
+ */
+export interface LimitStore {
+  readonly name: string;
+  take(buckets: BucketLimit[], nowMs: number): Promise<TakeResult>;
+  close?(): Promise<void>;
+}

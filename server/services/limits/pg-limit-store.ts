@@ -1,0 +1,32 @@
+import { sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import type { BucketLimit, LimitStore, TakeResult } from "./limit-store";
+import { previousWeight, windowStart } from "./sliding-window";
+
+/**
+ * Limit store in PostgreSQL (the default): one call of the function `rate_limit_take`
+ * (db/migrations/0002), which locks the buckets' rows in order and counts all or none.
+ */
+export function pgLimitStore(getDb: () => Promise<Db>): LimitStore {
+  return {
+    name: "postgres",
+    async take(buckets: BucketLimit[], nowMs: number): Promise<TakeResult> {
+      const db = await getDb();
+      const names = buckets.map((b) => b.bucket);
+      const limits = buckets.map((b) => b.limit);
+      const rows = (await db.execute(
+        sql`select o_bucket, o_current, o_previous, o_allowed from rate_limit_take(${toArray(names)}::text[], ${toArray(limits)}::integer[], ${windowStart(nowMs)}::bigint, ${previousWeight(nowMs)}::double precision)`,
+      )) as unknown as { o_bucket: string; o_current: number; o_previous: number; o_allowed: boolean }[] | { rows: { o_bucket: string; o_current: number; o_previous: number; o_allowed: boolean }[] };
+      const list = Array.isArray(rows) ? rows : rows.rows;
+      return {
+        allowed: list[0]?.o_allowed ?? false,
+        counts: list.map((r, i) => ({ bucket: r.o_bucket, limit: limits[i], current: Number(r.o_current), previous: Number(r.o_previous) })),
+      };
+    },
+  };
+}
+
+/** A PostgreSQL array literal (`{a,b}`), passed as one text parameter so both drivers accept it. */
+function toArray(values: (string | number)[]): string {
+  return `{${values.map((v) => `"${String(v).replace(/["\\]/g, "\\$&")}"`).join(",")}}`;
+}
