@@ -1,13 +1,18 @@
+import { HydrationBoundary } from "@tanstack/react-query";
+import { requireConsoleSession } from "@/server/auth/console-session";
+import { dehydrated, getQueryClient, trpcServer } from "@/server/trpc/server";
+import { Shell } from "./_components/shell";
+import { Overview } from "./overview";
+
 export const dynamic = "force-dynamic";
 
-export default function ConsoleHome() {
+export default async function ConsoleHome({ searchParams }: { searchParams: Promise<{ tenant?: string }> }) {
+  const { tenant } = await searchParams;
+  const session = await requireConsoleSession("/console", tenant);
+  if (session.tenantId) await getQueryClient().prefetchQuery(trpcServer.tenants.overview.queryOptions({ tenantId: session.tenantId }));
   return (
-    <main style={{ maxWidth: 720, margin: "48px auto", padding: "0 16px", lineHeight: 1.5 }}>
-      <h1>Tenant console</h1>
-      <p>
-        The console pages (sign-in, integrations, keys, wallet) are being built under issue 4. Until they land,
-        operators manage tenants, integrations, keys and wallets with <code>npm run admin</code> (see the README).
-      </p>
-    </main>
+    <Shell session={session} current="/console">
+      <HydrationBoundary state={dehydrated()}>{session.tenantId && <Overview tenantId={session.tenantId} />}</HydrationBoundary>
+    </Shell>
   );
 }

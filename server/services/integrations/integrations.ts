@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { apiKeys, channels, integrations, memberships, tenants } from "@/db/schema";
 import { ApiError, type FieldError, notFound } from "@/server/errors";
-import { validateAllowlist } from "../access/ip-allowlist";
+import { isNarrowAllowlist, validateAllowlist } from "../access/ip-allowlist";
 import { effectiveScopes, isScope, PII_SCOPES, ROLE_NAMES, type Scope } from "../access/scopes";
 
 /** An integration row. */
@@ -22,6 +22,11 @@ export interface IntegrationCreate {
   ipAllowlist?: string[] | null;
   /** Daily spend limit, RUB minor units. */
   dailySpendLimitMinor?: bigint | null;
+  /**
+   * The console's stricter RU rule: personal-data scopes only when the transfer is allowed at once —
+   * recipient country RU and a narrow allowlist on the integration (see isNarrowAllowlist).
+   */
+  requireTransferReady?: boolean;
 }
 
 /**
@@ -55,6 +60,14 @@ function checkSettings(cell: string, input: IntegrationCreate): { allowlist: str
   if (cell === "ru" && scopes.some((s) => PII_SCOPES.has(s))) {
     if (!input.piiCountry) errors.push({ field: "/pii_country", code: "required", message: "On the RU cell personal-data scopes need the recipient country." });
     if (!input.legalBasis) errors.push({ field: "/legal_basis", code: "required", message: "On the RU cell personal-data scopes need the legal basis of transfer." });
+    if (input.requireTransferReady) {
+      if (input.piiCountry && input.piiCountry !== "RU") {
+        errors.push({ field: "/pii_country", code: "not_allowed", message: "Personal data leaves the RU cell only for recipients hosted in Russia (RU); remove the personal-data scopes or host the receiver in Russia." });
+      }
+      if (!allowlist || !isNarrowAllowlist(allowlist)) {
+        errors.push({ field: "/ip_allowlist", code: "not_narrow", message: "Personal-data scopes need an IP allowlist of single addresses or networks no wider than IPv4 /24 or IPv6 /56." });
+      }
+    }
   }
   if (errors.length) throw new ApiError("validation_failed", "The integration settings are not valid.", { errors });
   return { allowlist, scopes };

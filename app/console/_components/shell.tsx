@@ -1,0 +1,35 @@
+import Link from "next/link";
+import type { ReactNode } from "react";
+import type { ConsoleSession } from "@/server/auth/console-session";
+import { SignOutButton, TenantSwitcher } from "./shell-controls";
+
+const LINKS = [
+  { href: "/console", label: "Overview" },
+  { href: "/console/integrations", label: "Integrations and keys" },
+  { href: "/console/wallet", label: "Wallet" },
+];
+
+/** Frame of every console page: navigation, tenant switcher, sign-out. */
+export function Shell({ session, current, children }: { session: ConsoleSession; current: string; children: ReactNode }) {
+  const q = session.tenantId ? `?tenant=${session.tenantId}` : "";
+  return (
+    <div className="console">
+      <header>
+        <nav aria-label="Console">
+          {LINKS.map((l) => (
+            <Link key={l.href} href={`${l.href}${q}`} aria-current={current === l.href ? "page" : undefined}>
+              {l.label}
+            </Link>
+          ))}
+          <a href="/docs/api">API reference</a>
+        </nav>
+        <div className="row">
+          <TenantSwitcher tenants={session.tenants} current={session.tenantId} />
+          <span className="hint">{session.staff.email}</span>
+          <SignOutButton />
+        </div>
+      </header>
+      <main>{session.tenantId ? children : <p className="notice">You are not a member of any tenant yet. Ask a tenant owner to invite you.</p>}</main>
+    </div>
+  );
+}

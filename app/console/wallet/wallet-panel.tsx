@@ -1,0 +1,134 @@
+"use client";
+
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { ErrorBox, type ConsoleError } from "../_components/field-errors";
+import { QueryState } from "../_components/query-state";
+import { useTRPC } from "../_components/trpc-provider";
+
+const STATE_TEXT: Record<string, string> = {
+  ok: "Balance is healthy.",
+  low: "Balance is low; top up soon to avoid suspension.",
+  negative: "Balance is negative: API data exchange is suspended until you top up.",
+  blocked: "The wallet is blocked by the platform: API data exchange is suspended.",
+  unknown: "The balance cannot be read right now; reads go on, paid operations are paused.",
+};
+
+/** Wallet: balance and state, top-up, daily spend per integration, ledger history. */
+export function WalletPanel({ tenantId }: { tenantId: string }) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const wallet = useQuery(trpc.wallet.get.queryOptions({ tenantId }));
+  const spend = useQuery(trpc.wallet.dailySpend.queryOptions({ tenantId }));
+  const ledger = useInfiniteQuery(
+    trpc.wallet.ledger.infiniteQueryOptions({ tenantId, limit: 20 }, { getNextPageParam: (last) => last.next }),
+  );
+  const refresh = () => qc.invalidateQueries({ queryKey: trpc.wallet.pathKey() });
+  const topUp = useMutation(trpc.wallet.topUp.mutationOptions({ onSuccess: refresh }));
+  const setLimit = useMutation(trpc.wallet.setDailyLimit.mutationOptions({ onSuccess: refresh }));
+  const w = wallet.data;
+  return (
+    <>
+      <h1>Wallet</h1>
+      <QueryState isLoading={wallet.isLoading} error={wallet.error}>
+        {w && (
+          <>
+            <p style={{ fontSize: "1.6rem", margin: "4px 0" }} data-testid="balance">
+              {w.balance === null ? "—" : `${Number(w.balance).toLocaleString("ru-RU", { minimumFractionDigits: 2 })} ₽`}
+            </p>
+            <p>
+              <span className={`badge ${w.state}`} data-testid="wallet-state">{w.state}</span> exchange <strong>{w.exchange}</strong>. {STATE_TEXT[w.state]}
+            </p>
+            {w.canTopUp ? (
+              <>
+                <h2>Top up</h2>
+                <form
+                  className="stack"
+                  onSubmit={(e) => {
+                    e.preventDefault();
+                    const f = new FormData(e.currentTarget);
+                    topUp.mutate({ tenantId, amount: String(f.get("amount")), provider: String(f.get("provider")), note: String(f.get("note") ?? "") || undefined }, { onSuccess: () => (e.target as HTMLFormElement).reset() });
+                  }}
+                >
+                  <label>
+                    Amount, RUB
+                    <input name="amount" inputMode="decimal" required placeholder="1500.00" />
+                  </label>
+                  <label>
+                    Payment provider
+                    <select name="provider">
+                      {w.providers.map((p) => <option key={p.id} value={p.id}>{p.label}</option>)}
+                    </select>
+                  </label>
+                  <label>
+                    Note <span className="hint">optional, shown in the history</span>
+                    <input name="note" maxLength={200} />
+                  </label>
+                  <ErrorBox error={topUp.error as ConsoleError | null} />
+                  {topUp.isSuccess && <p className="notice" role="status">Top-up recorded. New balance: {topUp.data.balance} ₽.</p>}
+                  <button type="submit" disabled={topUp.isPending}>{topUp.isPending ? "Recording…" : "Top up"}</button>
+                </form>
+              </>
+            ) : (
+              <p className="hint">Topping up needs the topup_wallet right.</p>
+            )}
+          </>
+        )}
+      </QueryState>
+      <h2>Daily spend per integration</h2>
+      <QueryState isLoading={spend.isLoading} error={spend.error} empty={spend.data?.length === 0} emptyText="No integrations yet.">
+        <div className="table-wrap">
+          <table>
+            <thead><tr><th>Integration</th><th>Spent today, ₽</th><th>Daily limit, ₽</th></tr></thead>
+            <tbody>
+              {spend.data?.map((s) => (
+                <tr key={s.integrationId}>
+                  <td>{s.name}</td>
+                  <td>{s.used}</td>
+                  <td>
+                    <form
+                      className="row"
+                      onSubmit={(e) => {
+                        e.preventDefault();
+                        const v = String(new FormData(e.currentTarget).get("limit") ?? "").trim();
+                        setLimit.mutate({ tenantId, integrationId: s.integrationId, limit: v || null });
+                      }}
+                    >
+                      <input name="limit" defaultValue={s.limit ?? ""} placeholder="no limit" aria-label={`Daily limit for ${s.name}`} inputMode="decimal" style={{ width: 110 }} />
+                      <button type="submit" className="secondary" disabled={setLimit.isPending}>Save</button>
+                    </form>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </QueryState>
+      <ErrorBox error={setLimit.error as ConsoleError | null} />
+      <h2>History</h2>
+      <QueryState isLoading={ledger.isLoading} error={ledger.error} empty={ledger.data?.pages[0]?.entries.length === 0} emptyText="No wallet changes yet.">
+        <div className="table-wrap">
+          <table>
+            <thead><tr><th>When</th><th>Kind</th><th>Amount, ₽</th><th>Balance after, ₽</th><th>By</th><th>Note</th></tr></thead>
+            <tbody>
+              {ledger.data?.pages.flatMap((p) => p.entries).map((e) => (
+                <tr key={e.id}>
+                  <td>{new Date(e.createdAt).toLocaleString()}</td>
+                  <td>{e.kind}</td>
+                  <td>{e.amount}</td>
+                  <td>{e.balanceAfter}</td>
+                  <td>{e.actor}</td>
+                  <td>{e.description ?? ""}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        {ledger.hasNextPage && (
+          <button type="button" className="secondary" onClick={() => ledger.fetchNextPage()} disabled={ledger.isFetchingNextPage}>
+            {ledger.isFetchingNextPage ? "Loading…" : "Load more"}
+          </button>
+        )}
+      </QueryState>
+    </>
+  );
+}

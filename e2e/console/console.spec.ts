@@ -1,0 +1,84 @@
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { promisify } from "node:util";
+import { expect, test } from "@playwright/test";
+
+// The console in a real browser (Debian's chromium): sign in with the demo login, create an
+// integration, issue a key and use it, revoke it, and lift a negative wallet with a top-up.
+
+const demo = () => JSON.parse(readFileSync(".data/e2e/demo.json", "utf8")) as { apiKey: string; tenantId: string; staff: { email: string; password: string } };
+const run = promisify(execFile);
+const cli = (...args: string[]) => run("npx", ["tsx", "scripts/admin.ts", ...args, "--json"], { env: { ...process.env, PGLITE_DIR: ".data/e2e/pglite", DATABASE_URL: "" } });
+
+test.use({ trace: "retain-on-failure", screenshot: "only-on-failure" });
+
+async function signIn(page: import("@playwright/test").Page) {
+  const { staff } = demo();
+  await page.goto("/console");
+  await expect(page).toHaveURL(/\/console\/sign-in/);
+  await page.getByLabel("Email").fill(staff.email);
+  await page.getByLabel("Password").fill(staff.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByRole("heading", { name: "Demo Shop" })).toBeVisible();
+}
+
+test("a wrong password is refused with a clear message", async ({ page }) => {
+  await page.goto("/console/sign-in");
+  await page.getByLabel("Email").fill(demo().staff.email);
+  await page.getByLabel("Password").fill("not-the-password");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByText("Email or password is wrong.")).toBeVisible();
+  await expect(page).toHaveURL(/\/console\/sign-in/);
+});
+
+test("create an integration, issue a key, call /me, revoke it", async ({ page, request }) => {
+  await signIn(page);
+  await page.getByRole("link", { name: "Integrations and keys" }).click();
+  await expect(page.getByRole("heading", { name: "Integrations" })).toBeVisible();
+  const name = `E2E ${Date.now()}`;
+  await page.getByLabel("Name").fill(name);
+  await page.getByRole("button", { name: "Create integration" }).click();
+  await page.getByRole("link", { name }).click();
+  await expect(page.getByRole("heading", { name })).toBeVisible();
+  await expect(page.getByText("cards:read, cards:write").first()).toBeVisible();
+
+  await page.getByRole("button", { name: "Issue key" }).click();
+  const key = (await page.getByTestId("new-key").textContent())!.trim();
+  expect(key).toMatch(/^sk_live_ru_/);
+  await expect(page.getByTestId("curl-line")).toContainText(`Bearer ${key}`);
+
+  const me = await request.get("/api/public/v1/me", { headers: { authorization: `Bearer ${key}` } });
+  expect(me.status()).toBe(200);
+  expect((await me.json()).integration.name).toBe(name);
+
+  page.once("dialog", (d) => d.accept());
+  await page.getByRole("button", { name: /^Revoke key kid_/ }).click();
+  await expect(page.getByText("revoked", { exact: true })).toBeVisible();
+  const after = await request.get("/api/public/v1/me", { headers: { authorization: `Bearer ${key}` } });
+  expect(after.status()).toBe(401);
+  expect((await after.json()).code).toBe("invalid_api_key");
+});
+
+test("a negative wallet suspends the API until a console top-up", async ({ page, request }) => {
+  const { apiKey, tenantId } = demo();
+  const headers = { authorization: `Bearer ${apiKey}` };
+  const wallet = await (await request.get("/api/public/v1/wallet", { headers })).json();
+  const debit = (Number(wallet.balance.amount) + 100).toFixed(2);
+  await cli("wallet:debit", "--tenant", tenantId, "--amount", debit);
+  const suspended = await request.get("/api/public/v1/cards", { headers });
+  expect(suspended.status()).toBe(402);
+  const problem = await suspended.json();
+  expect(problem.code).toBe("wallet_suspended");
+
+  await signIn(page);
+  await page.goto(new URL(problem.topup_url).pathname + new URL(problem.topup_url).search);
+  await expect(page.getByTestId("wallet-state")).toHaveText("negative");
+  await page.getByLabel("Amount, RUB").fill("500");
+  await page.getByRole("button", { name: "Top up" }).click();
+  await expect(page.getByRole("status")).toContainText("Top-up recorded");
+  // 400.00 RUB: below the low threshold (1,000.00) but positive, so exchange is active again.
+  await expect(page.getByTestId("wallet-state")).toHaveText("low");
+  await expect(page.getByText("exchange active")).toBeVisible();
+  expect((await request.get("/api/public/v1/cards", { headers })).status()).toBe(200);
+  await cli("wallet:credit", "--tenant", tenantId, "--amount", debit);
+});

@@ -1,0 +1,86 @@
+import { and, desc, eq } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { apiKeys, channels, integrations } from "@/db/schema";
+import { nowMs } from "@/server/lib/clock";
+import { notFound } from "@/server/errors";
+import { integrationEffectiveScopes } from "./integrations";
+
+/** An integration as the console lists it, with its effective scopes and `api` channel. */
+export interface IntegrationView {
+  id: string;
+  name: string;
+  status: string;
+  role: string;
+  scopes: string[];
+  effectiveScopes: string[];
+  piiCountry: string | null;
+  legalBasis: string | null;
+  ipAllowlist: string[] | null;
+  dailySpendLimitMinor: string | null;
+  channelId: string | null;
+  createdAt: string;
+}
+
+/** Integrations of a tenant, newest first. */
+export async function listIntegrations(db: Db, tenantId: string): Promise<IntegrationView[]> {
+  const rows = await db
+    .select({ i: integrations, channelId: channels.id })
+    .from(integrations)
+    .leftJoin(channels, and(eq(channels.integrationId, integrations.id), eq(channels.type, "api")))
+    .where(eq(integrations.tenantId, tenantId))
+    .orderBy(desc(integrations.createdAt), desc(integrations.id));
+  return Promise.all(
+    rows.map(async ({ i, channelId }) => ({
+      id: i.id,
+      name: i.name,
+      status: i.status,
+      role: i.role,
+      scopes: i.scopes,
+      effectiveScopes: i.status === "active" ? await integrationEffectiveScopes(db, i.id) : [],
+      piiCountry: i.piiCountry,
+      legalBasis: i.legalBasis,
+      ipAllowlist: i.ipAllowlist,
+      dailySpendLimitMinor: i.dailySpendLimitMinor?.toString() ?? null,
+      channelId,
+      createdAt: i.createdAt.toISOString(),
+    })),
+  );
+}
+
+/** One integration of the tenant. @throws ApiError `not_found` (also for another tenant's). */
+export async function getIntegration(db: Db, tenantId: string, integrationId: string): Promise<IntegrationView> {
+  const all = await listIntegrations(db, tenantId);
+  const found = all.find((i) => i.id === integrationId);
+  if (!found) throw notFound("Integration");
+  return found;
+}
+
+/** A key as listed: never its secret. `state` is active, expired or revoked. */
+export interface KeyView {
+  keyId: string;
+  mode: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string;
+  ipAllowlist: string[] | null;
+  state: "active" | "expired" | "revoked";
+}
+
+/** Keys of an integration of the tenant, newest first. */
+export async function listKeys(db: Db, tenantId: string, integrationId: string): Promise<KeyView[]> {
+  const rows = await db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.tenantId, tenantId), eq(apiKeys.integrationId, integrationId)))
+    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+  const now = nowMs();
+  return rows.map((k) => ({
+    keyId: k.keyId,
+    mode: k.mode,
+    createdAt: k.createdAt.toISOString(),
+    lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+    expiresAt: k.expiresAt.toISOString(),
+    ipAllowlist: k.ipAllowlist,
+    state: k.revokedAt ? "revoked" : k.expiresAt.getTime() <= now ? "expired" : "active",
+  }));
+}

@@ -1,0 +1,57 @@
+import { and, desc, eq, lt, or } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { integrations, walletLedger } from "@/db/schema";
+import { ApiError, notFound } from "@/server/errors";
+import { formatMinor } from "@/server/lib/money";
+
+/** A ledger entry as the console shows it; amounts are decimal RUB strings. */
+export interface LedgerEntryView {
+  id: string;
+  kind: string;
+  amount: string;
+  balanceAfter: string;
+  description: string | null;
+  actor: string;
+  createdAt: string;
+}
+
+/**
+ * A page of the tenant's ledger, newest first, keyset on (created_at, id).
+ * @param after the `next` of the previous page, or null for the first page.
+ */
+export async function ledgerPage(db: Db, tenantId: string, limit: number, after: { createdAt: string; id: string } | null): Promise<{ entries: LedgerEntryView[]; next: { createdAt: string; id: string } | null }> {
+  const where = after
+    ? and(eq(walletLedger.tenantId, tenantId), or(lt(walletLedger.createdAt, new Date(after.createdAt)), and(eq(walletLedger.createdAt, new Date(after.createdAt)), lt(walletLedger.id, after.id))))
+    : eq(walletLedger.tenantId, tenantId);
+  const rows = await db.select().from(walletLedger).where(where).orderBy(desc(walletLedger.createdAt), desc(walletLedger.id)).limit(limit + 1);
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    entries: page.map((r) => ({
+      id: r.id,
+      kind: r.kind,
+      amount: formatMinor(r.amountMinor),
+      balanceAfter: formatMinor(r.balanceAfterMinor),
+      description: r.description,
+      actor: r.actor,
+      createdAt: r.createdAt.toISOString(),
+    })),
+    next: rows.length > limit && last ? { createdAt: last.createdAt.toISOString(), id: last.id } : null,
+  };
+}
+
+/**
+ * Sets or clears (null) an integration's daily spend limit, RUB minor units.
+ * @throws ApiError `not_found`, `validation_failed` (negative).
+ */
+export async function setDailySpendLimit(db: Db, tenantId: string, integrationId: string, limitMinor: bigint | null): Promise<void> {
+  if (limitMinor !== null && limitMinor < 0n) {
+    throw new ApiError("validation_failed", "The limit must not be negative.", { errors: [{ field: "/limit", code: "out_of_range", message: "The limit must be 0 or more." }] });
+  }
+  const done = await db
+    .update(integrations)
+    .set({ dailySpendLimitMinor: limitMinor, updatedAt: new Date() })
+    .where(and(eq(integrations.id, integrationId), eq(integrations.tenantId, tenantId)))
+    .returning({ id: integrations.id });
+  if (!done.length) throw notFound("Integration");
+}

@@ -1,0 +1,9 @@
+import { createCallerFactory, router } from "./init";
+import { integrationsRouter } from "./routers/integrations";
+import { tenantsRouter } from "./routers/tenants";
+import { walletRouter } from "./routers/wallet";
+
+/** The console's API. */
+export const appRouter = router({ tenants: tenantsRouter, integrations: integrationsRouter, wallet: walletRouter });
+export type AppRouter = typeof appRouter;
+export const createCaller = createCallerFactory(appRouter);
