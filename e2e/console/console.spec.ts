@@ -82,3 +82,14 @@ test("a negative wallet suspends the API until a console top-up", async ({ page,
   expect((await request.get("/api/public/v1/cards", { headers })).status()).toBe(200);
   await cli("wallet:credit", "--tenant", tenantId, "--amount", debit);
 });
+
+test("console pages send security headers", async ({ request }) => {
+  for (const path of ["/console", "/console/sign-in"]) {
+    const r = await request.get(path, { maxRedirects: 0 });
+    const h = r.headers();
+    expect(h["content-security-policy"]).toContain("frame-ancestors 'none'");
+    expect(h["content-security-policy"]).toContain("default-src 'self'");
+    expect(h["referrer-policy"]).toBe("same-origin");
+    expect(h["x-frame-options"]).toBe("DENY");
+  }
+});

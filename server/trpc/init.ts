@@ -5,7 +5,7 @@ import type { Db } from "@/db/client";
 import { getDb } from "@/db/client";
 import { memberships } from "@/db/schema";
 import { auth } from "@/server/auth/auth";
-import { ApiError, type ErrorCode } from "@/server/errors";
+import { ApiError, notFound, type ErrorCode } from "@/server/errors";
 import type { Right } from "@/server/services/access/scopes";
 import type { Actor } from "@/server/services/actor";
 
@@ -78,7 +78,7 @@ export const tenantProcedure = staffProcedure.input(z.object({ tenantId: z.uuid(
     .select({ rights: memberships.rights, role: memberships.role })
     .from(memberships)
     .where(and(eq(memberships.tenantId, input.tenantId), eq(memberships.staffUserId, ctx.staff.id), eq(memberships.active, true)));
-  if (!m) throw new TRPCError({ code: "NOT_FOUND", message: "Tenant was not found." });
+  if (!m) throw notFound("Tenant");
   const actor: Actor = { tenantId: input.tenantId, staffUserId: ctx.staff.id, via: "console" };
   return next({ ctx: { ...ctx, actor, rights: m.rights as Right[], role: m.role } });
 });
