@@ -40,7 +40,6 @@ const nextConfig: NextConfig = {
           { key: "Cache-Control", value: "no-store" },
         ],
       },
-      { source: "/console", headers: [{ key: "Content-Security-Policy", value: CONSOLE_CSP }, { key: "X-Frame-Options", value: "DENY" }, { key: "Referrer-Policy", value: "same-origin" }, { key: "X-Content-Type-Options", value: "nosniff" }] },
     ];
   },
 };
