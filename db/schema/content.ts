@@ -1,0 +1,42 @@
+import { index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { tenants } from "./tenants";
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
+
+/** Publication of an article through a site module (spec "Publication"). */
+export interface PublicationRecord {
+  target: "connector";
+  state: "queued" | "applied" | "skipped" | "conflict" | "failed";
+  published_url: string | null;
+  error: string | null;
+}
+
+/**
+ * An SEO article. The body is HTML as stored (`body_html`, cleaned only when read) or an editor
+ * document (`body_doc`, converted to HTML when read). `blog` `shared` = the platform's shared blog,
+ * never listed for the tenant; a `transferred` article's body lives there.
+ */
+export const articles = pgTable(
+  "articles",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    blog: text("blog").notNull().default("tenant"), // tenant | shared
+    title: text("title").notNull(),
+    slug: text("slug"),
+    status: text("status").notNull().default("draft"),
+    locale: text("locale"),
+    keyword: text("keyword"),
+    metaTitle: text("meta_title"),
+    metaDescription: text("meta_description"),
+    coverImageUrl: text("cover_image_url"),
+    wordCount: integer("word_count").notNull().default(0),
+    bodyHtml: text("body_html"),
+    bodyDoc: jsonb("body_doc"),
+    publication: jsonb("publication").$type<PublicationRecord>(),
+    createdAt: ts("created_at").defaultNow(),
+    updatedAt: ts("updated_at"),
+    publishedAt: ts("published_at"),
+  },
+  (t) => [index("articles_tenant_updated_idx").on(t.tenantId, t.updatedAt, t.id)],
+);

@@ -1,0 +1,45 @@
+import { bigint, boolean, index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { contacts, conversations } from "./conversations";
+import { tenants } from "./tenants";
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
+
+/** A CRM lead (spec "Lead"). `version` increments on every change; the etag derives from it. */
+export const leads = pgTable(
+  "leads",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    externalId: text("external_id"),
+    externalUrl: text("external_url"),
+    version: integer("version").notNull().default(1),
+    status: text("status").notNull().default("new"),
+    archived: boolean("archived").notNull().default(false),
+    archivedReason: text("archived_reason"),
+    owner: text("owner").notNull().default("internal"),
+    title: text("title"),
+    source: text("source"),
+    assignedTo: text("assigned_to"),
+    productId: text("product_id"),
+    courseSlug: text("course_slug"),
+    conversationId: uuid("conversation_id").references(() => conversations.id, { onDelete: "set null" }),
+    intent: text("intent"),
+    aiSummary: text("ai_summary"),
+    nextAction: text("next_action"),
+    lostReason: text("lost_reason"),
+    valueMinor: bigint("value_minor", { mode: "bigint" }),
+    valueCurrency: text("value_currency"),
+    contactId: uuid("contact_id").references(() => contacts.id, { onDelete: "set null" }),
+    attribution: jsonb("attribution").$type<Record<string, string | null>>(),
+    score: jsonb("score").$type<Record<string, unknown>>(),
+    flags: jsonb("flags").$type<Record<string, boolean | null>>(),
+    nextActionAt: ts("next_action_at"),
+    qualifiedAt: ts("qualified_at"),
+    wonAt: ts("won_at"),
+    lostAt: ts("lost_at"),
+    lastActivityAt: ts("last_activity_at"),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [index("leads_tenant_updated_idx").on(t.tenantId, t.archived, t.updatedAt, t.id)],
+);

@@ -1,0 +1,32 @@
+import type { Db } from "@/db/client";
+import { disclosures } from "@/db/schema";
+import { ApiError } from "@/server/errors";
+import { log } from "@/server/log";
+import type { ApiCaller } from "../actor";
+
+/**
+ * Writes the disclosure-journal row of an answer carrying personal data (spec general fact 6), before
+ * the answer leaves. Call it with the ids that are about to be returned (an empty page records nothing).
+ * @throws ApiError 503 `service_unavailable` when the row cannot be written: then no data may leave.
+ */
+export async function recordDisclosure(
+  db: Db,
+  caller: ApiCaller,
+  input: { route: string; resourceType: string; resourceIds: string[]; requestId: string },
+): Promise<void> {
+  if (input.resourceIds.length === 0) return;
+  try {
+    await db.insert(disclosures).values({
+      tenantId: caller.tenantId,
+      integrationId: caller.integrationId,
+      apiKeyId: caller.key.id,
+      route: input.route,
+      resourceType: input.resourceType,
+      resourceIds: input.resourceIds,
+      requestId: input.requestId,
+    });
+  } catch (err) {
+    log().error({ request_id: input.requestId, err: (err as Error).message }, "disclosure journal write failed");
+    throw new ApiError("service_unavailable", "Personal data cannot be returned right now because its disclosure cannot be recorded; retry after a pause.", {}, { "retry-after": "5" });
+  }
+}
