@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import type { Db } from "./client";
 import { products, tenants } from "./schema";
+import { seedTenantData } from "./seed-data";
 import { SCOPES } from "@/server/services/access/scopes";
 import { createCard } from "@/server/services/cards/cards";
 import { createIntegration } from "@/server/services/integrations/integrations";
@@ -59,6 +60,8 @@ export async function seedDemo(db: Db, origin: string): Promise<DemoInfo> {
     sort: 2,
   });
   await createCard(db, actor, { code: "gift-card", name: "Gift card", price_text: "1 000 – 20 000 ₽", sort: 3 });
+  // Conversations, messages, leads, articles, strategist and dashboard data at a small scale.
+  await seedTenantData(db, tenant.id, 2, integration.id);
   return {
     baseUrl: `${origin}/api/public/v1`,
     consoleUrl: `${origin}/console`,
