@@ -85,7 +85,7 @@ export async function handlePublicRequest(request: Request, router: Router): Pro
     await applyRateLimit(caller, route.rate, headers);
 
     if (!route.walletExempt) {
-      const wallet = await readWallet(db, caller.tenantId);
+      const wallet = await readWallet(db, caller.tenantId, caller.walletRow);
       if (wallet.state === "unknown") {
         headers["service-wallet-state"] = "unknown";
         if (route.rate === "paid") throw new ApiError("upstream_unavailable", "The wallet state cannot be read right now, so paid operations are closed; retry after a pause.", {}, { "retry-after": "30" });

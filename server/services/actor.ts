@@ -24,7 +24,9 @@ export interface ApiCaller extends Actor {
   integrationId: string;
   keyMode: "live" | "test";
   tenant: { id: string; name: string; cell: Cell; crmMode: string; mainDomain: string | null };
-  integration: { id: string; name: string; piiCountry: string | null; legalBasis: string | null };
+  integration: { id: string; name: string; piiCountry: string | null; legalBasis: string | null; dailySpendLimitMinor: bigint | null };
+  /** The tenant's wallet as read with the key (one query for both); null when the tenant has no wallet row. */
+  walletRow: { balanceMinor: bigint; blocked: boolean; lowMinor: bigint } | null;
   key: { id: string; keyId: string; mode: "live" | "test"; expiresAt: Date; ipAllowlist: string[] | null };
   scopes: Scope[];
   /** The key's rate limits (its override, else its tenant's, else the starting values), per minute. */

@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Db } from "@/db/client";
-import { apiKeys, integrations, memberships, rateLimitOverrides, tenants } from "@/db/schema";
+import { apiKeys, integrations, memberships, rateLimitOverrides, tenants, wallets } from "@/db/schema";
 import { baseUrl, env } from "@/server/env";
 import { ApiError } from "@/server/errors";
 import type { ApiCaller } from "../actor";
@@ -64,6 +64,10 @@ export async function authenticate(db: Db, authorization: string | null, callerI
       mainDomain: tenants.mainDomain,
       ownerActive: memberships.active,
       ownerRights: memberships.rights,
+      walletBalance: wallets.balanceMinor,
+      walletBlocked: wallets.blocked,
+      lowMinor: tenants.lowBalanceMinor,
+      dailySpendLimitMinor: integrations.dailySpendLimitMinor,
       kRead: keyLimits.readPerMin,
       kWrite: keyLimits.writePerMin,
       kPaid: keyLimits.paidPerMin,
@@ -77,6 +81,7 @@ export async function authenticate(db: Db, authorization: string | null, callerI
     .innerJoin(integrations, eq(integrations.id, apiKeys.integrationId))
     .innerJoin(tenants, eq(tenants.id, apiKeys.tenantId))
     .leftJoin(memberships, and(eq(memberships.tenantId, tenants.id), eq(memberships.staffUserId, integrations.ownerStaffUserId)))
+    .leftJoin(wallets, eq(wallets.tenantId, tenants.id))
     .leftJoin(keyLimits, eq(keyLimits.keyId, apiKeys.keyId))
     .leftJoin(tenantLimitRow, eq(tenantLimitRow.tenantId, tenants.id))
     .where(eq(apiKeys.keyId, parsed.keyId))
@@ -102,8 +107,8 @@ export async function authenticate(db: Db, authorization: string | null, callerI
   if (!r.apiAccess) throw new ApiError("feature_not_in_plan", "The tenant's plan does not include API access.");
 
   if (!r.lastUsedAt || now.getTime() - r.lastUsedAt.getTime() > LAST_USED_EVERY_MS) {
-    // Best effort: a lost last-used stamp must not fail the request.
-    await db.update(apiKeys).set({ lastUsedAt: sql`now()` }).where(eq(apiKeys.id, r.keyUuid)).catch(() => {});
+    // Best effort and off the request's path: a lost last-used stamp must not fail or slow the request.
+    void db.update(apiKeys).set({ lastUsedAt: sql`now()` }).where(eq(apiKeys.id, r.keyUuid)).catch(() => {});
   }
   const mode = r.mode as "live" | "test";
   const keyOverride: LimitOverride = { readPerMin: r.kRead, writePerMin: r.kWrite, paidPerMin: r.kPaid, paidConcurrency: r.kConc };
@@ -114,7 +119,8 @@ export async function authenticate(db: Db, authorization: string | null, callerI
     integrationId: r.integrationId,
     keyMode: mode,
     tenant: { id: r.tenantId, name: r.tenantName, cell: env().cell, crmMode: r.crmMode, mainDomain: r.mainDomain },
-    integration: { id: r.integrationId, name: r.integrationName, piiCountry: r.piiCountry, legalBasis: r.legalBasis },
+    integration: { id: r.integrationId, name: r.integrationName, piiCountry: r.piiCountry, legalBasis: r.legalBasis, dailySpendLimitMinor: r.dailySpendLimitMinor },
+    walletRow: r.walletBalance === null ? null : { balanceMinor: r.walletBalance, blocked: r.walletBlocked ?? false, lowMinor: r.lowMinor },
     key: { id: r.keyUuid, keyId: parsed.keyId, mode, expiresAt: r.expiresAt, ipAllowlist: r.keyAllowlist ?? r.integrationAllowlist ?? null },
     limits: resolveLimits(tenantOverride, keyOverride),
     tenantLimits: tenantLimits(tenantOverride),

@@ -12,7 +12,7 @@ import { dailySpend, readWallet, topupUrl } from "../wallet/wallet-state";
  * integration's spend today. Served while exchange is suspended.
  */
 export async function getWallet(db: Db, caller: ApiCaller): Promise<WalletBody> {
-  const [w, spend] = await Promise.all([readWallet(db, caller.tenantId), dailySpend(db, caller.integrationId)]);
+  const [w, spend] = await Promise.all([readWallet(db, caller.tenantId, caller.walletRow), dailySpend(db, caller.integrationId, new Date(), caller.integration.dailySpendLimitMinor)]);
   return {
     balance: w.balanceMinor === null ? null : money(w.balanceMinor),
     state: w.state,

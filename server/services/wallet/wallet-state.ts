@@ -54,10 +54,14 @@ export function classify(w: { balanceMinor: bigint; blocked: boolean; lowMinor: 
 }
 
 /**
- * Reads the tenant's wallet. Never throws: a failing or slow source (over {@link WALLET_READ_TIMEOUT_MS})
+ * Reads the tenant's wallet (or classifies `prefetched`, the row read with the key). Never throws: a failing or slow source (over {@link WALLET_READ_TIMEOUT_MS})
  * gives `unknown` with exchange `active` (spec: "any | balance source fails | unknown, exchange stays active").
  */
-export async function readWallet(db: Db, tenantId: string): Promise<WalletSnapshot> {
+export async function readWallet(db: Db, tenantId: string, prefetched?: { balanceMinor: bigint; blocked: boolean; lowMinor: bigint } | null): Promise<WalletSnapshot> {
+  // The wallet row read together with the key saves a query per request; a replaced source is always asked.
+  if (prefetched !== undefined && walletSource() === dbWalletSource) {
+    return prefetched ? classify(prefetched) : { balanceMinor: null, state: "unknown", exchange: "active" };
+  }
   let timer: NodeJS.Timeout | undefined;
   try {
     const row = await Promise.race([
@@ -79,9 +83,9 @@ export function topupUrl(tenantId: string): string {
 }
 
 /** Today's spend of an integration and its limit, as the spec's `daily_spend` object. */
-export async function dailySpend(db: Db, integrationId: string, now = new Date()): Promise<{ limit: Money | null; used: Money }> {
+export async function dailySpend(db: Db, integrationId: string, now = new Date(), knownLimitMinor?: bigint | null): Promise<{ limit: Money | null; used: Money }> {
   const day = now.toISOString().slice(0, 10);
-  const [limitRow] = await db.select({ limit: integrations.dailySpendLimitMinor }).from(integrations).where(eq(integrations.id, integrationId));
+  const [limitRow] = knownLimitMinor !== undefined ? [{ limit: knownLimitMinor }] : await db.select({ limit: integrations.dailySpendLimitMinor }).from(integrations).where(eq(integrations.id, integrationId));
   const [used] = await db
     .select({ used: integrationDailySpend.usedMinor })
     .from(integrationDailySpend)

@@ -1,0 +1,201 @@
+import { execFileSync, fork, spawn, type ChildProcess } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { sql } from "drizzle-orm";
+import postgres from "postgres";
+import { openDatabase } from "@/db/client";
+import { seedTenantData } from "@/db/seed-data";
+import { products } from "@/db/schema";
+import { setTestEnv } from "@/server/testing/test-db";
+import { SCOPES } from "@/server/services/access/scopes";
+import { createIntegration } from "@/server/services/integrations/integrations";
+import { issueKey } from "@/server/services/keys/keys";
+import { createTenant } from "@/server/services/tenants/tenants";
+import { changeBalance } from "@/server/services/wallet/wallet-ledger";
+import type { LoadSpec } from "./load";
+
+// `npm run bench`: builds the app, seeds a fresh PostgreSQL database, starts the app as in production
+// (`npm start`: our server around Next.js), and drives it from separate processes with autocannon.
+// Baselines measured in the same run: GET /api/health of the same app and a bare node:http server.
+// Never part of `npm test`.
+
+const { values: flags } = parseArgs({ options: { "skip-build": { type: "boolean" }, quick: { type: "boolean" }, keep: { type: "boolean" }, duration: { type: "string", default: "10" } } });
+const PG = process.env.BENCH_PG_BASE ?? "postgres://postgres@127.0.0.1:5432";
+const APP_PORT = 3900;
+const BARE_PORT = 3901;
+const DURATION = Number(flags.duration);
+const WARMUP = 3;
+const CONNECTIONS = 16;
+const BIG_SCALE = flags.quick ? 1000 : 10_000; // messages = 100 × scale
+const log = (m: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${m}`);
+
+const dbName = `bench_${Date.now()}`;
+const dbUrl = `${PG}/${dbName}`;
+const admin = postgres(`${PG}/postgres`, { max: 1, onnotice: () => {} });
+const children: ChildProcess[] = [];
+
+async function main() {
+  await admin.unsafe(`create database ${dbName}`);
+  if (!flags["skip-build"]) {
+    log("next build");
+    execFileSync("npx", ["next", "build"], { stdio: "ignore" });
+  }
+  setTestEnv({ DATABASE_URL: dbUrl, CELL_ORIGIN_RU: `http://localhost:${APP_PORT}` });
+  const seeded = await seed();
+  log("raising the bench tenants' and keys' rate limits with the operator CLI (limits:set), so the starting limits do not cap the measurement");
+  for (const t of seeded.tenants) {
+    cli("limits:set", "--tenant", t.tenantId, "--read", "1000000", "--write", "1000000", "--paid", "1000000");
+    cli("limits:set", "--key-id", t.keyId, "--read", "1000000", "--write", "1000000", "--paid", "1000000");
+  }
+
+  const bare = fork(path.join(import.meta.dirname, "bare-server.ts"), [String(BARE_PORT)], { execArgv: ["--import", "tsx"] });
+  children.push(bare);
+  await new Promise((r) => bare.once("message", r));
+  const app = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+    env: { ...process.env, NODE_ENV: "production", PORT: String(APP_PORT), DATABASE_URL: dbUrl, APP_SECRET: "bench-secret-0123456789abcdef0123456789", LOG_LEVEL: "warn", CELL_ORIGIN_RU: `http://localhost:${APP_PORT}` },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  children.push(app);
+  await waitFor(`http://localhost:${APP_PORT}/api/health`);
+  let peakRss = 0;
+  const rssTimer = setInterval(() => {
+    try {
+      const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${app.pid}/status`, "utf8"))?.[1] ?? 0);
+      peakRss = Math.max(peakRss, kb * 1024);
+    } catch { /* process gone */ }
+  }, 250);
+
+  const base = `http://localhost:${APP_PORT}`;
+  const api = `${base}/api/public/v1`;
+  const small = seeded.tenants[0];
+  const big = seeded.tenants[1];
+  const auth = (k: string) => ({ authorization: `Bearer ${k}` });
+  const scenarios: (LoadSpec & { group: string })[] = [
+    spec("bare node:http", `http://127.0.0.1:${BARE_PORT}/`, {}, "baseline"),
+    spec("GET /api/health (bare route)", `${base}/api/health`, {}, "baseline"),
+    spec("GET /me", `${api}/me`, auth(small.key), "api"),
+    spec("GET /cards?limit=10", `${api}/cards?limit=10`, auth(small.key), "api"),
+    spec("GET /cards (50 cards)", `${api}/cards`, auth(small.key), "api"),
+    { ...spec("POST /cards (new Idempotency-Key each)", `${api}/cards`, { ...auth(small.key), "content-type": "application/json" }, "api"), method: "POST", newCardEachRequest: true },
+  ];
+  const walk = await messagePages(api, small.key, 20);
+  if (walk) scenarios.push({ ...spec("message pages by cursor (walk)", api, auth(small.key), "data"), paths: walk });
+  const page10k = await messagePages(api, small.key, 3);
+  const page1m = await messagePages(api, big.key, 3);
+  if (page10k && page1m) {
+    scenarios.push({ ...spec(`message page, ${small.messages.toLocaleString("en")} messages in tenant`, api, auth(small.key), "data"), paths: [page10k[2]] });
+    scenarios.push({ ...spec(`message page, ${big.messages.toLocaleString("en")} messages in tenant`, api, auth(big.key), "data"), paths: [page1m[2]] });
+  }
+  if ((await fetch(`${api}/leads?limit=25`, { headers: auth(big.key) })).status === 200) {
+    scenarios.push(spec(`GET /leads page (${big.leads.toLocaleString("en")} leads)`, `${api}/leads?limit=25`, auth(big.key), "data"));
+  }
+
+  const results = [];
+  for (const s of scenarios) {
+    log(`${s.name}: ${CONNECTIONS} connections, ${WARMUP} s warm-up, ${DURATION} s`);
+    const out = execFileSync(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "load.ts"), JSON.stringify(s)], { encoding: "utf8" });
+    const r = JSON.parse(out.trim().split("\n").pop()!);
+    results.push({ ...r, group: s.group });
+    log(`  ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}`);
+  }
+  clearInterval(rssTimer);
+  report(results, peakRss, seeded);
+}
+
+function spec(name: string, url: string, headers: Record<string, string>, group: string): LoadSpec & { group: string } {
+  return { name, url, headers, connections: CONNECTIONS, durationS: DURATION, warmupS: WARMUP, group };
+}
+
+/** Walks the biggest conversation's messages by cursor and returns the page paths (null when the route is absent). */
+async function messagePages(api: string, key: string, pages: number): Promise<string[] | null> {
+  const list = await fetch(`${api}/conversations?limit=100`, { headers: { authorization: `Bearer ${key}` } });
+  if (list.status !== 200) return null;
+  const conv = ((await list.json()) as { data: { id: string }[] }).data[0];
+  if (!conv) return null;
+  const out: string[] = [];
+  let cursor: string | null = null;
+  const prefix = new URL(api).pathname;
+  for (let i = 0; i < pages; i++) {
+    const p: string = `${prefix}/conversations/${conv.id}/messages?limit=5${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+    out.push(p);
+    const r = await fetch(new URL(p, api), { headers: { authorization: `Bearer ${key}` } });
+    if (r.status !== 200) return null;
+    cursor = ((await r.json()) as { next_cursor: string | null }).next_cursor;
+    if (!cursor) break;
+  }
+  while (out.length < pages) out.push(out[out.length - 1]);
+  return out;
+}
+
+interface SeededTenant { tenantId: string; key: string; keyId: string; messages: number; leads: number }
+
+async function seed(): Promise<{ tenants: SeededTenant[] }> {
+  const d = await openDatabase({ url: dbUrl, migrate: true, poolSize: 4 });
+  const tenants: SeededTenant[] = [];
+  for (const scale of [100, BIG_SCALE]) {
+    log(`seeding a tenant at scale ${scale} (${(100 * scale).toLocaleString("en")} messages)`);
+    const t = await createTenant(d.db, { name: `Bench ${scale}`, mainDomain: "bench.example" });
+    const i = await createIntegration(d.db, t.id, { name: "Bench", scopes: [...SCOPES], piiCountry: "RU", legalBasis: "contract" });
+    const k = await issueKey(d.db, { integrationId: i.id, ipAllowlist: ["127.0.0.1", "::1"] });
+    await changeBalance(d.db, { tenantId: t.id, amountMinor: 100_000_000n, kind: "credit", actor: "system" });
+    await d.db.insert(products).values(Array.from({ length: 50 }, (_, n) => ({ tenantId: t.id, name: `Card ${n}`, code: `card-${n}`, priceMinor: 100_000n + BigInt(n), currency: "RUB", sort: n % 5, aiEnabled: n % 2 === 0 })));
+    const counts = await seedTenantData(d.db, t.id, scale, i.id);
+    tenants.push({ tenantId: t.id, key: k.key, keyId: k.keyId, messages: counts.messages, leads: counts.leads });
+  }
+  await d.db.execute(sql`analyze`);
+  await d.close();
+  return { tenants };
+}
+
+function cli(...args: string[]) {
+  execFileSync(process.execPath, ["--import", "tsx", "scripts/admin.ts", ...args, "--json"], { env: { ...process.env, DATABASE_URL: dbUrl }, stdio: "ignore" });
+}
+
+async function waitFor(url: string) {
+  for (let i = 0; i < 240; i++) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+function report(results: { name: string; rps: number; p50: number; p99: number; non2xx: number; group: string }[], peakRss: number, seeded: { tenants: SeededTenant[] }) {
+  const bare = results.find((r) => r.name.startsWith("GET /api/health"))!.rps;
+  const node = results.find((r) => r.name.startsWith("bare node"))!.rps;
+  const versions = { node: process.version, next: pkgVersion("next"), postgres: String(execFileSync("psql", ["-h", "127.0.0.1", "-U", "postgres", "-tAc", "show server_version", "postgres"], { encoding: "utf8" })).trim() };
+  const machine = { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memory_gb: Math.round(os.totalmem() / 2 ** 30), platform: `${os.platform()} ${os.release()}` };
+  const rows = results.map((r) => ({ ...r, ratio_to_bare_route: r.rps / bare, ratio_to_node_http: r.rps / node }));
+  const json = { date: new Date().toISOString(), machine, versions, connections: CONNECTIONS, duration_s: DURATION, warmup_s: WARMUP, peak_rss_bytes: peakRss, tenants: seeded.tenants.map((t) => ({ messages: t.messages, leads: t.leads })), results: rows };
+  writeFileSync(path.join(import.meta.dirname, "results.json"), `${JSON.stringify(json, null, 2)}\n`);
+  const md = [
+    "# Benchmark results",
+    "",
+    `${json.date}. Machine: ${machine.cpus} × ${machine.cpu}, ${machine.memory_gb} GiB, ${machine.platform}. Node ${versions.node}, Next.js ${versions.next}, PostgreSQL ${versions.postgres}.`,
+    `${CONNECTIONS} connections, ${WARMUP} s warm-up then ${DURATION} s per scenario; load from a separate process (autocannon). Rate limits of the bench tenants and keys raised with \`limits:set\`.`,
+    `Peak RSS of the app server: ${(peakRss / 2 ** 20).toFixed(0)} MB.`,
+    "",
+    "| Scenario | req/s | p50 ms | p99 ms | non-2xx | ratio to GET /api/health | ratio to node:http |",
+    "|---|---:|---:|---:|---:|---:|---:|",
+    ...rows.map((r) => `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.ratio_to_bare_route.toFixed(2)} | ${r.ratio_to_node_http.toFixed(2)} |`),
+    "",
+  ].join("\n");
+  writeFileSync(path.join(import.meta.dirname, "results.md"), md);
+  console.log(`\n${md}`);
+}
+
+function pkgVersion(name: string): string {
+  return (JSON.parse(readFileSync(path.join("node_modules", name, "package.json"), "utf8")) as { version: string }).version;
+}
+
+try {
+  await main();
+} finally {
+  for (const c of children) c.kill("SIGTERM");
+  await new Promise((r) => setTimeout(r, 1000));
+  if (!flags.keep) await admin.unsafe(`drop database if exists ${dbName} with (force)`).catch(() => {});
+  await admin.end();
+}
