@@ -1,4 +1,5 @@
-import { execFileSync, fork, spawn, type ChildProcess } from "node:child_process";
+import { execFile, execFileSync, fork, spawn, type ChildProcess } from "node:child_process";
+import { promisify } from "node:util";
 import { readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -35,6 +36,7 @@ const dbName = `bench_${Date.now()}`;
 const dbUrl = `${PG}/${dbName}`;
 const admin = postgres(`${PG}/postgres`, { max: 1, onnotice: () => {} });
 const children: ChildProcess[] = [];
+const execFileAsync = promisify(execFile);
 
 async function main() {
   await admin.unsafe(`create database ${dbName}`);
@@ -95,7 +97,8 @@ async function main() {
   const results = [];
   for (const s of scenarios) {
     log(`${s.name}: ${CONNECTIONS} connections, ${WARMUP} s warm-up, ${DURATION} s`);
-    const out = execFileSync(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "load.ts"), JSON.stringify(s)], { encoding: "utf8" });
+    // Asynchronous, so the RSS sampler keeps running while the load runs.
+    const { stdout: out } = await execFileAsync(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "load.ts"), JSON.stringify(s)], { encoding: "utf8" });
     const r = JSON.parse(out.trim().split("\n").pop()!);
     results.push({ ...r, group: s.group });
     log(`  ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}`);
