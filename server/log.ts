@@ -26,13 +26,15 @@ export const REDACT_PATHS = [
 const KEY = Symbol.for("platform.logger");
 type Holder = { [KEY]?: pino.Logger };
 
+/** A logger with the product's settings (JSON lines, redaction) writing to `destination` (default stdout). */
+export function createLogger(level: string, destination?: pino.DestinationStream): pino.Logger {
+  return pino({ level, redact: { paths: REDACT_PATHS, censor: "[redacted]" }, base: undefined }, destination);
+}
+
 /** The process logger (level from LOG_LEVEL; silent under vitest unless LOG_LEVEL is set). */
 export function log(): pino.Logger {
   const g = globalThis as Holder;
-  if (!g[KEY]) {
-    const level = process.env.LOG_LEVEL ?? (process.env.VITEST ? "silent" : "info");
-    g[KEY] = pino({ level, redact: { paths: REDACT_PATHS, censor: "[redacted]" }, base: undefined });
-  }
+  if (!g[KEY]) g[KEY] = createLogger(process.env.LOG_LEVEL ?? (process.env.VITEST ? "silent" : "info"));
   return g[KEY];
 }
 
