@@ -11,3 +11,4 @@ export * from "./content";
 export * from "./strategist";
 export * from "./analytics";
 export * from "./operations";
+export * from "./webhooks";

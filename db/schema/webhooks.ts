@@ -1,0 +1,66 @@
+import { sql } from "drizzle-orm";
+import { boolean, index, integer, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { integrations } from "./integrations";
+import { events } from "./operations";
+import { tenants } from "./tenants";
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
+
+/**
+ * A webhook subscription (spec "Webhook resources"), visible only to the integration that created it.
+ * Secrets are kept encrypted (AES-256-GCM, key from the environment): they are needed in clear to sign.
+ * While a rotation window is open, `previous_secret_enc` also signs until `previous_secret_expires_at`.
+ */
+export const webhookSubscriptions = pgTable(
+  "webhook_subscriptions",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    integrationId: uuid("integration_id").notNull().references(() => integrations.id, { onDelete: "cascade" }),
+    url: text("url").notNull(),
+    /** Exact event types or `<family>.*` patterns. */
+    events: text("events").array().notNull().default(sql`'{}'::text[]`),
+    includePii: boolean("include_pii").notNull().default(false),
+    description: text("description"),
+    status: text("status").notNull().default("active"), // active | paused
+    secretEnc: text("secret_enc").notNull(),
+    previousSecretEnc: text("previous_secret_enc"),
+    previousSecretExpiresAt: ts("previous_secret_expires_at"),
+    secretRotatedAt: ts("secret_rotated_at"),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [index("webhook_subscriptions_integration_idx").on(t.integrationId, t.createdAt, t.id), index("webhook_subscriptions_tenant_idx").on(t.tenantId)],
+);
+
+/**
+ * One event to one subscription (spec "Webhook delivery" states): a state machine advanced by idempotent
+ * steps. `attempt` counts attempts made (0 = none yet); `next_attempt_at` is when a worker may take it;
+ * `locked_until` is the lease of the worker that claimed it (a crashed worker's claim expires).
+ * Deleted with its subscription (the journal goes with it) and after 30 days.
+ */
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    subscriptionId: uuid("subscription_id").notNull().references(() => webhookSubscriptions.id, { onDelete: "cascade" }),
+    eventId: uuid("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    eventType: text("event_type").notNull(),
+    state: text("state").notNull().default("pending"), // pending | delivered | failed | dead
+    attempt: integer("attempt").notNull().default(0),
+    statusCode: integer("status_code"),
+    durationMs: integer("duration_ms"),
+    error: text("error"),
+    nextAttemptAt: ts("next_attempt_at").defaultNow(),
+    lockedUntil: ts("locked_until"),
+    deliveredAt: ts("delivered_at"),
+    createdAt: ts("created_at").notNull().defaultNow(),
+  },
+  (t) => [
+    index("webhook_deliveries_subscription_idx").on(t.subscriptionId, t.createdAt, t.id),
+    index("webhook_deliveries_due_idx").on(t.nextAttemptAt).where(sql`state in ('pending', 'failed')`),
+    index("webhook_deliveries_event_idx").on(t.eventId),
+    index("webhook_deliveries_created_idx").on(t.createdAt),
+  ],
+);
