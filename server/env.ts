@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { hkdfSync, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
@@ -28,6 +28,11 @@ const EnvSchema = z.object({
   JOBS_DRIVER: z.enum(["local", "inngest"]).default("local"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   PGLITE_SOCKET_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  WEBHOOK_SECRET_KEY: z
+    .string()
+    .regex(/^[A-Za-z0-9+/_-]{43}=?$/, "must be 32 random bytes in base64 (openssl rand -base64 32)")
+    .optional(),
+  WEBHOOK_ALLOW_LOOPBACK: z.enum(["true", "false"], { message: "must be true or false" }).default("false"),
 });
 
 /** The validated configuration of this process. Secrets in it never reach logs. */
@@ -47,6 +52,13 @@ export interface Env {
   logLevel: string;
   /** Port of the PGlite socket that lets `npm run admin` share the embedded database (0 = any free port). */
   pgliteSocketPort: number;
+  /** 32-byte AES-256-GCM key that encrypts webhook signing secrets at rest; derived from `appSecret` when unset. */
+  webhookSecretKey: Buffer;
+  /**
+   * Test setting only: lets webhook deliveries reach loopback receivers on any port (tests run local
+   * receivers). Refused in production. Never set in a deployment.
+   */
+  webhookAllowLoopback: boolean;
 }
 
 /** Raised at start when a variable has a bad value; the message names each variable and its problem. */
@@ -70,6 +82,10 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
   if (e.NODE_ENV === "production" && !e.APP_SECRET) {
     throw new EnvError("Invalid environment:\n  APP_SECRET: required in production (32+ random characters)");
   }
+  if (e.NODE_ENV === "production" && e.WEBHOOK_ALLOW_LOOPBACK === "true") {
+    throw new EnvError("Invalid environment:\n  WEBHOOK_ALLOW_LOOPBACK: a test setting, refused in production");
+  }
+  const appSecret = e.APP_SECRET ?? localSecret(path.dirname(e.PGLITE_DIR));
   return {
     nodeEnv: e.NODE_ENV,
     port: e.PORT,
@@ -81,12 +97,16 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
       en: e.CELL_ORIGIN_EN ?? defaults.en,
       id: e.CELL_ORIGIN_ID ?? defaults.id,
     },
-    appSecret: e.APP_SECRET ?? localSecret(path.dirname(e.PGLITE_DIR)),
+    appSecret,
     trustProxy: e.TRUST_PROXY,
     redisUrl: e.REDIS_URL,
     jobsDriver: e.JOBS_DRIVER,
     logLevel: e.LOG_LEVEL,
     pgliteSocketPort: e.PGLITE_SOCKET_PORT,
+    webhookSecretKey: e.WEBHOOK_SECRET_KEY
+      ? Buffer.from(e.WEBHOOK_SECRET_KEY, "base64")
+      : Buffer.from(hkdfSync("sha256", appSecret, "", "webhook-secret-key", 32)),
+    webhookAllowLoopback: e.WEBHOOK_ALLOW_LOOPBACK === "true",
   };
 }
 
