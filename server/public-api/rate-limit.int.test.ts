@@ -109,7 +109,11 @@ storeTests("the database", () => setLimitStore(undefined));
 storeTests("Redis", () => setLimitStore(redisLimitStore(REDIS_URL)));
 
 describe("when the limit store cannot be reached", () => {
-  const down: LimitStore = { name: "down", take: async () => { throw new Error("connect ECONNREFUSED"); } };
+  const down: LimitStore = {
+    name: "down",
+    take: async () => { throw new Error("connect ECONNREFUSED"); },
+    ping: async () => { throw new Error("connect ECONNREFUSED"); },
+  };
 
   it("fails writes closed with 503 and serves reads under a soft in-process limit", async () => {
     clock = T0 + 50 * 60_000;

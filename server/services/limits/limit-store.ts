@@ -20,5 +20,7 @@ export interface TakeResult {
 export interface LimitStore {
   readonly name: string;
   take(buckets: BucketLimit[], nowMs: number): Promise<TakeResult>;
+  /** Resolves when the store answers (readiness probe); throws when it cannot be reached. */
+  ping(): Promise<void>;
   close?(): Promise<void>;
 }

@@ -10,6 +10,7 @@ export function memoryLimitStore(): LimitStore {
   let pruned = 0;
   return {
     name: "memory",
+    async ping() {},
     async take(buckets: BucketLimit[], nowMs: number): Promise<TakeResult> {
       const w = windowStart(nowMs);
       if (w !== pruned) {

@@ -23,6 +23,9 @@ export function pgLimitStore(getDb: () => Promise<Db>): LimitStore {
         counts: list.map((r, i) => ({ bucket: r.o_bucket, limit: limits[i], current: Number(r.o_current), previous: Number(r.o_previous) })),
       };
     },
+    async ping() {
+      await (await getDb()).execute(sql`select 1`);
+    },
   };
 }
 

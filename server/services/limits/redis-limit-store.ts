@@ -68,6 +68,10 @@ export function redisLimitStore(url: string): LimitStore {
         counts: buckets.map((b, i) => ({ bucket: b.bucket, limit: b.limit, current: Number(out[2 * i]), previous: Number(out[2 * i + 1]) })),
       };
     },
+    async ping() {
+      await firstConnect();
+      await client.ping();
+    },
     async close() {
       client.disconnect();
     },
