@@ -187,8 +187,8 @@ export async function handlePublicRequest(request: Request, router: Router): Pro
   }
 }
 
-/** RU-cell personal-data rule (spec "Authentication" 7): recipient country RU, a legal basis and a narrow allowlist. */
-function assertPiiTransferAllowed(caller: ApiCaller): void {
+/** RU-cell personal-data rule (spec "Authentication" 7): recipient country RU, a legal basis and a narrow allowlist. Also used for webhook `include_pii`. */
+export function assertPiiTransferAllowed(caller: ApiCaller): void {
   const i = caller.integration;
   if (i.piiCountry === "RU" && i.legalBasis && isNarrowAllowlist(caller.key.ipAllowlist)) return;
   throw new ApiError(

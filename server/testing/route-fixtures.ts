@@ -1,5 +1,7 @@
 import type { Db } from "@/db/client";
+import { webhookSubscriptions } from "@/db/schema";
 import { createCard } from "@/server/services/cards/cards";
+import { newSigningSecret, sealSecret } from "@/server/webhooks/secret-box";
 import type { AnyRoute } from "@/server/public-api/define-route";
 import type { TenantFixture } from "./fixtures";
 
@@ -12,6 +14,12 @@ export const ID_ROUTE_FIXTURES: Record<string, { make(db: Db, owner: TenantFixtu
   getCard: { make: async (db, o) => `/cards/${await card(db, o)}`, missing: async () => "/cards/never-existed" },
   updateCard: { make: async (db, o) => `/cards/${await card(db, o)}`, missing: async () => "/cards/never-existed", body: { name: "Changed" } },
   deleteCard: { make: async (db, o) => `/cards/${await card(db, o)}`, missing: async () => "/cards/never-existed" },
+  getWebhook: { make: async (db, o) => `/webhooks/${await webhook(db, o)}`, missing: async () => `/webhooks/${crypto.randomUUID()}` },
+  updateWebhook: { make: async (db, o) => `/webhooks/${await webhook(db, o)}`, missing: async () => `/webhooks/${crypto.randomUUID()}`, body: { description: "Changed" } },
+  deleteWebhook: { make: async (db, o) => `/webhooks/${await webhook(db, o)}`, missing: async () => `/webhooks/${crypto.randomUUID()}` },
+  rotateWebhookSecret: { make: async (db, o) => `/webhooks/${await webhook(db, o)}/rotate-secret`, missing: async () => `/webhooks/${crypto.randomUUID()}/rotate-secret` },
+  testWebhook: { make: async (db, o) => `/webhooks/${await webhook(db, o)}/test`, missing: async () => `/webhooks/${crypto.randomUUID()}/test` },
+  listWebhookDeliveries: { make: async (db, o) => `/webhooks/${await webhook(db, o)}/deliveries`, missing: async () => `/webhooks/${crypto.randomUUID()}/deliveries` },
 };
 
 let n = 0;
@@ -19,6 +27,15 @@ async function card(db: Db, o: TenantFixture): Promise<string> {
   const code = `matrix-${++n}-${Date.now()}`;
   await createCard(db, { tenantId: o.tenantId, via: "operator" }, { code, name: "Matrix" });
   return code;
+}
+
+/** An active subscription of the fixture's integration (written directly: no DNS in fixtures). */
+async function webhook(db: Db, o: TenantFixture): Promise<string> {
+  const [row] = await db
+    .insert(webhookSubscriptions)
+    .values({ tenantId: o.tenantId, integrationId: o.integrationId, url: "https://hooks.example.com/matrix", events: ["lead.*"], secretEnc: sealSecret(newSigningSecret()) })
+    .returning({ id: webhookSubscriptions.id });
+  return row.id;
 }
 
 /** The route's path with every `{param}` filled with a well-formed value (a uuid, or a card code). */

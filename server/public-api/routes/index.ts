@@ -3,6 +3,7 @@ import { Router } from "../router";
 import { getMeRoute, getWalletRoute } from "./account";
 import { createCardRoute, deleteCardRoute, getCardRoute, listCardsRoute, updateCardRoute } from "./cards";
 import { PLANNED_ROUTES } from "./planned";
+import { WEBHOOK_ROUTES } from "./webhooks";
 
 /** Every Available route of the public API, in the order of the spec. */
 export const ROUTES: AnyRoute[] = [
@@ -13,6 +14,8 @@ export const ROUTES: AnyRoute[] = [
   getCardRoute,
   updateCardRoute,
   deleteCardRoute,
+  // after dashboards, before operations (spec order)
+  ...WEBHOOK_ROUTES,
 ];
 
 /** The router of `/api/public/v1`. */

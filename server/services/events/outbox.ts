@@ -1,5 +1,6 @@
 import type { Db } from "@/db/client";
 import { events } from "@/db/schema";
+import { fanOutEvent, type FanOutOptions } from "@/server/services/webhooks/fan-out";
 
 /** One event to record (spec "Events"): `data` holds thin ids only (lead events add `version`). */
 export interface EventInput {
@@ -11,16 +12,33 @@ export interface EventInput {
   livemode?: boolean;
 }
 
+/** What {@link recordEventWithDeliveries} wrote: the event and the deliveries queued for it. */
+export interface RecordedEvent {
+  eventId: string;
+  /** `webhook_deliveries` ids queued in the same transaction (pending, due now). */
+  deliveryIds: string[];
+}
+
 /**
- * Records an event in the outbox. Call it with the transaction of the change that causes the event, so
- * the event exists exactly when the change does (no event for a rolled-back write, no change without its
- * event). Webhook fan-out reads from the outbox.
- * @returns the event id (equals `Service-Event-Id` of its deliveries).
+ * Records an event in the outbox and fans it out to the matching active webhook subscriptions of its
+ * tenant ({@link fanOutEvent}). Call it with the transaction of the change that causes the event, so
+ * the event and its deliveries exist exactly when the change does (none for a rolled-back write).
+ * This is the hook point for waking the delivery worker with `deliveryIds` once the transaction commits.
  */
-export async function recordEvent(db: Db, input: EventInput): Promise<string> {
+export async function recordEventWithDeliveries(db: Db, input: EventInput, opts: FanOutOptions = {}): Promise<RecordedEvent> {
   const [row] = await db
     .insert(events)
     .values({ tenantId: input.tenantId, type: input.type, data: input.data, livemode: input.livemode ?? true })
     .returning({ id: events.id });
-  return row!.id;
+  const eventId = row!.id;
+  const deliveryIds = await fanOutEvent(db, { id: eventId, tenantId: input.tenantId, type: input.type }, opts);
+  return { eventId, deliveryIds };
+}
+
+/**
+ * Records an event and queues its webhook deliveries, as {@link recordEventWithDeliveries}.
+ * @returns the event id (equals `Service-Event-Id` of its deliveries).
+ */
+export async function recordEvent(db: Db, input: EventInput, opts: FanOutOptions = {}): Promise<string> {
+  return (await recordEventWithDeliveries(db, input, opts)).eventId;
 }

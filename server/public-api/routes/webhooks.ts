@@ -1,0 +1,179 @@
+import { env } from "@/server/env";
+import { UuidParam, pageOf } from "@/server/schemas/common";
+import {
+  DeliveryListQuery,
+  WebhookCreateSchema,
+  WebhookDeliverySchema,
+  WebhookListQuery,
+  WebhookSchema,
+  WebhookTestResultSchema,
+  WebhookUpdateSchema,
+  WebhookWithSecretSchema,
+} from "@/server/schemas/webhooks";
+import type { ApiCaller } from "@/server/services/actor";
+import * as journal from "@/server/services/webhooks/journal";
+import * as subs from "@/server/services/webhooks/subscriptions";
+import { decodeCursor, encodeCursor, type CursorBinding } from "../cursor";
+import { created, defineRoute, noContent, ok } from "../define-route";
+import { assertPiiTransferAllowed } from "../pipeline";
+
+// Spec "Endpoints: Webhooks". Every route needs `webhooks:manage`; a subscription is visible only to the
+// integration that created it, so another integration's id answers 404 like a missing one.
+
+/** `include_pii` follows the RU-cell rule of personal-data scopes, checked by the pipeline's own function. */
+const piiTransferCheck = (caller: ApiCaller) => {
+  if (env().cell === "ru") assertPiiTransferAllowed(caller);
+};
+
+/** `GET /webhooks`: this integration's subscriptions (at most 10), secret never returned. */
+export const listWebhooksRoute = defineRoute({
+  operationId: "listWebhooks",
+  summary: "List this integration's webhook subscriptions",
+  method: "GET",
+  path: "/webhooks",
+  scope: "webhooks:manage",
+  rate: "read",
+  query: WebhookListQuery,
+  responses: { 200: pageOf(WebhookSchema) },
+  handler: async ({ db, caller, query }) => {
+    // Bound to the integration too: another integration of the tenant walks another list.
+    const binding: CursorBinding = { tenantId: caller.tenantId, keyMode: caller.keyMode, route: "listWebhooks", filters: { integration: caller.integrationId } };
+    const after = query.cursor ? (decodeCursor(query.cursor, binding) as subs.SubscriptionPosition) : undefined;
+    const page = await subs.listSubscriptions(db, caller, { limit: query.limit, after });
+    return ok({ data: page.webhooks, next_cursor: page.next ? encodeCursor(binding, page.next) : null });
+  },
+});
+
+/** `POST /webhooks`: 201 WebhookWithSecret; the secret is shown once, a replay answers `secret: null`. */
+export const createWebhookRoute = defineRoute({
+  operationId: "createWebhook",
+  summary: "Create a webhook subscription",
+  method: "POST",
+  path: "/webhooks",
+  scope: "webhooks:manage",
+  rate: "write",
+  idempotency: "required",
+  body: WebhookCreateSchema,
+  responses: { 201: WebhookWithSecretSchema },
+  handler: async ({ db, caller, body }) => {
+    const { webhook, secret } = await subs.createSubscription(db, caller, body, piiTransferCheck);
+    return created({ ...webhook, secret }, { type: "webhook", id: webhook.id });
+  },
+  replay: async ({ db, caller }, id, status) => ({ status, body: { ...(await subs.getSubscription(db, caller, id)), secret: null } }),
+});
+
+/** `GET /webhooks/{id}`: one subscription, no secret. */
+export const getWebhookRoute = defineRoute({
+  operationId: "getWebhook",
+  summary: "Read a webhook subscription",
+  method: "GET",
+  path: "/webhooks/{id}",
+  scope: "webhooks:manage",
+  rate: "read",
+  params: UuidParam,
+  responses: { 200: WebhookSchema },
+  handler: async ({ db, caller, params }) => ok(await subs.getSubscription(db, caller, params.id)),
+});
+
+/** `PATCH /webhooks/{id}`: url, events, include_pii, description, status (at least one). */
+export const updateWebhookRoute = defineRoute({
+  operationId: "updateWebhook",
+  summary: "Change a webhook subscription",
+  method: "PATCH",
+  path: "/webhooks/{id}",
+  scope: "webhooks:manage",
+  rate: "write",
+  params: UuidParam,
+  body: WebhookUpdateSchema,
+  responses: { 200: WebhookSchema },
+  handler: async ({ db, caller, params, body }) => {
+    const webhook = await subs.updateSubscription(db, caller, params.id, body, piiTransferCheck);
+    return { status: 200, body: webhook, resource: { type: "webhook", id: webhook.id } };
+  },
+  replay: async ({ db, caller }, id, status) => ({ status, body: await subs.getSubscription(db, caller, id) }),
+});
+
+/** `DELETE /webhooks/{id}`: 204 with its delivery journal; a repeat is 404. */
+export const deleteWebhookRoute = defineRoute({
+  operationId: "deleteWebhook",
+  summary: "Delete a webhook subscription and its delivery journal",
+  method: "DELETE",
+  path: "/webhooks/{id}",
+  scope: "webhooks:manage",
+  rate: "write",
+  params: UuidParam,
+  responses: { 204: null },
+  handler: async ({ db, caller, params }) => {
+    await subs.deleteSubscription(db, caller, params.id);
+    return noContent();
+  },
+});
+
+/** `POST /webhooks/{id}/rotate-secret`: 200 WebhookWithSecret; the old secret signs 24 h more. */
+export const rotateWebhookSecretRoute = defineRoute({
+  operationId: "rotateWebhookSecret",
+  summary: "Issue a new signing secret",
+  method: "POST",
+  path: "/webhooks/{id}/rotate-secret",
+  scope: "webhooks:manage",
+  rate: "write",
+  idempotency: "required",
+  params: UuidParam,
+  responses: { 200: WebhookWithSecretSchema },
+  handler: async ({ db, caller, params }) => {
+    const { webhook, secret } = await subs.rotateSecret(db, caller, params.id);
+    return { status: 200, body: { ...webhook, secret }, resource: { type: "webhook", id: webhook.id } };
+  },
+  replay: async ({ db, caller }, id, status) => ({ status, body: { ...(await subs.getSubscription(db, caller, id)), secret: null } }),
+});
+
+const testResult = (eventId: string) => ({ event_id: eventId, type: "webhook.test" as const, status: "queued" as const });
+
+/** `POST /webhooks/{id}/test`: 202; queues `webhook.test` for this subscription only (must be active). */
+export const testWebhookRoute = defineRoute({
+  operationId: "testWebhook",
+  summary: "Queue a test event for this subscription",
+  method: "POST",
+  path: "/webhooks/{id}/test",
+  scope: "webhooks:manage",
+  rate: "write",
+  idempotency: "required",
+  params: UuidParam,
+  responses: { 202: WebhookTestResultSchema },
+  handler: async ({ db, caller, params }) => {
+    const eventId = await subs.sendTestEvent(db, caller, params.id);
+    return { status: 202, body: testResult(eventId), resource: { type: "event", id: eventId } };
+  },
+  replay: async (_ctx, eventId, status) => ({ status, body: testResult(eventId) }),
+});
+
+/** `GET /webhooks/{id}/deliveries`: the journal, newest first, kept 30 days; `limit`, `cursor`, `state`. */
+export const listWebhookDeliveriesRoute = defineRoute({
+  operationId: "listWebhookDeliveries",
+  summary: "List the delivery journal of a subscription",
+  method: "GET",
+  path: "/webhooks/{id}/deliveries",
+  scope: "webhooks:manage",
+  rate: "read",
+  params: UuidParam,
+  query: DeliveryListQuery,
+  responses: { 200: pageOf(WebhookDeliverySchema) },
+  handler: async ({ db, caller, params, query }) => {
+    const binding: CursorBinding = { tenantId: caller.tenantId, keyMode: caller.keyMode, route: "listWebhookDeliveries", filters: { webhook: params.id, state: query.state } };
+    const after = query.cursor ? (decodeCursor(query.cursor, binding) as journal.DeliveryPosition) : undefined;
+    const page = await journal.listDeliveries(db, caller, params.id, { limit: query.limit, state: query.state, after });
+    return ok({ data: page.deliveries, next_cursor: page.next ? encodeCursor(binding, page.next) : null });
+  },
+});
+
+/** The webhook routes in the order of the spec's table. */
+export const WEBHOOK_ROUTES = [
+  listWebhooksRoute,
+  createWebhookRoute,
+  getWebhookRoute,
+  updateWebhookRoute,
+  deleteWebhookRoute,
+  rotateWebhookSecretRoute,
+  testWebhookRoute,
+  listWebhookDeliveriesRoute,
+];

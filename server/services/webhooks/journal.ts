@@ -1,0 +1,59 @@
+import { and, desc, eq, gt, sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { webhookDeliveries } from "@/db/schema";
+import { nowMs } from "@/server/lib/clock";
+import type { WebhookDelivery } from "@/server/schemas/webhooks";
+import type { ApiCaller } from "../actor";
+import { findSubscription } from "./subscriptions";
+
+/** How long the delivery journal is kept and shown (spec "Limits": 30 days), ms. */
+export const JOURNAL_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** Keyset position in the journal: (created_at, id) of the last row, walked newest first. */
+export type DeliveryPosition = [string, string];
+
+type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+
+/** Row → the spec's WebhookDelivery (exactly its fields). */
+export function toDelivery(row: DeliveryRow): WebhookDelivery {
+  return {
+    id: row.id,
+    event_id: row.eventId,
+    state: row.state as WebhookDelivery["state"],
+    attempt: row.attempt,
+    status_code: row.statusCode,
+    duration_ms: row.durationMs,
+    error: row.error,
+    next_attempt_at: row.nextAttemptAt?.toISOString() ?? null,
+    delivered_at: row.deliveredAt?.toISOString() ?? null,
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+/**
+ * `GET /webhooks/{id}/deliveries`: the journal of one subscription, newest first by (created_at, id),
+ * strictly after `after`, optionally of one `state`. Rows older than 30 days are never returned, even
+ * before the cleanup removes them.
+ * @throws ApiError 404 when the subscription is missing or of another integration or tenant.
+ */
+export async function listDeliveries(
+  db: Db,
+  caller: ApiCaller,
+  subscriptionId: string,
+  q: { limit: number; state?: WebhookDelivery["state"]; after?: DeliveryPosition },
+): Promise<{ deliveries: WebhookDelivery[]; next: DeliveryPosition | null }> {
+  await findSubscription(db, caller, subscriptionId);
+  const d = webhookDeliveries;
+  const conds = [eq(d.tenantId, caller.tenantId), eq(d.subscriptionId, subscriptionId), gt(d.createdAt, new Date(nowMs() - JOURNAL_RETENTION_MS))];
+  if (q.state) conds.push(eq(d.state, q.state));
+  if (q.after) conds.push(sql`(${d.createdAt}, ${d.id}) < (${q.after[0]}::timestamptz, ${q.after[1]}::uuid)`);
+  const rows = await db
+    .select()
+    .from(d)
+    .where(and(...conds))
+    .orderBy(desc(d.createdAt), desc(d.id))
+    .limit(q.limit + 1);
+  const page = rows.slice(0, q.limit);
+  const last = page[page.length - 1];
+  return { deliveries: page.map(toDelivery), next: rows.length > q.limit && last ? [last.createdAt.toISOString(), last.id] : null };
+}

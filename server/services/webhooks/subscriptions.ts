@@ -1,0 +1,210 @@
+import { and, asc, count, eq, sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { integrations, webhookSubscriptions } from "@/db/schema";
+import { ApiError, invalidField, notFound } from "@/server/errors";
+import { now } from "@/server/lib/clock";
+import { log } from "@/server/log";
+import type { Webhook, WebhookCreate, WebhookUpdate } from "@/server/schemas/webhooks";
+import { allowsIncludePii, piiScopeGroups } from "@/server/webhooks/event-catalog";
+import { newSigningSecret, sealSecret } from "@/server/webhooks/secret-box";
+import { checkWebhookUrl } from "@/server/webhooks/url-check";
+import type { ApiCaller } from "../actor";
+import { recordEvent } from "../events/outbox";
+
+type SubscriptionRow = typeof webhookSubscriptions.$inferSelect;
+
+/** Subscriptions one integration may hold (spec "Limits": 10 per integration). */
+export const MAX_SUBSCRIPTIONS_PER_INTEGRATION = 10;
+/** How long the previous secret keeps signing after a rotation (spec "Secret rotation"), ms. */
+export const ROTATION_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/** Keyset position of a subscription in `GET /webhooks`: (updated_at, id), the spec's default list order. */
+export type SubscriptionPosition = [string, string];
+
+/**
+ * The RU-cell transfer rule for `include_pii` (spec "Authentication" 7), injected by the route so the
+ * service uses exactly the pipeline's check of `pii` routes. Throws 403 `pii_transfer_not_allowed`.
+ */
+export type PiiTransferCheck = (caller: ApiCaller) => void;
+
+/** Row → the spec's Webhook. The rotation window shows only while it is open (clock of `now()`). */
+export function toWebhook(row: SubscriptionRow): Webhook {
+  const windowOpen = row.previousSecretExpiresAt !== null && row.previousSecretExpiresAt.getTime() > now().getTime();
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    include_pii: row.includePii,
+    description: row.description,
+    status: row.status as Webhook["status"],
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+    secret_rotated_at: row.secretRotatedAt?.toISOString() ?? null,
+    previous_secret_expires_at: windowOpen ? row.previousSecretExpiresAt!.toISOString() : null,
+  };
+}
+
+/** Filter of what the caller may see: its own tenant and its own integration (spec: foreign ones are 404). */
+const visibleTo = (caller: ApiCaller, id: string) =>
+  and(eq(webhookSubscriptions.tenantId, caller.tenantId), eq(webhookSubscriptions.integrationId, caller.integrationId), eq(webhookSubscriptions.id, id));
+
+/**
+ * A subscription row of the calling integration, optionally locked for update.
+ * @throws ApiError 404 `not_found` when missing, of another integration or of another tenant.
+ */
+export async function findSubscription(db: Db, caller: ApiCaller, id: string, lock = false): Promise<SubscriptionRow> {
+  const q = db.select().from(webhookSubscriptions).where(visibleTo(caller, id));
+  const [row] = await (lock ? q.for("update") : q);
+  if (!row) throw notFound("Webhook subscription");
+  return row;
+}
+
+/** `GET /webhooks/{id}`. @throws ApiError 404 for a missing or foreign subscription. */
+export async function getSubscription(db: Db, caller: ApiCaller, id: string): Promise<Webhook> {
+  return toWebhook(await findSubscription(db, caller, id));
+}
+
+/** `GET /webhooks`: the integration's subscriptions ordered by (updated_at, id), strictly after `after`. */
+export async function listSubscriptions(
+  db: Db,
+  caller: ApiCaller,
+  q: { limit: number; after?: SubscriptionPosition },
+): Promise<{ webhooks: Webhook[]; next: SubscriptionPosition | null }> {
+  const conds = [eq(webhookSubscriptions.tenantId, caller.tenantId), eq(webhookSubscriptions.integrationId, caller.integrationId)];
+  if (q.after) conds.push(sql`(${webhookSubscriptions.updatedAt}, ${webhookSubscriptions.id}) > (${q.after[0]}::timestamptz, ${q.after[1]}::uuid)`);
+  const rows = await db
+    .select()
+    .from(webhookSubscriptions)
+    .where(and(...conds))
+    .orderBy(asc(webhookSubscriptions.updatedAt), asc(webhookSubscriptions.id))
+    .limit(q.limit + 1);
+  const page = rows.slice(0, q.limit);
+  const last = page[page.length - 1];
+  return { webhooks: page.map(toWebhook), next: rows.length > q.limit && last ? [last.updatedAt.toISOString(), last.id] : null };
+}
+
+/**
+ * The `include_pii` rules (spec "Events" and "Endpoints: Webhooks"): every pattern of `lead.*`,
+ * `contact.*` or `conversation.*` (else 422 on `field`); the integration's effective scopes hold a
+ * matching read scope for each family used (else 403 `scope_missing`: a missing scope, as the catalog
+ * names it); in the RU cell the transfer conditions of personal-data scopes (403 via `piiCheck`).
+ */
+function assertIncludePiiAllowed(caller: ApiCaller, events: readonly string[], field: string, piiCheck: PiiTransferCheck): void {
+  if (!allowsIncludePii(events)) {
+    throw invalidField(field, "not_allowed", "include_pii is allowed only when every event is of lead.*, contact.* or conversation.*");
+  }
+  for (const group of piiScopeGroups(events)) {
+    if (!group.some((s) => caller.scopes.includes(s))) {
+      throw new ApiError("scope_missing", `include_pii for these events needs the scope ${group.join(" or ")}; the key's effective scopes are listed in GET /me.`);
+    }
+  }
+  piiCheck(caller);
+}
+
+function logPiiEnabled(caller: ApiCaller, subscriptionId: string): void {
+  // Enabling personal data in deliveries is logged (spec "Events"); ids only, never the secret or url.
+  log().info({ tenant_id: caller.tenantId, integration_id: caller.integrationId, key_id: caller.key.keyId, webhook_id: subscriptionId }, "webhook include_pii enabled");
+}
+
+/**
+ * `POST /webhooks`: creates a subscription with a new signing secret. Call inside a transaction: the
+ * integration row is locked so parallel creates cannot pass the limit together.
+ * @returns the Webhook and its secret in clear (shown once; only the sealed form is stored).
+ * @throws ApiError 409 `invalid_state` for the 11th subscription of the integration; 422 on `/url`
+ *   ({@link checkWebhookUrl}) or `/include_pii`; 403 `scope_missing` / `pii_transfer_not_allowed`.
+ */
+export async function createSubscription(db: Db, caller: ApiCaller, input: WebhookCreate, piiCheck: PiiTransferCheck): Promise<{ webhook: Webhook; secret: string }> {
+  await db.select({ id: integrations.id }).from(integrations).where(eq(integrations.id, caller.integrationId)).for("update");
+  const [{ n }] = await db
+    .select({ n: count() })
+    .from(webhookSubscriptions)
+    .where(and(eq(webhookSubscriptions.tenantId, caller.tenantId), eq(webhookSubscriptions.integrationId, caller.integrationId)));
+  if (n >= MAX_SUBSCRIPTIONS_PER_INTEGRATION) {
+    throw new ApiError("invalid_state", `An integration may hold at most ${MAX_SUBSCRIPTIONS_PER_INTEGRATION} webhook subscriptions; delete one first.`);
+  }
+  if (input.include_pii) assertIncludePiiAllowed(caller, input.events, "/include_pii", piiCheck);
+  await checkWebhookUrl(input.url);
+  const secret = newSigningSecret();
+  const [row] = await db
+    .insert(webhookSubscriptions)
+    .values({
+      tenantId: caller.tenantId,
+      integrationId: caller.integrationId,
+      url: input.url,
+      events: input.events,
+      includePii: input.include_pii,
+      description: input.description ?? null,
+      status: "active",
+      secretEnc: sealSecret(secret),
+    })
+    .returning();
+  if (row.includePii) logPiiEnabled(caller, row.id);
+  return { webhook: toWebhook(row), secret };
+}
+
+/**
+ * `PATCH /webhooks/{id}`: changes the given fields. The `include_pii` rules are checked against the
+ * resulting events whenever `include_pii` is sent as true or `events` change while it is on.
+ * @throws ApiError 404 for a missing or foreign subscription; 422 on `/url`, `/events` or `/include_pii`;
+ *   403 `scope_missing` / `pii_transfer_not_allowed`.
+ */
+export async function updateSubscription(db: Db, caller: ApiCaller, id: string, input: WebhookUpdate, piiCheck: PiiTransferCheck): Promise<Webhook> {
+  const current = await findSubscription(db, caller, id, true);
+  const events = input.events ?? current.events;
+  const includePii = input.include_pii ?? current.includePii;
+  if (input.include_pii === true || (includePii && input.events !== undefined)) {
+    assertIncludePiiAllowed(caller, events, input.include_pii === true ? "/include_pii" : "/events", piiCheck);
+  }
+  if (input.url !== undefined) await checkWebhookUrl(input.url);
+  const set: Partial<typeof webhookSubscriptions.$inferInsert> = { updatedAt: sql`now()` as unknown as Date };
+  if (input.url !== undefined) set.url = input.url;
+  if (input.events !== undefined) set.events = input.events;
+  if (input.include_pii !== undefined) set.includePii = input.include_pii;
+  if (input.description !== undefined) set.description = input.description;
+  if (input.status !== undefined) set.status = input.status;
+  const [row] = await db.update(webhookSubscriptions).set(set).where(visibleTo(caller, id)).returning();
+  if (row.includePii && !current.includePii) logPiiEnabled(caller, row.id);
+  return toWebhook(row);
+}
+
+/** `DELETE /webhooks/{id}`: the delivery journal goes with it (foreign key cascade). @throws ApiError 404. */
+export async function deleteSubscription(db: Db, caller: ApiCaller, id: string): Promise<void> {
+  const gone = await db.delete(webhookSubscriptions).where(visibleTo(caller, id)).returning({ id: webhookSubscriptions.id });
+  if (gone.length === 0) throw notFound("Webhook subscription");
+}
+
+/**
+ * `POST /webhooks/{id}/rotate-secret`: a new secret; the current one becomes the previous and keeps
+ * signing for 24 hours (`previous_secret_expires_at`). A rotation inside an open window replaces the
+ * previous secret with the one just retired, so at most two secrets sign at once.
+ * @returns the Webhook and the new secret in clear (shown once). @throws ApiError 404.
+ */
+export async function rotateSecret(db: Db, caller: ApiCaller, id: string): Promise<{ webhook: Webhook; secret: string }> {
+  const current = await findSubscription(db, caller, id, true);
+  const at = now();
+  const secret = newSigningSecret();
+  const [row] = await db
+    .update(webhookSubscriptions)
+    .set({
+      secretEnc: sealSecret(secret),
+      previousSecretEnc: current.secretEnc,
+      previousSecretExpiresAt: new Date(at.getTime() + ROTATION_WINDOW_MS),
+      secretRotatedAt: at,
+      updatedAt: sql`now()` as unknown as Date,
+    })
+    .where(visibleTo(caller, id))
+    .returning();
+  return { webhook: toWebhook(row), secret };
+}
+
+/**
+ * `POST /webhooks/{id}/test`: records event `webhook.test` (`livemode: false`, data `{webhook_id}`) and
+ * queues it for this subscription only, whatever its `events` list. Call inside a transaction.
+ * @returns the event id (the `Service-Event-Id` of the delivery).
+ * @throws ApiError 404 for a missing or foreign subscription; 409 `invalid_state` when it is paused.
+ */
+export async function sendTestEvent(db: Db, caller: ApiCaller, id: string): Promise<string> {
+  const sub = await findSubscription(db, caller, id, true);
+  if (sub.status !== "active") throw new ApiError("invalid_state", "Test deliveries need an active subscription; set status active first.");
+  return recordEvent(db, { tenantId: caller.tenantId, type: "webhook.test", data: { webhook_id: sub.id }, livemode: false }, { onlySubscriptionId: sub.id });
+}
