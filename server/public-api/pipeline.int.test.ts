@@ -36,7 +36,8 @@ describe("routing", () => {
     ["POST", "/conversations/5f0c2d7e-1111-4c1e-9a6b-1b2c3d4e5f60/messages"],
     ["PATCH", "/leads/5f0c2d7e-1111-4c1e-9a6b-1b2c3d4e5f60"],
     ["PUT", "/crm/status-map"],
-    ["GET", "/webhooks"],
+    ["POST", "/articles/generation-jobs"],
+    ["GET", "/disclosures"],
   ])("%s %s → 404 not_found, also without a key", async (method, path) => {
     expectProblem(await call(method, path), 404, "not_found");
     expectProblem(await call(method, path, { key: t.key }), 404, "not_found");

@@ -24,7 +24,17 @@ export interface ApiCaller extends Actor {
   integrationId: string;
   keyMode: "live" | "test";
   tenant: { id: string; name: string; cell: Cell; crmMode: string; mainDomain: string | null };
-  integration: { id: string; name: string; piiCountry: string | null; legalBasis: string | null; dailySpendLimitMinor: bigint | null };
+  integration: {
+    id: string;
+    name: string;
+    piiCountry: string | null;
+    legalBasis: string | null;
+    dailySpendLimitMinor: bigint | null;
+    /** Spend of the integration today (UTC day), RUB minor units, as read with the key; undefined = not read. */
+    spentTodayMinor?: bigint;
+  };
+  /** The integration's channel of type `api` as read with the key; undefined = not read (then it is queried). */
+  apiChannelId?: string | null;
   /** The tenant's wallet as read with the key (one query for both); null when the tenant has no wallet row. */
   walletRow: { balanceMinor: bigint; blocked: boolean; lowMinor: bigint } | null;
   key: { id: string; keyId: string; mode: "live" | "test"; expiresAt: Date; ipAllowlist: string[] | null };

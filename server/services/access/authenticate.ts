@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Db } from "@/db/client";
-import { apiKeys, integrations, memberships, rateLimitOverrides, tenants, wallets } from "@/db/schema";
+import { apiKeys, channels, integrationDailySpend, integrations, memberships, rateLimitOverrides, tenants, wallets } from "@/db/schema";
 import { baseUrl, env } from "@/server/env";
 import { ApiError } from "@/server/errors";
 import type { ApiCaller } from "../actor";
@@ -36,56 +36,7 @@ export async function authenticate(db: Db, authorization: string | null, callerI
       correct_base_url: baseUrl(parsed.cell),
     });
   }
-  const rows = await db
-    .select({
-      keyUuid: apiKeys.id,
-      secretHash: apiKeys.secretHash,
-      mode: apiKeys.mode,
-      expiresAt: apiKeys.expiresAt,
-      revokedAt: apiKeys.revokedAt,
-      lastUsedAt: apiKeys.lastUsedAt,
-      keyAllowlist: apiKeys.ipAllowlist,
-      integrationId: integrations.id,
-      integrationName: integrations.name,
-      integrationStatus: integrations.status,
-      role: integrations.role,
-      scopes: integrations.scopes,
-      ownerId: integrations.ownerStaffUserId,
-      piiCountry: integrations.piiCountry,
-      legalBasis: integrations.legalBasis,
-      integrationAllowlist: integrations.ipAllowlist,
-      tenantId: tenants.id,
-      tenantName: tenants.name,
-      tenantCell: tenants.cell,
-      tenantStatus: tenants.status,
-      apiAccess: tenants.apiAccess,
-      features: tenants.features,
-      crmMode: tenants.crmMode,
-      mainDomain: tenants.mainDomain,
-      ownerActive: memberships.active,
-      ownerRights: memberships.rights,
-      walletBalance: wallets.balanceMinor,
-      walletBlocked: wallets.blocked,
-      lowMinor: tenants.lowBalanceMinor,
-      dailySpendLimitMinor: integrations.dailySpendLimitMinor,
-      kRead: keyLimits.readPerMin,
-      kWrite: keyLimits.writePerMin,
-      kPaid: keyLimits.paidPerMin,
-      kConc: keyLimits.paidConcurrency,
-      tRead: tenantLimitRow.readPerMin,
-      tWrite: tenantLimitRow.writePerMin,
-      tPaid: tenantLimitRow.paidPerMin,
-      tConc: tenantLimitRow.paidConcurrency,
-    })
-    .from(apiKeys)
-    .innerJoin(integrations, eq(integrations.id, apiKeys.integrationId))
-    .innerJoin(tenants, eq(tenants.id, apiKeys.tenantId))
-    .leftJoin(memberships, and(eq(memberships.tenantId, tenants.id), eq(memberships.staffUserId, integrations.ownerStaffUserId)))
-    .leftJoin(wallets, eq(wallets.tenantId, tenants.id))
-    .leftJoin(keyLimits, eq(keyLimits.keyId, apiKeys.keyId))
-    .leftJoin(tenantLimitRow, eq(tenantLimitRow.tenantId, tenants.id))
-    .where(eq(apiKeys.keyId, parsed.keyId))
-    .limit(1);
+  const rows = await keyQuery(db).execute({ keyId: parsed.keyId, day: now.toISOString().slice(0, 10) });
   const r = rows[0];
   // The hash is compared even for a missing key's stand-in so both paths take the same time.
   const ok = secretMatches(parsed.secret, r?.secretHash ?? "0".repeat(64));
@@ -119,7 +70,8 @@ export async function authenticate(db: Db, authorization: string | null, callerI
     integrationId: r.integrationId,
     keyMode: mode,
     tenant: { id: r.tenantId, name: r.tenantName, cell: env().cell, crmMode: r.crmMode, mainDomain: r.mainDomain },
-    integration: { id: r.integrationId, name: r.integrationName, piiCountry: r.piiCountry, legalBasis: r.legalBasis, dailySpendLimitMinor: r.dailySpendLimitMinor },
+    integration: { id: r.integrationId, name: r.integrationName, piiCountry: r.piiCountry, legalBasis: r.legalBasis, dailySpendLimitMinor: r.dailySpendLimitMinor, spentTodayMinor: r.spentTodayMinor ?? 0n },
+    apiChannelId: r.apiChannelId,
     walletRow: r.walletBalance === null ? null : { balanceMinor: r.walletBalance, blocked: r.walletBlocked ?? false, lowMinor: r.lowMinor },
     key: { id: r.keyUuid, keyId: parsed.keyId, mode, expiresAt: r.expiresAt, ipAllowlist: r.keyAllowlist ?? r.integrationAllowlist ?? null },
     limits: resolveLimits(tenantOverride, keyOverride),
@@ -131,4 +83,72 @@ export async function authenticate(db: Db, authorization: string | null, callerI
       licenseFeatures: r.features,
     }),
   };
+}
+
+/** The key lookup with everything the pipeline needs in one round trip; built once per database (query building is a hot path). */
+function buildKeyQuery(db: Db) {
+  return db
+    .select({
+      keyUuid: apiKeys.id,
+      secretHash: apiKeys.secretHash,
+      mode: apiKeys.mode,
+      expiresAt: apiKeys.expiresAt,
+      revokedAt: apiKeys.revokedAt,
+      lastUsedAt: apiKeys.lastUsedAt,
+      keyAllowlist: apiKeys.ipAllowlist,
+      integrationId: integrations.id,
+      integrationName: integrations.name,
+      integrationStatus: integrations.status,
+      role: integrations.role,
+      scopes: integrations.scopes,
+      ownerId: integrations.ownerStaffUserId,
+      piiCountry: integrations.piiCountry,
+      legalBasis: integrations.legalBasis,
+      integrationAllowlist: integrations.ipAllowlist,
+      tenantId: tenants.id,
+      tenantName: tenants.name,
+      tenantCell: tenants.cell,
+      tenantStatus: tenants.status,
+      apiAccess: tenants.apiAccess,
+      features: tenants.features,
+      crmMode: tenants.crmMode,
+      mainDomain: tenants.mainDomain,
+      ownerActive: memberships.active,
+      ownerRights: memberships.rights,
+      walletBalance: wallets.balanceMinor,
+      walletBlocked: wallets.blocked,
+      lowMinor: tenants.lowBalanceMinor,
+      dailySpendLimitMinor: integrations.dailySpendLimitMinor,
+      spentTodayMinor: integrationDailySpend.usedMinor,
+      apiChannelId: channels.id,
+      kRead: keyLimits.readPerMin,
+      kWrite: keyLimits.writePerMin,
+      kPaid: keyLimits.paidPerMin,
+      kConc: keyLimits.paidConcurrency,
+      tRead: tenantLimitRow.readPerMin,
+      tWrite: tenantLimitRow.writePerMin,
+      tPaid: tenantLimitRow.paidPerMin,
+      tConc: tenantLimitRow.paidConcurrency,
+    })
+    .from(apiKeys)
+    .innerJoin(integrations, eq(integrations.id, apiKeys.integrationId))
+    .innerJoin(tenants, eq(tenants.id, apiKeys.tenantId))
+    .leftJoin(memberships, and(eq(memberships.tenantId, tenants.id), eq(memberships.staffUserId, integrations.ownerStaffUserId)))
+    .leftJoin(wallets, eq(wallets.tenantId, tenants.id))
+    .leftJoin(keyLimits, eq(keyLimits.keyId, apiKeys.keyId))
+    .leftJoin(tenantLimitRow, eq(tenantLimitRow.tenantId, tenants.id))
+    .leftJoin(channels, and(eq(channels.integrationId, integrations.id), eq(channels.type, "api")))
+    .leftJoin(integrationDailySpend, and(eq(integrationDailySpend.integrationId, integrations.id), eq(integrationDailySpend.day, sql.placeholder("day"))))
+    .where(eq(apiKeys.keyId, sql.placeholder("keyId")))
+    .limit(1)
+    .prepare("authenticate_key");
+}
+
+type KeyQuery = ReturnType<typeof buildKeyQuery>;
+const keyQueries = new WeakMap<Db, KeyQuery>();
+
+function keyQuery(db: Db): KeyQuery {
+  let q = keyQueries.get(db);
+  if (!q) keyQueries.set(db, (q = buildKeyQuery(db)));
+  return q;
 }

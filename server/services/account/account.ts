@@ -12,7 +12,13 @@ import { dailySpend, readWallet, topupUrl } from "../wallet/wallet-state";
  * integration's spend today. Served while exchange is suspended.
  */
 export async function getWallet(db: Db, caller: ApiCaller): Promise<WalletBody> {
-  const [w, spend] = await Promise.all([readWallet(db, caller.tenantId, caller.walletRow), dailySpend(db, caller.integrationId, new Date(), caller.integration.dailySpendLimitMinor)]);
+  const limit = caller.integration.dailySpendLimitMinor;
+  const spent = caller.integration.spentTodayMinor;
+  const [w, spend] = await Promise.all([
+    readWallet(db, caller.tenantId, caller.walletRow),
+    // Spend read together with the key saves a round trip; otherwise it is asked for.
+    spent !== undefined ? { limit: limit === null ? null : money(limit), used: money(spent) } : dailySpend(db, caller.integrationId, new Date(), limit),
+  ]);
   return {
     balance: w.balanceMinor === null ? null : money(w.balanceMinor),
     state: w.state,
@@ -26,11 +32,13 @@ export async function getWallet(db: Db, caller: ApiCaller): Promise<WalletBody> 
 export async function getMe(db: Db, caller: ApiCaller): Promise<MeBody> {
   const [wallet, channel] = await Promise.all([
     getWallet(db, caller),
-    db
-      .select({ id: channels.id })
-      .from(channels)
-      .where(and(eq(channels.tenantId, caller.tenantId), eq(channels.integrationId, caller.integrationId), eq(channels.type, "api")))
-      .limit(1),
+    caller.apiChannelId !== undefined
+      ? [{ id: caller.apiChannelId }]
+      : db
+          .select({ id: channels.id })
+          .from(channels)
+          .where(and(eq(channels.tenantId, caller.tenantId), eq(channels.integrationId, caller.integrationId), eq(channels.type, "api")))
+          .limit(1),
   ]);
   return {
     tenant: { id: caller.tenant.id, name: caller.tenant.name },
