@@ -4,7 +4,7 @@ import { products, tenants } from "@/db/schema";
 import { invalidField, notFound } from "@/server/errors";
 import { validationError } from "@/server/public-api/validation";
 import type { Card, CardCreate, CardUpdate } from "@/server/schemas/cards";
-import type { Actor } from "../actor";
+import type { Actor, ApiCaller } from "../actor";
 import { checkCardAddresses, expandSiteAddress } from "./card-addresses";
 import { formatPrice } from "./price-text";
 
@@ -13,7 +13,11 @@ type ProductRow = typeof products.$inferSelect;
 /** Keyset position of a card in the list order: (sort, created_at, id). */
 export type CardPosition = [number, string, string];
 
-async function tenantContext(db: Db, tenantId: string): Promise<{ mainDomain: string | null; cell: string }> {
+async function tenantContext(db: Db, actor: Actor): Promise<{ mainDomain: string | null; cell: string }> {
+  // An API caller carries its tenant as read with the key; the console and operators ask for it.
+  const known = (actor as Partial<ApiCaller>).tenant;
+  if (known) return { mainDomain: known.mainDomain, cell: known.cell };
+  const tenantId = actor.tenantId;
   const [t] = await db.select({ mainDomain: tenants.mainDomain, cell: tenants.cell }).from(tenants).where(eq(tenants.id, tenantId));
   if (!t) throw notFound("Tenant");
   return t;
@@ -48,7 +52,7 @@ export async function listCards(
   actor: Actor,
   q: { limit: number; aiEnabled?: boolean; after?: CardPosition },
 ): Promise<{ cards: Card[]; next: CardPosition | null }> {
-  const t = await tenantContext(db, actor.tenantId);
+  const t = await tenantContext(db, actor);
   const conds = [eq(products.tenantId, actor.tenantId), isNotNull(products.code)];
   if (q.aiEnabled !== undefined) conds.push(eq(products.aiEnabled, q.aiEnabled));
   if (q.after) {
@@ -79,7 +83,7 @@ async function findByCode(db: Db, tenantId: string, code: string, lock = false):
 export async function getCard(db: Db, actor: Actor, code: string): Promise<Card> {
   const row = await findByCode(db, actor.tenantId, code);
   if (!row) throw notFound(`Card "${code}"`);
-  const t = await tenantContext(db, actor.tenantId);
+  const t = await tenantContext(db, actor);
   return toCard(row, t.mainDomain, t.cell);
 }
 
@@ -87,7 +91,7 @@ export async function getCard(db: Db, actor: Actor, code: string): Promise<Card>
 export async function getCardById(db: Db, actor: Actor, id: string): Promise<Card> {
   const [row] = await db.select().from(products).where(and(eq(products.tenantId, actor.tenantId), eq(products.id, id), isNotNull(products.code)));
   if (!row) throw notFound("Card");
-  const t = await tenantContext(db, actor.tenantId);
+  const t = await tenantContext(db, actor);
   return toCard(row, t.mainDomain, t.cell);
 }
 
@@ -105,7 +109,7 @@ const CODE_TAKEN = () => invalidField("/code", "taken", "this code is already us
  * @throws ApiError 422 on `/code` when the code is taken, and on address fields per {@link checkCardAddresses}.
  */
 export async function createCard(db: Db, actor: Actor, input: CardCreate): Promise<Card> {
-  const t = await tenantContext(db, actor.tenantId);
+  const t = await tenantContext(db, actor);
   const errors = checkCardAddresses(input, { tenantId: actor.tenantId, mainDomain: t.mainDomain });
   if (errors.length) throw validationError(errors);
   if (await findByCode(db, actor.tenantId, input.code)) throw CODE_TAKEN();
@@ -141,7 +145,7 @@ export async function createCard(db: Db, actor: Actor, input: CardCreate): Promi
 export async function updateCard(db: Db, actor: Actor, code: string, input: CardUpdate): Promise<Card> {
   const current = await findByCode(db, actor.tenantId, code, true);
   if (!current) throw notFound(`Card "${code}"`);
-  const t = await tenantContext(db, actor.tenantId);
+  const t = await tenantContext(db, actor);
   const errors = checkCardAddresses(input, { tenantId: actor.tenantId, mainDomain: t.mainDomain });
   if (errors.length) throw validationError(errors);
   if (input.code !== undefined && input.code !== code && (await findByCode(db, actor.tenantId, input.code))) throw CODE_TAKEN();

@@ -1,3 +1,4 @@
+const formatters = new Map<string, Intl.NumberFormat>();
 const LOCALES: Record<string, string> = { ru: "ru-RU", en: "en-GB", id: "id-ID" };
 
 /**
@@ -6,11 +7,13 @@ const LOCALES: Record<string, string> = { ru: "ru-RU", en: "en-GB", id: "id-ID" 
  */
 export function formatPrice(minor: bigint, currency: string, cell: string): string {
   const whole = minor % 100n === 0n;
-  const f = new Intl.NumberFormat(LOCALES[cell] ?? "en-GB", {
-    style: "currency",
-    currency,
-    minimumFractionDigits: whole ? 0 : 2,
-    maximumFractionDigits: whole ? 0 : 2,
-  });
+  const locale = LOCALES[cell] ?? "en-GB";
+  const cacheKey = `${locale}|${currency}|${whole}`;
+  let f = formatters.get(cacheKey);
+  if (!f) {
+    // Building a formatter costs far more than using one; a card page formats up to 100 prices.
+    f = new Intl.NumberFormat(locale, { style: "currency", currency, minimumFractionDigits: whole ? 0 : 2, maximumFractionDigits: whole ? 0 : 2 });
+    if (formatters.size < 1000) formatters.set(cacheKey, f);
+  }
   return f.format(Number(minor) / 100).replace(/\u00a0|\u202f/g, " ").slice(0, 40);
 }
