@@ -55,6 +55,7 @@ export const createWebhookRoute = defineRoute({
   idempotency: "required",
   body: WebhookCreateSchema,
   responses: { 201: WebhookWithSecretSchema },
+  problems: ["pii_transfer_not_allowed", "invalid_state"],
   handler: async ({ db, caller, body }) => {
     const { webhook, secret } = await subs.createSubscription(db, caller, body, piiTransferCheck);
     return created({ ...webhook, secret }, { type: "webhook", id: webhook.id });
@@ -86,6 +87,7 @@ export const updateWebhookRoute = defineRoute({
   params: UuidParam,
   body: WebhookUpdateSchema,
   responses: { 200: WebhookSchema },
+  problems: ["pii_transfer_not_allowed"],
   handler: async ({ db, caller, params, body }) => {
     const webhook = await subs.updateSubscription(db, caller, params.id, body, piiTransferCheck);
     return { status: 200, body: webhook, resource: { type: "webhook", id: webhook.id } };
@@ -140,6 +142,7 @@ export const testWebhookRoute = defineRoute({
   idempotency: "required",
   params: UuidParam,
   responses: { 202: WebhookTestResultSchema },
+  problems: ["invalid_state"],
   handler: async ({ db, caller, params }) => {
     const eventId = await subs.sendTestEvent(db, caller, params.id);
     return { status: 202, body: testResult(eventId), resource: { type: "event", id: eventId } };
