@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { ErrorCode } from "@/server/errors";
 import type { Db } from "@/db/client";
 import type { Scope } from "@/server/services/access/scopes";
 import type { ApiCaller } from "@/server/services/actor";
@@ -52,6 +53,11 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
   /** Retirement announcement (spec "Versioning" 4): both headers are sent on every answer of the route. */
   deprecation?: { deprecatedAt: Date; sunsetAt: Date; link?: string };
   responses: Record<number, z.ZodType | null>;
+  /**
+   * Problem codes the handler itself may answer beyond those the pipeline derives from the declaration
+   * (auth, wallet, scope, body, idempotency, params, validation): e.g. `invalid_state`. Documented in OpenAPI.
+   */
+  problems?: ErrorCode[];
   handler: (ctx: RouteContext<P, Q, B>) => Promise<Reply>;
   replay?: (ctx: RouteContext<P, Q, B>, resourceId: string, status: number) => Promise<Reply>;
 }

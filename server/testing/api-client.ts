@@ -1,6 +1,7 @@
 import { handlePublicRequest } from "@/server/public-api/pipeline";
 import { PEER_HEADER } from "@/server/public-api/client-ip";
 import { publicRouter } from "@/server/public-api/routes";
+import { responseValidator } from "./response-validator";
 
 /** What a test sees of an answer. `body` is parsed JSON, or null for an empty body. */
 export interface ApiAnswer {
@@ -18,6 +19,11 @@ export interface CallOptions {
   headers?: Record<string, string>;
   ip?: string | null;
   idempotencyKey?: string;
+  /**
+   * Check the answer against the OpenAPI document (default true; a mismatch throws). Turn it off only
+   * where a test breaks the service on purpose beyond the contract.
+   */
+  validate?: boolean;
 }
 
 /** Origin the test requests go to (the RU cell origin of the test environment). */
@@ -25,7 +31,9 @@ export const TEST_ORIGIN = "https://api.example.ru";
 
 /**
  * Calls the public API the way the route handler does: a real `Request` into the pipeline, with the
- * peer address our HTTP server would stamp. `path` is relative to `/api/public/v1`.
+ * peer address our HTTP server would stamp. `path` is relative to `/api/public/v1`. Every answer is
+ * checked against the OpenAPI document (server/testing/response-validator.ts) unless `validate: false`.
+ * @throws ResponseMismatch when the answer differs from the document.
  */
 export async function call(method: string, path: string, o: CallOptions = {}): Promise<ApiAnswer> {
   const headers = new Headers(o.headers);
@@ -40,7 +48,9 @@ export async function call(method: string, path: string, o: CallOptions = {}): P
   const request = new Request(`${TEST_ORIGIN}/api/public/v1${path}`, { method, headers, body, duplex: "half" } as RequestInit);
   const res = await handlePublicRequest(request, publicRouter);
   const text = await res.text();
-  return { status: res.status, headers: res.headers, text, body: text ? JSON.parse(text) : null };
+  const answer = { status: res.status, headers: res.headers, text, body: text ? JSON.parse(text) : null };
+  if (o.validate !== false) responseValidator().check({ method, path, ...answer });
+  return answer;
 }
 
 /** Asserts-free helper: the catalog code of a problem answer, or undefined. */

@@ -1,0 +1,82 @@
+import { createDocument, type ZodOpenApiPathsObject } from "zod-openapi";
+import type { AnyRoute } from "@/server/public-api/define-route";
+import { ROUTES } from "@/server/public-api/routes";
+import { operationOf, SECURITY_SCHEME, tagOf } from "./operation";
+import { webhooksOf } from "./webhooks";
+
+/** The OpenAPI document as plain JSON. */
+export type OpenApiDocument = ReturnType<typeof createDocument>;
+
+/** Version of the document's `info`; the API version itself is the path (`/api/public/v1`). */
+export const DOCUMENT_VERSION = "1.0.0";
+
+const DESCRIPTION = [
+  "Public HTTP API v1 of the platform: AI sales chat, CRM leads, SEO articles, strategist, analytics and webhooks.",
+  "",
+  "Every request carries `Authorization: Bearer <API_KEY>`; a key works only in its own cell. Errors are `application/problem+json` (RFC 9457): branch on `code`.",
+  "Lists answer `{data, next_cursor}`; pass `next_cursor` back as `cursor` (valid 24 hours); null ends the list.",
+  "POST and PATCH honour `Idempotency-Key` for 24 hours. Every answer carries `X-Request-Id`; authenticated answers carry `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`; 429 and 503 carry `Retry-After`.",
+  "Inside v1 only additive changes occur: ignore unknown fields and treat value sets as open.",
+].join("\n");
+
+/**
+ * Builds the OpenAPI 3.1 document of the public API from `routes` (default: every Available route of
+ * the route table; Planned routes are not in the table, so never documented) and the event catalog.
+ * Schemas come only from the routes' zod declarations (input side for parameters and bodies, output
+ * side for answers).
+ * @throws Error when a route's schema cannot be represented (e.g. a transform on the answer side).
+ */
+export function buildOpenApiDocument(routes: readonly AnyRoute[] = ROUTES): OpenApiDocument {
+  const paths: ZodOpenApiPathsObject = {};
+  for (const route of routes) {
+    const item = (paths[route.path] ??= {});
+    (item as Record<string, unknown>)[route.method.toLowerCase()] = operationOf(route);
+  }
+  const tags = [...new Set(routes.map(tagOf))].map((name) => ({ name }));
+  return createDocument({
+    openapi: "3.1.0",
+    info: {
+      title: "Platform public API",
+      version: DOCUMENT_VERSION,
+      description: DESCRIPTION,
+      contact: { name: "API support", url: "https://api.example.ru/developers" },
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
+    },
+    servers: [{ url: "/api/public/v1", description: "this cell (a key works only in its own cell; `GET /me` shows `base_url`)" }],
+    security: [{ [SECURITY_SCHEME]: [] }],
+    tags: [...tags, { name: "events", description: "Webhook deliveries sent to subscribers (see the webhooks section)" }],
+    paths,
+    webhooks: webhooksOf(),
+    components: {
+      securitySchemes: {
+        [SECURITY_SCHEME]: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "API key",
+          description: "`Authorization: Bearer <API_KEY>`. The role listed on an operation is the scope it needs; `GET /me` lists the key's effective scopes.",
+        },
+      },
+    },
+  }, { override: publishOverride });
+}
+
+/**
+ * Rendering rules of the published document:
+ * - answer objects stay open (spec "Versioning" 2: fields may be added inside v1; clients ignore unknown
+ *   ones), so `additionalProperties: false` is dropped unless the schema is declared strict; the tests'
+ *   response validator closes them again to catch undocumented fields;
+ * - defaults of text parameters (`limit`) are shown as text, the way they travel.
+ */
+function publishOverride(ctx: { jsonSchema: Record<string, unknown>; zodSchema: unknown; io: "input" | "output" }): void {
+  const { jsonSchema: js, io } = ctx;
+  const def = (ctx.zodSchema as { _zod: { def: { type: string; catchall?: { _zod: { def: { type: string } } } } } })._zod.def;
+  if (io === "output" && def.type === "object" && def.catchall?._zod.def.type !== "never" && js.additionalProperties === false) delete js.additionalProperties;
+  if (io === "input" && js.type === "string" && js.default !== undefined && typeof js.default !== "string") js.default = String(js.default);
+}
+
+let cached: OpenApiDocument | undefined;
+
+/** The document of the route table, built once per process. */
+export function openApiDocument(): OpenApiDocument {
+  return (cached ??= buildOpenApiDocument());
+}

@@ -1,0 +1,65 @@
+import { z } from "zod";
+import "zod-openapi";
+
+/**
+ * Response and request headers of the contract (spec "Endpoints: Common request rules"), registered once
+ * as components (`header.id` / `param.id`) and referenced from every operation.
+ */
+export const H = {
+  requestId: z.string().min(1).meta({ description: "id of this request; equals `request_id` of an error body", example: "req_3f1c0b1e2a4d4c8e9b7a6f5e4d3c2b1a", header: { id: "X-Request-Id" } }),
+  rateLimitLimit: z.string().meta({ description: "requests allowed per minute in the tightest window (key or tenant) of this rate class", example: "600", header: { id: "RateLimit-Limit" } }),
+  rateLimitRemaining: z.string().meta({ description: "requests left in that window", example: "599", header: { id: "RateLimit-Remaining" } }),
+  rateLimitReset: z.string().meta({ description: "seconds until the window renews", example: "42", header: { id: "RateLimit-Reset" } }),
+  retryAfter: z.string().meta({ description: "seconds to wait before retrying (with the same Idempotency-Key)", example: "5", header: { id: "Retry-After" } }),
+  cacheControl: z.string().meta({ description: "caching rule of this route: `private, no-store` for conversation and message reads, `no-store` for an article", example: "private, no-store", header: { id: "Cache-Control" } }),
+  deprecation: z.string().meta({ description: "when the route was deprecated (`@<unix time>`)", header: { id: "Deprecation" } }),
+  sunset: z.string().meta({ description: "when the route stops answering (HTTP date)", header: { id: "Sunset" } }),
+  walletState: z.literal("unknown").meta({ description: "sent when the wallet state cannot be read right now", header: { id: "Service-Wallet-State" } }),
+};
+
+function idempotencyKey(required: boolean) {
+  return z
+    .string()
+    .min(1)
+    .max(255)
+    .meta({
+      description: `${required ? "required" : "optional"}: a new value (usually a UUID v4) per operation; a repeat within 24 hours answers the first result`,
+      example: "6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b",
+      param: { in: "header", name: "Idempotency-Key", required, id: required ? "IdempotencyKeyRequired" : "IdempotencyKey" },
+    });
+}
+const IDEMPOTENCY_KEY = { required: idempotencyKey(true), optional: idempotencyKey(false) };
+
+/** The `Idempotency-Key` request header (spec "Common request rules"), one registered schema per mode. */
+export function idempotencyKeyParam(required: boolean) {
+  return required ? IDEMPOTENCY_KEY.required : IDEMPOTENCY_KEY.optional;
+}
+
+/** Headers of a successful answer: the request id and rate limits always, the route's own when it declares them. */
+export function successHeaders(opts: { cacheControl?: string; deprecated?: boolean }) {
+  return z.object({
+    "X-Request-Id": H.requestId,
+    "RateLimit-Limit": H.rateLimitLimit,
+    "RateLimit-Remaining": H.rateLimitRemaining,
+    "RateLimit-Reset": H.rateLimitReset,
+    "Service-Wallet-State": H.walletState.optional(),
+    ...(opts.cacheControl ? { "Cache-Control": H.cacheControl } : {}),
+    ...(opts.deprecated ? { Deprecation: H.deprecation, Sunset: H.sunset } : {}),
+  });
+}
+
+/**
+ * Headers of an error answer: the request id always; rate limits once the key is known (so optional);
+ * `Retry-After` on 429 and 503.
+ */
+export function problemHeaders(status: number, deprecated: boolean) {
+  return z.object({
+    "X-Request-Id": H.requestId,
+    "RateLimit-Limit": H.rateLimitLimit.optional(),
+    "RateLimit-Remaining": H.rateLimitRemaining.optional(),
+    "RateLimit-Reset": H.rateLimitReset.optional(),
+    "Service-Wallet-State": H.walletState.optional(),
+    ...(status === 429 || status === 503 ? { "Retry-After": H.retryAfter } : {}),
+    ...(deprecated ? { Deprecation: H.deprecation, Sunset: H.sunset } : {}),
+  });
+}

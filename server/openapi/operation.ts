@@ -1,0 +1,84 @@
+import { z } from "zod";
+import type { ZodOpenApiOperationObject, ZodOpenApiResponsesObject } from "zod-openapi";
+import { ERROR_CATALOG, type ErrorCode } from "@/server/errors";
+import type { AnyRoute } from "@/server/public-api/define-route";
+import { ProblemSchema } from "@/server/schemas/problem";
+import { idempotencyKeyParam, problemHeaders, successHeaders } from "./headers";
+import { codesByStatus, idempotencyMode, problemCodes } from "./problem-codes";
+
+/** Name of the bearer security scheme in `components.securitySchemes`. */
+export const SECURITY_SCHEME = "ApiKey";
+
+const RATE_TEXT = { read: "reads", write: "writes", paid: "paid operations" } as const;
+
+/** The tag of a route: its first path segment (`/cards/{code}` → `cards`). */
+export function tagOf(route: AnyRoute): string {
+  return route.path.split("/")[1] || "root";
+}
+
+/**
+ * The OpenAPI operation of one route, built only from its declaration: parameters (path and query from
+ * the zod input side, `Idempotency-Key`), the JSON body, the declared answers (output side) with the
+ * common headers, every problem answer the route can give (see {@link problemCodes}) with an example per
+ * code, and the scope as the role of the bearer requirement (OpenAPI 3.1 allows roles for http schemes).
+ */
+export function operationOf(route: AnyRoute): ZodOpenApiOperationObject {
+  const deprecated = Boolean(route.deprecation);
+  const idem = idempotencyMode(route);
+  const responses: ZodOpenApiResponsesObject = {};
+  for (const [status, schema] of Object.entries(route.responses)) {
+    responses[status as `${1 | 2 | 3 | 4 | 5}${string}`] = {
+      description: `${status} ${statusText(Number(status))}`,
+      headers: successHeaders({ cacheControl: route.cacheControl, deprecated }),
+      ...(schema ? { content: { "application/json": { schema } } } : {}),
+    };
+  }
+  const codes = problemCodes(route);
+  for (const [status, group] of codesByStatus(codes)) {
+    responses[String(status) as `4${string}`] = {
+      description: `Problem: ${group.join(", ")}`,
+      headers: problemHeaders(status, deprecated),
+      content: { "application/problem+json": { schema: ProblemSchema, examples: Object.fromEntries(group.map((c) => [c, { summary: ERROR_CATALOG[c].title, value: exampleProblem(c) }])) } },
+    };
+  }
+  const scopeText = route.scope ? `Scope: \`${route.scope}\`.` : "Scope: none (any valid key).";
+  const notes = [
+    scopeText,
+    `Rate class: ${RATE_TEXT[route.rate]}.`,
+    idem === "required" ? "`Idempotency-Key` is required." : idem === "optional" ? "`Idempotency-Key` is honoured when sent." : "",
+    route.walletExempt ? "Served while data exchange is suspended." : "",
+    route.pii ? "The answer carries personal data (RU cell: the transfer rule applies)." : "",
+  ].filter(Boolean);
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    description: notes.join(" "),
+    tags: [tagOf(route)],
+    ...(deprecated ? { deprecated: true } : {}),
+    security: [{ [SECURITY_SCHEME]: route.scope ? [route.scope] : [] }],
+    "x-scope": route.scope,
+    "x-rate-class": route.rate,
+    "x-problem-codes": codes,
+    requestParams: {
+      ...(route.params ? { path: route.params as z.ZodObject } : {}),
+      ...(route.query ? { query: route.query as z.ZodObject } : {}),
+    },
+    ...(idem !== "none" ? { parameters: [idempotencyKeyParam(idem === "required")] } : {}),
+    ...(route.body ? { requestBody: { required: true, content: { "application/json": { schema: route.body } } } } : {}),
+    responses,
+  } as ZodOpenApiOperationObject;
+}
+
+/** A problem body as the API answers it for `code`, used as the documented example. */
+export function exampleProblem(code: ErrorCode): z.infer<typeof ProblemSchema> {
+  const { status, title } = ERROR_CATALOG[code];
+  const base = { type: `https://api.example.ru/developers/errors#${code}`, title, status, code, detail: title + ".", request_id: "req_3f1c0b1e2a4d4c8e9b7a6f5e4d3c2b1a" };
+  if (code === "validation_failed") return { ...base, errors: [{ field: "/limit", code: "out_of_range", message: "must be from 1 to 100" }] };
+  if (code === "wallet_suspended") return { ...base, topup_url: "https://app.example.ru/console/wallet", balance: { amount: "-12.50", currency: "RUB" } };
+  if (code === "wrong_cell") return { ...base, correct_base_url: "https://api.example.com/api/public/v1" };
+  return base;
+}
+
+function statusText(status: number): string {
+  return ({ 200: "OK", 201: "Created", 202: "Accepted", 204: "No Content" } as Record<number, string>)[status] ?? "";
+}

@@ -1,0 +1,191 @@
+import Ajv2020, { type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { openApiDocument, type OpenApiDocument } from "@/server/openapi/document";
+import { API_PREFIX } from "@/server/public-api/pipeline";
+
+/** One answer as a client saw it. `path` is the request path, with or without `/api/public/v1` and query. */
+export interface SeenResponse {
+  method: string;
+  path: string;
+  status: number;
+  headers: Headers | Record<string, string>;
+  /** Parsed JSON, or null for an empty body. */
+  body: unknown;
+}
+
+type Json = Record<string, unknown>;
+type Operation = Json & { responses: Record<string, Json> };
+
+/** Thrown when an answer does not match the OpenAPI document; the message says what and where. */
+export class ResponseMismatch extends Error {
+  constructor(seen: SeenResponse, problems: string[]) {
+    const body = JSON.stringify(seen.body) ?? "";
+    super(`${seen.method} ${seen.path} → ${seen.status} does not match the OpenAPI document:\n  - ${problems.join("\n  - ")}\n  body: ${body.slice(0, 600)}`);
+    this.name = "ResponseMismatch";
+  }
+}
+
+/**
+ * Checks answers against an OpenAPI document (Ajv, JSON Schema 2020-12): the operation is found by path
+ * template and method; the status must be documented; the body must match the media type's schema, with
+ * every object closed (`additionalProperties: false` where the document leaves it open) so undocumented
+ * fields are caught; documented required headers must be present and match their schema. A problem
+ * answer must also carry a code the operation documents (`x-problem-codes`), `status` equal to the HTTP
+ * status and `request_id` equal to `X-Request-Id`. Paths or methods the document does not have (unknown
+ * or Planned routes) must answer a Problem with 404 or 405 (405 with `Allow`).
+ */
+export class ResponseValidator {
+  private readonly doc: Json;
+  private readonly ajv: Ajv2020;
+  private readonly templates: { template: string; re: RegExp }[];
+  private readonly compiled = new Map<string, ValidateFunction>();
+
+  constructor(document: OpenApiDocument | Json) {
+    this.doc = closeObjects(structuredClone(document) as Json) as Json;
+    this.ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+    addFormats(this.ajv);
+    this.ajv.addSchema(this.doc, "openapi.json");
+    this.templates = Object.keys(this.doc.paths as Json)
+      .map((template) => ({ template, re: templateRe(template), params: (template.match(/\{/g) ?? []).length }))
+      .sort((a, b) => a.params - b.params);
+  }
+
+  /** @throws ResponseMismatch listing every difference. */
+  check(seen: SeenResponse): void {
+    const problems = this.differences(seen);
+    if (problems.length) throw new ResponseMismatch(seen, problems);
+  }
+
+  /** Every difference between the answer and the document (empty when it matches). */
+  differences(seen: SeenResponse): string[] {
+    const headers = seen.headers instanceof Headers ? seen.headers : new Headers(seen.headers);
+    const rel = relativePath(seen.path);
+    const found = this.templates.find((t) => t.re.test(rel));
+    const item = found ? ((this.doc.paths as Json)[found.template] as Json) : undefined;
+    const op = item?.[seen.method.toLowerCase()] as Operation | undefined;
+    if (!found || !op) return this.undocumentedRoute(seen, headers, Boolean(found));
+
+    const pointer = `#/paths/${escape(found.template)}/${seen.method.toLowerCase()}/responses`;
+    const key = String(seen.status);
+    const statusKey = key in op.responses ? key : `${key[0]}XX` in op.responses ? `${key[0]}XX` : "default" in op.responses ? "default" : undefined;
+    if (!statusKey) return [`status ${seen.status} is not documented for ${seen.method} ${found.template} (documented: ${Object.keys(op.responses).join(", ")})`];
+    const response = this.deref(op.responses[statusKey]);
+    const out = this.checkHeaders(response, headers, `${pointer}/${statusKey}`);
+    const content = response.content as Record<string, Json> | undefined;
+    if (!content) {
+      if (seen.body !== null && seen.body !== undefined) out.push(`status ${seen.status} documents no body, but one was sent`);
+      return out;
+    }
+    const type = (headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+    if (!(type in content)) return [...out, `Content-Type "${type}" is not documented (documented: ${Object.keys(content).join(", ")})`];
+    out.push(...this.validate(`${pointer}/${statusKey}/content/${escape(type)}/schema`, seen.body));
+    if (type === "application/problem+json") {
+      out.push(...problemRules(seen, headers));
+      const codes = op["x-problem-codes"] as string[] | undefined;
+      const code = (seen.body as Json | null)?.code;
+      if (codes && typeof code === "string" && !codes.includes(code)) out.push(`problem code "${code}" is not documented for ${seen.method} ${found.template} (documented: ${codes.join(", ")})`);
+    }
+    return out;
+  }
+
+  private undocumentedRoute(seen: SeenResponse, headers: Headers, pathKnown: boolean): string[] {
+    const out: string[] = [];
+    const allowed = pathKnown ? [404, 405] : [404];
+    if (!allowed.includes(seen.status)) out.push(`${seen.method} ${relativePath(seen.path)} is not in the document, so only ${allowed.join(" or ")} with a Problem may answer`);
+    if (seen.status === 405 && !headers.get("allow")) out.push("405 without an Allow header");
+    if ((headers.get("content-type") ?? "").split(";")[0] !== "application/problem+json") out.push(`Content-Type is "${headers.get("content-type")}", not application/problem+json`);
+    out.push(...this.validate("#/components/schemas/Problem", seen.body), ...problemRules(seen, headers));
+    if (!headers.get("x-request-id")) out.push("header X-Request-Id is missing");
+    return out;
+  }
+
+  private checkHeaders(response: Json, headers: Headers, pointer: string): string[] {
+    const out: string[] = [];
+    for (const [name, raw] of Object.entries((response.headers ?? {}) as Record<string, Json>)) {
+      const h = this.deref(raw);
+      const value = headers.get(name);
+      if (value === null) {
+        if (h.required) out.push(`required header ${name} is missing`);
+        continue;
+      }
+      const ref = typeof raw.$ref === "string" ? `${raw.$ref}/schema` : `${pointer}/headers/${escape(name)}/schema`;
+      if (h.schema) out.push(...this.validate(ref, value).map((m) => `header ${name}: ${m}`));
+    }
+    return out;
+  }
+
+  private validate(ref: string, value: unknown): string[] {
+    let fn = this.compiled.get(ref);
+    if (!fn) {
+      fn = this.ajv.compile({ $ref: `openapi.json${ref}` });
+      this.compiled.set(ref, fn);
+    }
+    return fn(value) ? [] : (fn.errors ?? []).slice(0, 10).map(describe);
+  }
+
+  private deref(obj: Json): Json {
+    let cur = obj;
+    while (typeof cur.$ref === "string") {
+      cur = String(cur.$ref)
+        .slice(2)
+        .split("/")
+        .reduce<Json>((o, k) => o[k.replace(/~1/g, "/").replace(/~0/g, "~")] as Json, this.doc);
+    }
+    return cur;
+  }
+}
+
+/** `status` equals the HTTP status and `request_id` equals `X-Request-Id` (spec "Problem body"). */
+function problemRules(seen: SeenResponse, headers: Headers): string[] {
+  const b = seen.body as Json | null;
+  const out: string[] = [];
+  if (b?.status !== seen.status) out.push(`problem status ${String(b?.status)} differs from HTTP ${seen.status}`);
+  if (b?.request_id !== headers.get("x-request-id")) out.push(`problem request_id ${String(b?.request_id)} differs from X-Request-Id ${headers.get("x-request-id")}`);
+  return out;
+}
+
+function describe(e: ErrorObject): string {
+  const at = e.instancePath || "(root)";
+  if (e.keyword === "additionalProperties") return `${at}: field "${String(e.params.additionalProperty)}" is not documented`;
+  return `${at}: ${e.message ?? e.keyword}${e.keyword === "enum" ? ` (${JSON.stringify(e.params.allowedValues)})` : ""}`;
+}
+
+/**
+ * Closes every object schema that lists `properties` and leaves `additionalProperties` unset, except
+ * inside `allOf` (where closing one part would refuse the other parts' fields) and in request bodies.
+ */
+function closeObjects(node: unknown, parentKey = ""): unknown {
+  if (Array.isArray(node)) return node.map((n) => closeObjects(n, parentKey));
+  if (!node || typeof node !== "object") return node;
+  const o = node as Json;
+  for (const [k, v] of Object.entries(o)) {
+    if (k === "requestBody" || k === "parameters" || k === "webhooks") continue;
+    o[k] = closeObjects(v, k);
+  }
+  if (parentKey !== "allOf" && o.type === "object" && o.properties && !("additionalProperties" in o)) o.additionalProperties = false;
+  return o;
+}
+
+function templateRe(template: string): RegExp {
+  const src = template
+    .split("/")
+    .map((seg) => (/^\{\w+\}$/.test(seg) ? "[^/]+" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+    .join("/");
+  return new RegExp(`^${src}/?$`);
+}
+
+function relativePath(path: string): string {
+  const p = path.split("?")[0].replace(/^https?:\/\/[^/]+/, "");
+  return p.startsWith(API_PREFIX) ? p.slice(API_PREFIX.length) || "/" : p;
+}
+
+function escape(segment: string): string {
+  return segment.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+let shared: ResponseValidator | undefined;
+
+/** The validator of this process's document (built from the route table once). */
+export function responseValidator(): ResponseValidator {
+  return (shared ??= new ResponseValidator(openApiDocument()));
+}
