@@ -1,0 +1,95 @@
+import { and, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { events, webhookDeliveries, webhookSubscriptions } from "@/db/schema";
+import { recordEvent, recordEventWithDeliveries } from "@/server/services/events/outbox";
+import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
+import { openTestDatabase } from "@/server/testing/test-db";
+import { newSigningSecret, sealSecret } from "@/server/webhooks/secret-box";
+
+let db: Awaited<ReturnType<typeof openTestDatabase>>;
+let a: TenantFixture;
+let b: TenantFixture;
+const sub: Record<string, string> = {};
+
+async function subscribe(t: TenantFixture, patterns: string[], status = "active"): Promise<string> {
+  const [row] = await db.db
+    .insert(webhookSubscriptions)
+    .values({ tenantId: t.tenantId, integrationId: t.integrationId, url: "https://hooks.example.com/x", events: patterns, status, secretEnc: sealSecret(newSigningSecret()) })
+    .returning({ id: webhookSubscriptions.id });
+  return row.id;
+}
+
+/** Subscription ids that got a delivery of the event. */
+async function receivers(eventId: string): Promise<string[]> {
+  const rows = await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, eventId));
+  return rows.map((r) => r.subscriptionId).sort();
+}
+const ids = (...names: string[]) => names.map((n) => sub[n]).sort();
+
+beforeAll(async () => {
+  db = await openTestDatabase();
+  a = await makeTenant(db.db);
+  b = await makeTenant(db.db);
+  sub.family = await subscribe(a, ["lead.*"]);
+  sub.exact = await subscribe(a, ["task.created", "lead.created"]);
+  sub.tasks = await subscribe(a, ["task.*"]);
+  sub.paused = await subscribe(a, ["lead.*"], "paused");
+  sub.articles = await subscribe(a, ["article.*"]);
+  sub.foreign = await subscribe(b, ["lead.*"]);
+});
+afterAll(async () => db.drop());
+
+describe("fan-out of recorded events", () => {
+  it("queues one pending delivery per active subscription whose events match, in the event's tenant only", async () => {
+    const r = await recordEventWithDeliveries(db.db, { tenantId: a.tenantId, type: "lead.created", data: { lead_id: "x" } });
+    expect(await receivers(r.eventId)).toEqual(ids("family", "exact"));
+    const rows = await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, r.eventId));
+    expect(r.deliveryIds.sort()).toEqual(rows.map((d) => d.id).sort());
+    for (const d of rows) {
+      expect(d).toMatchObject({ tenantId: a.tenantId, eventType: "lead.created", state: "pending", attempt: 0, statusCode: null, error: null, deliveredAt: null, lockedUntil: null });
+      expect(Math.abs(d.nextAttemptAt!.getTime() - Date.now())).toBeLessThan(60_000);
+    }
+  });
+
+  it.each([
+    ["lead.scored", ["family"]],
+    ["task.created", ["exact", "tasks"]],
+    ["task.completed", ["tasks"]],
+    ["article.generation.failed", ["articles"]],
+    ["message.created", []],
+    ["webhook.test", []],
+  ])("%s reaches %j", async (type, names) => {
+    const id = await recordEvent(db.db, { tenantId: a.tenantId, type, data: {} });
+    expect(await receivers(id)).toEqual(ids(...names));
+  });
+
+  it("targets one active subscription of the tenant when asked, whatever its events", async () => {
+    const id = await recordEvent(db.db, { tenantId: a.tenantId, type: "webhook.test", data: {}, livemode: false }, { onlySubscriptionId: sub.articles });
+    expect(await receivers(id)).toEqual([sub.articles]);
+    const paused = await recordEventWithDeliveries(db.db, { tenantId: a.tenantId, type: "webhook.test", data: {} }, { onlySubscriptionId: sub.paused });
+    expect(paused.deliveryIds).toEqual([]);
+    const foreign = await recordEventWithDeliveries(db.db, { tenantId: a.tenantId, type: "webhook.test", data: {} }, { onlySubscriptionId: sub.foreign });
+    expect(foreign.deliveryIds).toEqual([]);
+  });
+
+  it("leaves neither event nor delivery when the transaction rolls back", async () => {
+    let eventId = "";
+    await expect(
+      db.db.transaction(async (tx) => {
+        eventId = await recordEvent(tx as never, { tenantId: b.tenantId, type: "lead.updated", data: { marker: "rolled-back" } });
+        // Inside the transaction the delivery exists (PGlite has one connection, so no outside look here).
+        const inside = await tx.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, eventId));
+        expect(inside.map((d) => d.subscriptionId)).toEqual([sub.foreign]);
+        throw new Error("abort");
+      }),
+    ).rejects.toThrow("abort");
+    expect(eventId).not.toBe("");
+    expect(await db.db.select().from(events).where(eq(events.id, eventId))).toHaveLength(0);
+    expect(await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, eventId))).toHaveLength(0);
+    // The same write committed does queue a delivery, so the empty result above is the rollback.
+    const committed = await db.db.transaction((tx) => recordEvent(tx as never, { tenantId: b.tenantId, type: "lead.updated", data: {} }));
+    expect(await receivers(committed)).toEqual([sub.foreign]);
+    const all = await db.db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.tenantId, b.tenantId)));
+    expect(all.every((d) => d.subscriptionId === sub.foreign)).toBe(true);
+  });
+});
