@@ -1,6 +1,6 @@
 import { validate } from "@readme/openapi-parser";
 import { renderToStaticMarkup } from "react-dom/server";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { GET as serveDocument } from "@/app/api/public/v1/openapi.json/route";
 import { GET as serveAsset } from "@/app/docs/api/assets/[file]/route";
 import ApiReferencePage from "@/app/docs/api/page";
@@ -166,8 +166,15 @@ describe("served over HTTP", () => {
   });
 
   it("validates every answer of call() against the document", async () => {
+    const spy = vi.spyOn(ResponseValidator.prototype, "check");
     const me = await call("GET", "/me", { key: t.key });
     expect(me.status).toBe(200);
+    expect(spy).toHaveBeenCalledWith(expect.objectContaining({ method: "GET", path: "/me", status: 200, body: me.body }));
+    spy.mockImplementationOnce(() => {
+      throw new ResponseMismatch({ method: "GET", path: "/me", status: 200, headers: {}, body: null }, ["planted"]);
+    });
+    await expect(call("GET", "/me", { key: t.key })).rejects.toThrow(/planted/);
+    spy.mockRestore();
     await expect(call("GET", "/cards?limit=0", { key: t.key })).resolves.toMatchObject({ status: 422 });
     await expect(call("POST", "/conversations", { key: t.key, json: {} })).resolves.toMatchObject({ status: 404 });
   });
