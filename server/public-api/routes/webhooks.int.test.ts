@@ -169,6 +169,17 @@ describe("POST /webhooks", () => {
   });
 });
 
+describe("POST /webhooks in parallel", () => {
+  it("never lets parallel creates pass the limit of 10", async () => {
+    const x = await makeTenant(db.db);
+    const answers = await Promise.all(Array.from({ length: 13 }, () => create({ url: URL_OK, events: ["lead.*"] }, x.key)));
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses.filter((s) => s === 201)).toHaveLength(10);
+    expect(answers.filter((a) => a.status !== 201).map((a) => [a.status, a.body.code])).toEqual(Array(3).fill([409, "invalid_state"]));
+    expect(await db.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.integrationId, x.integrationId))).toHaveLength(10);
+  });
+});
+
 describe("GET /webhooks and GET /webhooks/{id}", () => {
   it("shows only the calling integration's subscriptions; another integration's id is 404", async () => {
     const x = await makeTenant(db.db);
