@@ -1,11 +1,12 @@
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { promisify } from "node:util";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./validated-request";
 
 // The README's promise, over real HTTP: the demo serves, its key works from curl-like clients, cards
 // can be created, listed, changed and deleted, errors are problem+json, and the operator CLI changes
-// the running app's embedded database.
+// the running app's embedded database. Every public API answer is checked against the served OpenAPI
+// document (./validated-request).
 
 const demo = () => JSON.parse(readFileSync(".data/e2e/demo.json", "utf8")) as { apiKey: string; tenantId: string; baseUrl: string };
 const run = promisify(execFile);

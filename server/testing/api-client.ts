@@ -1,7 +1,8 @@
 import { handlePublicRequest } from "@/server/public-api/pipeline";
 import { PEER_HEADER } from "@/server/public-api/client-ip";
 import { publicRouter } from "@/server/public-api/routes";
-import { responseValidator } from "./response-validator";
+import { openApiDocument } from "@/server/openapi/document";
+import { ResponseValidator } from "./response-validator";
 
 /** What a test sees of an answer. `body` is parsed JSON, or null for an empty body. */
 export interface ApiAnswer {
@@ -51,6 +52,13 @@ export async function call(method: string, path: string, o: CallOptions = {}): P
   const answer = { status: res.status, headers: res.headers, text, body: text ? JSON.parse(text) : null };
   if (o.validate !== false) responseValidator().check({ method, path, ...answer });
   return answer;
+}
+
+let validator: ResponseValidator | undefined;
+
+/** The validator of this process's document (built from the route table once). */
+export function responseValidator(): ResponseValidator {
+  return (validator ??= new ResponseValidator(openApiDocument()));
 }
 
 /** Asserts-free helper: the catalog code of a problem answer, or undefined. */

@@ -1,7 +1,9 @@
 import Ajv2020, { type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { openApiDocument, type OpenApiDocument } from "@/server/openapi/document";
-import { API_PREFIX } from "@/server/public-api/pipeline";
+import type { OpenApiDocument } from "@/server/openapi/document";
+
+// Only types and Ajv here: the e2e tests load this file in the Playwright process, without the server.
+const API_PREFIX = "/api/public/v1";
 
 /** One answer as a client saw it. `path` is the request path, with or without `/api/public/v1` and query. */
 export interface SeenResponse {
@@ -181,11 +183,4 @@ function relativePath(path: string): string {
 
 function escape(segment: string): string {
   return segment.replace(/~/g, "~0").replace(/\//g, "~1");
-}
-
-let shared: ResponseValidator | undefined;
-
-/** The validator of this process's document (built from the route table once). */
-export function responseValidator(): ResponseValidator {
-  return (shared ??= new ResponseValidator(openApiDocument()));
 }
