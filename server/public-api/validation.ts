@@ -50,7 +50,8 @@ export function fieldErrors(issues: readonly z.core.$ZodIssue[], prefix: Propert
 
 /** Parses with a schema or collects its field errors. */
 export function check<T>(schema: z.ZodType<T>, input: unknown): { ok: true; value: T } | { ok: false; errors: FieldError[] } {
-  const r = schema.safeParse(input);
+  // reportInput: zod 4 leaves `input` off issues by default, and without it a wrong type reads as `required`.
+  const r = schema.safeParse(input, { reportInput: true });
   return r.success ? { ok: true, value: r.data } : { ok: false, errors: fieldErrors(r.error.issues) };
 }
 
