@@ -27,6 +27,23 @@ const DESCRIPTION = [
  * @throws Error when a route's schema cannot be represented (e.g. a transform on the answer side).
  */
 export function buildOpenApiDocument(routes: readonly AnyRoute[] = ROUTES): OpenApiDocument {
+  try {
+    return render(routes);
+  } catch (err) {
+    // Name the route whose schemas cannot be rendered: one bad declaration would otherwise read as a
+    // failure of every test that validates answers.
+    for (const route of routes) {
+      try {
+        render([route]);
+      } catch (one) {
+        throw new Error(`OpenAPI document: ${route.operationId} (${route.method} ${route.path}): ${(one as Error).message}`, { cause: one });
+      }
+    }
+    throw err;
+  }
+}
+
+function render(routes: readonly AnyRoute[]): OpenApiDocument {
   const paths: ZodOpenApiPathsObject = {};
   for (const route of routes) {
     const item = (paths[route.path] ??= {});
@@ -71,6 +88,10 @@ function publishOverride(ctx: { jsonSchema: Record<string, unknown>; zodSchema: 
   const { jsonSchema: js, io } = ctx;
   const def = (ctx.zodSchema as { _zod: { def: { type: string; catchall?: { _zod: { def: { type: string } } } } } })._zod.def;
   if (io === "output" && def.type === "object" && def.catchall?._zod.def.type !== "never" && js.additionalProperties === false) delete js.additionalProperties;
+  if (io === "input" && def.type === "default" && js.default === undefined) {
+    const value = (def as unknown as { defaultValue: unknown }).defaultValue;
+    if (value !== undefined && typeof value !== "function") js.default = value;
+  }
   if (io === "input" && js.type === "string" && js.default !== undefined && typeof js.default !== "string") js.default = String(js.default);
 }
 

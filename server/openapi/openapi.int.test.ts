@@ -1,6 +1,7 @@
 import { validate } from "@readme/openapi-parser";
 import { renderToStaticMarkup } from "react-dom/server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
 import { GET as serveDocument } from "@/app/api/public/v1/openapi.json/route";
 import { GET as serveAsset } from "@/app/docs/api/assets/[file]/route";
 import ApiReferencePage from "@/app/docs/api/page";
@@ -96,6 +97,18 @@ describe("the OpenAPI document", () => {
     const o = d.paths["/cards/{code}"].get;
     expect(o.deprecated).toBe(true);
     expect(Object.keys(o.responses["200"].headers)).toEqual(expect.arrayContaining(["Cache-Control", "Deprecation", "Sunset"]));
+  });
+
+  it("shows parameter defaults as they travel", () => {
+    const limit = op({ method: "GET", path: "/cards" })!.parameters.find((p: Json) => p.name === "limit");
+    expect(limit).toMatchObject({ in: "query", schema: { type: "string", default: "50" } });
+    expect(limit.required).toBeFalsy();
+  });
+
+  it("names the route whose schema cannot be rendered", () => {
+    const base = ROUTES.find((r) => r.operationId === "getCard")!;
+    const broken: AnyRoute = { ...base, operationId: "brokenRoute", responses: { 200: z.object({ n: z.string().transform(Number) }) } };
+    expect(() => buildOpenApiDocument([ROUTES[0], broken])).toThrow(/brokenRoute \(GET \/cards\/\{code\}\)/);
   });
 
   it("has every event type of the catalog in webhooks, with the envelope and the signature headers", () => {

@@ -85,7 +85,7 @@ export class ResponseValidator {
       out.push(...problemRules(seen, headers));
       const codes = op["x-problem-codes"] as string[] | undefined;
       const code = (seen.body as Json | null)?.code;
-      if (codes && typeof code === "string" && !codes.includes(code)) out.push(`problem code "${code}" is not documented for ${seen.method} ${found.template} (documented: ${codes.join(", ")})`);
+      if (codes && typeof code === "string" && !codes.includes(code)) out.push(`problem code "${code}" is not documented for ${seen.method} ${found.template} (documented: ${codes.join(", ")}); a code the handler answers itself belongs in the route's \`problems\``);
     }
     return out;
   }
