@@ -1,0 +1,114 @@
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { baseUrl, EnvError, loadEnv, setEnv } from "./env";
+import { setTestEnv } from "./testing/test-db";
+
+// Configuration is checked at start: a bad value stops the process with a message naming the variable,
+// and production refuses to run without a real secret or with test-only settings.
+
+const SECRET = "s".repeat(32);
+const base = { NODE_ENV: "test", APP_SECRET: SECRET };
+
+function envError(source: Record<string, string | undefined>): string {
+  try {
+    loadEnv(source);
+  } catch (e) {
+    expect(e).toBeInstanceOf(EnvError);
+    return (e as Error).message;
+  }
+  throw new Error("expected an EnvError");
+}
+
+describe("loadEnv", () => {
+  it("gives the documented defaults", () => {
+    const e = loadEnv(base);
+    expect(e).toMatchObject({ nodeEnv: "test", port: 3000, cell: "ru", trustProxy: "none", jobsDriver: "local", logLevel: "info", webhookAllowLoopback: false, databaseUrl: undefined });
+    expect(e.cellOrigins).toEqual({ ru: "http://localhost:3000", en: "http://localhost:3001", id: "http://localhost:3002" });
+    expect(e.webhookSecretKey).toHaveLength(32);
+  });
+
+  it("parses numbers, cells, origins (trailing slashes dropped) and TRUST_PROXY", () => {
+    const e = loadEnv({ ...base, PORT: "8080", CELL: "en", CELL_ORIGIN_EN: "https://api.example.com/", TRUST_PROXY: "2", DATABASE_URL: "postgresql://u@h:5432/d" });
+    expect(e).toMatchObject({ port: 8080, cell: "en", trustProxy: 2, databaseUrl: "postgresql://u@h:5432/d" });
+    expect(e.cellOrigins).toEqual({ ru: "http://localhost:3000", en: "https://api.example.com", id: "http://localhost:3002" });
+  });
+
+  it("treats empty strings as unset", () => {
+    expect(loadEnv({ ...base, PORT: "", CELL: "" })).toMatchObject({ port: 3000, cell: "ru" });
+  });
+
+  it.each([
+    ["PORT", "0"],
+    ["PORT", "70000"],
+    ["PORT", "abc"],
+    ["CELL", "us"],
+    ["DATABASE_URL", "mysql://x@y/z"],
+    ["CELL_ORIGIN_RU", "api.example.ru"],
+    ["CELL_ORIGIN_EN", "ftp://api.example.com"],
+    ["APP_SECRET", "short"],
+    ["TRUST_PROXY", "all"],
+    ["TRUST_PROXY", "0"],
+    ["TRUST_PROXY", "11"],
+    ["REDIS_URL", "http://cache"],
+    ["JOBS_DRIVER", "cron"],
+    ["LOG_LEVEL", "loud"],
+    ["WEBHOOK_SECRET_KEY", "too-short"],
+    ["WEBHOOK_ALLOW_LOOPBACK", "yes"],
+    ["NODE_ENV", "staging"],
+  ])("refuses %s=%j with a message naming the variable", (name, value) => {
+    const message = envError({ ...base, [name]: value });
+    expect(message).toMatch(/^Invalid environment:\n/);
+    expect(message).toContain(`  ${name}: `);
+  });
+
+  it("names every bad variable at once and never echoes a secret value", () => {
+    const message = envError({ ...base, PORT: "x", CELL: "us", APP_SECRET: "hunter2-secret" });
+    expect(message).toContain("PORT:");
+    expect(message).toContain("CELL:");
+    expect(message).toContain("APP_SECRET: must be at least 32 characters");
+    expect(message).not.toContain("hunter2-secret");
+  });
+
+  it("requires APP_SECRET in production", () => {
+    expect(envError({ NODE_ENV: "production" })).toBe("Invalid environment:\n  APP_SECRET: required in production (32+ random characters)");
+    expect(loadEnv({ NODE_ENV: "production", APP_SECRET: SECRET }).appSecret).toBe(SECRET);
+  });
+
+  it("refuses WEBHOOK_ALLOW_LOOPBACK=true in production and allows it elsewhere", () => {
+    expect(envError({ NODE_ENV: "production", APP_SECRET: SECRET, WEBHOOK_ALLOW_LOOPBACK: "true" })).toBe(
+      "Invalid environment:\n  WEBHOOK_ALLOW_LOOPBACK: a test setting, refused in production",
+    );
+    expect(loadEnv({ NODE_ENV: "production", APP_SECRET: SECRET, WEBHOOK_ALLOW_LOOPBACK: "false" }).webhookAllowLoopback).toBe(false);
+    expect(loadEnv({ ...base, WEBHOOK_ALLOW_LOOPBACK: "true" }).webhookAllowLoopback).toBe(true);
+  });
+
+  it("uses WEBHOOK_SECRET_KEY when given, else derives a key from APP_SECRET", () => {
+    const key = Buffer.alloc(32, 7).toString("base64");
+    expect(loadEnv({ ...base, WEBHOOK_SECRET_KEY: key }).webhookSecretKey.equals(Buffer.alloc(32, 7))).toBe(true);
+    const a = loadEnv(base).webhookSecretKey;
+    expect(a.equals(loadEnv(base).webhookSecretKey)).toBe(true);
+    expect(a.equals(loadEnv({ ...base, APP_SECRET: "t".repeat(32) }).webhookSecretKey)).toBe(false);
+  });
+
+  it("outside production without APP_SECRET makes one random secret beside the database and reuses it", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "env-test-"));
+    const source = { NODE_ENV: "development", PGLITE_DIR: path.join(dir, "pglite") };
+    const first = loadEnv(source).appSecret;
+    expect(first.length).toBeGreaterThanOrEqual(32);
+    expect(loadEnv(source).appSecret).toBe(first);
+    const file = path.join(dir, "app-secret");
+    expect(readFileSync(file, "utf8").trim()).toBe(first);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe("baseUrl", () => {
+  it("is the cell origin plus /api/public/v1", () => {
+    setEnv(loadEnv({ ...base, CELL_ORIGIN_RU: "https://api.example.ru", CELL_ORIGIN_ID: "https://api.example.id/" }));
+    expect(baseUrl()).toBe("https://api.example.ru/api/public/v1");
+    expect(baseUrl("id")).toBe("https://api.example.id/api/public/v1");
+    setTestEnv();
+  });
+});

@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import { ApiError } from "@/server/errors";
+import { assertPiiTransferAllowed } from "@/server/public-api/pipeline";
+import { effectiveScopes, FEATURE_NAMES, FEATURES, isScope, PII_SCOPES, ROLES, SCOPES, type ScopeInputs } from "./scopes";
+
+// Effective scopes (spec "Authentication" 5-7): integration scopes ∩ role ∩ owner's current rights ∩
+// license. GET /me shows exactly this set and the pipeline enforces it.
+
+const ALL = [...SCOPES];
+const base: ScopeInputs = { integrationScopes: ALL, role: "full", ownerRights: null, licenseFeatures: [...FEATURE_NAMES] };
+const eff = (patch: Partial<ScopeInputs>) => effectiveScopes({ ...base, ...patch });
+
+describe("effectiveScopes", () => {
+  it("grants everything asked for with role full, no owner and a full license", () => {
+    expect(eff({})).toEqual(ALL);
+  });
+
+  it("never grants a scope the integration was not given, and drops unknown strings", () => {
+    expect(eff({ integrationScopes: ["cards:read", "leads:read", "admin:all", "cards:read"] })).toEqual(["leads:read", "cards:read"]);
+    expect(eff({ integrationScopes: [] })).toEqual([]);
+  });
+
+  it("keeps the result in the order of SCOPES whatever the input order", () => {
+    expect(eff({ integrationScopes: ["webhooks:manage", "conversations:read"] })).toEqual(["conversations:read", "webhooks:manage"]);
+  });
+
+  it("cuts by role", () => {
+    expect(eff({ role: "read_only" })).toEqual(ALL.filter((s) => s.endsWith(":read")));
+    expect(eff({ role: "sales" })).toEqual(ALL.filter((s) => (ROLES.sales as readonly string[]).includes(s)));
+    expect(eff({ role: "content" })).not.toContain("leads:read");
+    expect(eff({ role: "content" })).toContain("articles:generate");
+    expect(eff({ role: "no-such-role" })).toEqual([]);
+  });
+
+  it("cuts by license features; webhooks:manage needs only API access", () => {
+    expect(eff({ licenseFeatures: [] })).toEqual(["webhooks:manage"]);
+    expect(eff({ licenseFeatures: ["catalog"] })).toEqual(["webhooks:manage", "cards:read", "cards:write"]);
+    expect(eff({ licenseFeatures: ["crm", "unknown-feature"] })).toEqual(["leads:read", "leads:write", "leads:score", "webhooks:manage"]);
+    for (const f of FEATURE_NAMES) for (const s of FEATURES[f]) expect(eff({ licenseFeatures: [f] })).toContain(s);
+  });
+
+  it("cuts personal-data scopes when the owner lacks view_personal_data, and webhooks:manage without manage_webhooks", () => {
+    const none = eff({ ownerRights: [] });
+    expect(none.filter((s) => PII_SCOPES.has(s))).toEqual([]);
+    expect(none).not.toContain("webhooks:manage");
+    expect(none).toContain("cards:write");
+    expect(none).toContain("articles:generate");
+    const pd = eff({ ownerRights: ["view_personal_data"] });
+    expect(pd).toEqual(ALL.filter((s) => s !== "webhooks:manage"));
+    expect(eff({ ownerRights: ["view_personal_data", "manage_webhooks"] })).toEqual(ALL);
+  });
+
+  it("applies every cut at once (intersection)", () => {
+    expect(
+      effectiveScopes({ integrationScopes: ["leads:read", "leads:write", "cards:read", "articles:read", "webhooks:manage"], role: "sales", ownerRights: ["manage_webhooks"], licenseFeatures: ["crm", "articles"] }),
+    ).toEqual(["webhooks:manage"]);
+  });
+
+  it("treats PII_SCOPES as the spec's personal-data scopes: conversations:*, leads:*, ai_seller:invoke", () => {
+    expect([...PII_SCOPES].sort()).toEqual(ALL.filter((s) => s.startsWith("conversations:") || s.startsWith("leads:") || s === "ai_seller:invoke").sort());
+  });
+});
+
+describe("isScope", () => {
+  it("accepts the spec's scopes plus cards:* only", () => {
+    expect(SCOPES).toHaveLength(18);
+    expect(isScope("cards:write")).toBe(true);
+    expect(isScope("Cards:write")).toBe(false);
+    expect(isScope("cards:*")).toBe(false);
+  });
+});
+
+describe("RU personal-data transfer rule (spec \"Authentication\" 7)", () => {
+  type Caller = Parameters<typeof assertPiiTransferAllowed>[0];
+  const caller = (piiCountry: string | null, legalBasis: string | null, ipAllowlist: string[] | null) =>
+    ({ integration: { piiCountry, legalBasis }, key: { ipAllowlist } }) as unknown as Caller;
+  const refused = (c: Caller) => {
+    try {
+      assertPiiTransferAllowed(c);
+    } catch (e) {
+      return e instanceof ApiError ? [e.status, e.code] : e;
+    }
+    return null;
+  };
+
+  it("allows a recipient in RU with a legal basis and a narrow allowlist", () => {
+    expect(refused(caller("RU", "contract", ["203.0.113.0/24", "2001:db8::/56"]))).toBeNull();
+  });
+
+  it.each([
+    ["recipient in another country", caller("DE", "contract", ["203.0.113.7"])],
+    ["no recipient country", caller(null, "contract", ["203.0.113.7"])],
+    ["no legal basis", caller("RU", null, ["203.0.113.7"])],
+    ["no allowlist", caller("RU", "contract", null)],
+    ["empty allowlist", caller("RU", "contract", [])],
+    ["IPv4 network wider than /24", caller("RU", "contract", ["203.0.112.0/23"])],
+    ["IPv6 network wider than /56", caller("RU", "contract", ["2001:db8::/48"])],
+  ])("refuses with 403 pii_transfer_not_allowed: %s", (_name, c) => {
+    expect(refused(c)).toEqual([403, "pii_transfer_not_allowed"]);
+  });
+});
