@@ -40,12 +40,15 @@ export async function authenticate(db: Db, authorization: string | null, callerI
   const r = rows[0];
   // The hash is compared even for a missing key's stand-in so both paths take the same time.
   const ok = secretMatches(parsed.secret, r?.secretHash ?? "0".repeat(64));
-  if (!r || !ok || r.mode !== parsed.mode || r.revokedAt || r.expiresAt.getTime() <= now.getTime() || r.tenantCell !== env().cell) {
+  if (!r || !ok || r.mode !== parsed.mode || r.expiresAt.getTime() <= now.getTime() || r.tenantCell !== env().cell) {
     throw new ApiError("invalid_api_key", INVALID_KEY);
   }
+  // Revoking an integration also revokes its keys; the holder of a correct secret is told the integration
+  // is revoked (spec catalog: integration_inactive), which reveals nothing the key itself does not.
   if (r.integrationStatus !== "active") {
     throw new ApiError("integration_inactive", `The integration is ${r.integrationStatus}.`);
   }
+  if (r.revokedAt) throw new ApiError("invalid_api_key", INVALID_KEY);
   if (r.ownerId !== null && r.ownerActive !== true) {
     throw new ApiError("integration_inactive", "The staff member who owns this integration no longer has access to the tenant.");
   }
