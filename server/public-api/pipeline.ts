@@ -84,12 +84,14 @@ export async function handlePublicRequest(request: Request, router: Router): Pro
     caller = await authenticate(db, request.headers.get("authorization"), callerIp(request.headers));
     await applyRateLimit(caller, route.rate, headers);
 
+    // Every route reads the state (from the row fetched with the key, normally no query) so that the
+    // `Service-Wallet-State: unknown` header of the spec's free reads also reaches /me and /wallet.
+    const wallet = await readWallet(db, caller.tenantId, caller.walletRow);
+    if (wallet.state === "unknown") {
+      headers["service-wallet-state"] = "unknown";
+      if (route.rate === "paid") throw new ApiError("upstream_unavailable", "The wallet state cannot be read right now, so paid operations are closed; retry after a pause.", {}, { "retry-after": "30" });
+    }
     if (!route.walletExempt) {
-      const wallet = await readWallet(db, caller.tenantId, caller.walletRow);
-      if (wallet.state === "unknown") {
-        headers["service-wallet-state"] = "unknown";
-        if (route.rate === "paid") throw new ApiError("upstream_unavailable", "The wallet state cannot be read right now, so paid operations are closed; retry after a pause.", {}, { "retry-after": "30" });
-      }
       if (wallet.exchange === "suspended") {
         throw new ApiError("wallet_suspended", `Data exchange is suspended because the wallet is ${wallet.state}; top up to resume.`, {
           topup_url: topupUrl(caller.tenantId),
