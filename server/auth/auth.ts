@@ -24,7 +24,9 @@ export function createAuth(db: Db) {
     }),
     emailAndPassword: { enabled: true, minPasswordLength: 10, autoSignIn: false },
     session: { expiresIn: 7 * 24 * 3600, updateAge: 24 * 3600 },
-    advanced: { useSecureCookies: origin.startsWith("https://"), database: { generateId: () => crypto.randomUUID() } },
+    // Production cookies are Secure even if an origin was misconfigured as http: sign-in then fails
+    // visibly instead of sending the session in clear text.
+    advanced: { useSecureCookies: e.nodeEnv === "production" || origin.startsWith("https://"), database: { generateId: () => crypto.randomUUID() } },
     telemetry: { enabled: false },
   });
 }

@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createAuth } from "@/server/auth/auth";
+import { createStaffMember } from "@/server/services/tenants/staff";
+import { makeTenant } from "@/server/testing/fixtures";
+import { openTestDatabase, setTestEnv } from "@/server/testing/test-db";
+
+// Fills what console.int.test.ts does not check: the session cookie's Path, Max-Age, name prefix and
+// Secure flag per environment, sign-out clearing it, and the console's security headers (next.config.ts).
+
+let db: Awaited<ReturnType<typeof openTestDatabase>>;
+const EMAIL = "cookie-owner@a.example";
+const PASSWORD = "correct-horse-battery";
+
+beforeAll(async () => {
+  db = await openTestDatabase();
+  const a = await makeTenant(db.db);
+  await createStaffMember(db.db, { tenantId: a.tenantId, email: EMAIL, password: PASSWORD, name: "O" });
+});
+afterAll(async () => {
+  setTestEnv();
+  await db.drop();
+});
+
+/** Signs in through the auth HTTP endpoint of the cell origin `origin` and returns the Set-Cookie lines. */
+async function signIn(origin: string): Promise<{ status: number; cookies: string[] }> {
+  const res = await createAuth(db.db).handler(
+    new Request(`${origin}/api/auth/sign-in/email`, { method: "POST", headers: { "content-type": "application/json", origin }, body: JSON.stringify({ email: EMAIL, password: PASSWORD }) }),
+  );
+  return { status: res.status, cookies: res.headers.getSetCookie() };
+}
+const attrs = (line: string) => line.split(";").slice(1).map((s) => s.trim().toLowerCase());
+const session = (cookies: string[]) => cookies.find((c) => /^(__Secure-)?better-auth\.session_token=/.test(c));
+
+describe("the session cookie", () => {
+  it("is HttpOnly, SameSite=Lax, Path=/, 7 days, Secure with the __Secure- prefix on an https origin", async () => {
+    setTestEnv({ CELL_ORIGIN_RU: "https://api.example.ru" });
+    const r = await signIn("https://api.example.ru");
+    expect(r.status).toBe(200);
+    const line = session(r.cookies)!;
+    expect(line).toMatch(/^__Secure-better-auth\.session_token=[^;]{20,}/);
+    expect(attrs(line)).toEqual(expect.arrayContaining(["httponly", "secure", "samesite=lax", "path=/", "max-age=604800"]));
+    expect(attrs(line).some((a) => a.startsWith("domain="))).toBe(false);
+  });
+
+  it("is Secure in production even when the origin is configured as http", async () => {
+    setTestEnv({ NODE_ENV: "production", CELL_ORIGIN_RU: "http://api.example.ru" });
+    const line = session((await signIn("http://api.example.ru")).cookies)!;
+    expect(line).toMatch(/^__Secure-/);
+    expect(attrs(line)).toEqual(expect.arrayContaining(["httponly", "secure", "samesite=lax", "path=/"]));
+  });
+
+  it("is not Secure on a plain-http development origin (so local sign-in works), and still HttpOnly and SameSite", async () => {
+    setTestEnv({ NODE_ENV: "development", CELL_ORIGIN_RU: "http://localhost:3000" });
+    const line = session((await signIn("http://localhost:3000")).cookies)!;
+    expect(line).toMatch(/^better-auth\.session_token=/);
+    expect(attrs(line)).not.toContain("secure");
+    expect(attrs(line)).toEqual(expect.arrayContaining(["httponly", "samesite=lax", "path=/"]));
+  });
+
+  it("is cleared on sign-out with the same flags", async () => {
+    setTestEnv({ CELL_ORIGIN_RU: "https://api.example.ru" });
+    const origin = "https://api.example.ru";
+    const cookie = (await signIn(origin)).cookies.map((c) => c.split(";")[0]).join("; ");
+    const res = await createAuth(db.db).handler(new Request(`${origin}/api/auth/sign-out`, { method: "POST", headers: { "content-type": "application/json", origin, cookie }, body: "{}" }));
+    expect(res.status).toBe(200);
+    const line = session(res.headers.getSetCookie())!;
+    expect(line).toMatch(/^__Secure-better-auth\.session_token=;/);
+    expect(attrs(line)).toEqual(expect.arrayContaining(["max-age=0", "httponly", "secure", "path=/"]));
+  });
+
+  it("is not set for a wrong password", async () => {
+    setTestEnv({ CELL_ORIGIN_RU: "https://api.example.ru" });
+    const res = await createAuth(db.db).handler(
+      new Request("https://api.example.ru/api/auth/sign-in/email", { method: "POST", headers: { "content-type": "application/json", origin: "https://api.example.ru" }, body: JSON.stringify({ email: EMAIL, password: "wrong-password-1" }) }),
+    );
+    expect(res.status).toBe(401);
+    expect(session(res.headers.getSetCookie())).toBeUndefined();
+  });
+});
+
+describe("console security headers (next.config.ts)", () => {
+  async function consoleHeaders(nodeEnv: string): Promise<{ source: string; headers: Record<string, string> }[]> {
+    vi.stubEnv("NODE_ENV", nodeEnv);
+    vi.resetModules();
+    try {
+      const config = (await import("@/next.config")).default;
+      const rules = await config.headers!();
+      return rules.map((r) => ({ source: r.source, headers: Object.fromEntries(r.headers.map((h) => [h.key.toLowerCase(), h.value])) }));
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  }
+
+  it("apply to every console page", async () => {
+    const rules = await consoleHeaders("production");
+    expect(rules.map((r) => r.source)).toContain("/console/:path*");
+  });
+
+  it("forbid framing, sniffing, referrers to other origins and caching, and load nothing from elsewhere", async () => {
+    const h = (await consoleHeaders("production")).find((r) => r.source === "/console/:path*")!.headers;
+    const csp = Object.fromEntries(h["content-security-policy"].split(";").map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v.join(" ")]));
+    expect(csp["frame-ancestors"]).toBe("'none'");
+    expect(csp["default-src"]).toBe("'self'");
+    expect(csp["object-src"]).toBe("'none'");
+    expect(csp["base-uri"]).toBe("'self'");
+    expect(csp["form-action"]).toBe("'self'");
+    expect(csp["connect-src"]).toBe("'self'");
+    expect(h["content-security-policy"]).not.toContain("unsafe-eval");
+    expect(h["content-security-policy"]).not.toMatch(/https?:|\*/);
+    expect(h["x-frame-options"]).toBe("DENY");
+    expect(h["referrer-policy"]).toBe("same-origin");
+    expect(h["x-content-type-options"]).toBe("nosniff");
+    expect(h["cache-control"]).toBe("no-store");
+  });
+
+  it("allow eval only in development, where Next.js needs it", async () => {
+    const h = (await consoleHeaders("development")).find((r) => r.source === "/console/:path*")!.headers;
+    expect(h["content-security-policy"]).toContain("'unsafe-eval'");
+    expect(h["content-security-policy"]).toContain("frame-ancestors 'none'");
+  });
+
+  it("does not advertise the framework", async () => {
+    vi.resetModules();
+    expect((await import("@/next.config")).default.poweredByHeader).toBe(false);
+  });
+});
