@@ -1,10 +1,13 @@
 import { randomUUID } from "node:crypto";
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "./client";
 import {
   articles, channels, contacts, conversations, dashboardBlocks, integrations, leads, messageAttachments, messages,
   operations, strategistActions, strategistReports, strategistSessions, strategistTopics,
 } from "./schema";
+import { storedFilePath } from "@/server/services/storage/file-store";
 
 /** How much `seedTenantData` makes at scale N: conversations, messages and leads grow linearly. */
 export interface SeedCounts {
@@ -36,6 +39,9 @@ const CUSTOMER_LINES = ["Hello! Do you have trail shoes in size 42?", "How long 
 const AI_LINES = ["Yes, size 42 is in stock. Shall I reserve a pair?", "Delivery to Kazan takes 2 to 3 days.", "Yes, card payment on delivery is available.", "It has taped seams and a 10,000 mm membrane.", "Of course; here is how returns work.", "A second pair is 15% off this week."];
 const STATUSES = ["new", "qualified", "proposal", "negotiation", "won", "lost"] as const;
 const SOURCES = ["website", "telegram", "api", "ads", "referral"];
+/** Seeded attachments share a few stored sample images, so their signed links download real bytes. */
+const SAMPLE_FILES = 3;
+const TINY_JPEG = Buffer.from("/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=", "base64");
 const BLOCKS = ["strategist", "kpi", "funnel", "attention", "ads", "ai_assistants", "popular_pages", "clusters", "data_trust", "sitemap_health", "status"] as const;
 const AVAIL = ["ok", "ok", "ok", "no_data", "no_source", "not_connected"] as const;
 
@@ -114,13 +120,18 @@ export async function seedTenantData(db: Db, tenantId: string, scale: number, in
       });
       if (hasFile) {
         attRows.push({
-          tenantId, messageId: id, fileName: `photo-${i}.jpg`, mimeType: "image/jpeg", sizeBytes: 20_000 + r.int(200_000),
-          storagePath: `${tenantId}/attachments/photo-${i}.jpg`, externalUrl: conv.channelType === "telegram" ? `https://api.telegram.org/file/bot-secret/photo-${i}.jpg` : null,
+          tenantId, messageId: id, fileName: `photo-${i}.jpg`, mimeType: "image/jpeg", sizeBytes: TINY_JPEG.length,
+          storagePath: `${tenantId}/attachments/sample-${i % SAMPLE_FILES}.jpg`, externalUrl: conv.channelType === "telegram" ? `https://api.telegram.org/file/bot-secret/photo-${i}.jpg` : null,
         });
       }
     }
     await insertBatched(db, messages, msgRows, 10);
     await insertBatched(db, messageAttachments, attRows, 8);
+  }
+  const dir = storedFilePath(`${tenantId}/attachments/sample-0.jpg`);
+  if (dir) {
+    await mkdir(path.dirname(dir), { recursive: true });
+    for (let i = 0; i < SAMPLE_FILES; i++) await writeFile(storedFilePath(`${tenantId}/attachments/sample-${i}.jpg`)!, TINY_JPEG);
   }
   // A conversation's updated_at is its last message.
   await db.execute(sql`update conversations c set updated_at = m.last from (select conversation_id, max(created_at) as last from messages where tenant_id = ${tenantId} group by conversation_id) m where c.id = m.conversation_id`);

@@ -57,5 +57,6 @@ export const events = pgTable(
     data: jsonb("data").$type<Record<string, unknown>>().notNull(),
     createdAt: ts("created_at").notNull().defaultNow(),
   },
-  (t) => [index("events_tenant_idx").on(t.tenantId, t.createdAt)],
+  // events_created_idx: the retention job (server/jobs/retention.ts) deletes old events in batches by age.
+  (t) => [index("events_tenant_idx").on(t.tenantId, t.createdAt), index("events_created_idx").on(t.createdAt)],
 );

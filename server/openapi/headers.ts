@@ -12,6 +12,7 @@ export const H = {
   rateLimitReset: z.string().meta({ description: "seconds until the window renews", example: "42", header: { id: "RateLimit-Reset" } }),
   retryAfter: z.string().meta({ description: "seconds to wait before retrying (with the same Idempotency-Key)", example: "5", header: { id: "Retry-After" } }),
   cacheControl: z.string().meta({ description: "caching rule of this route: `private, no-store` for conversation and message reads, `no-store` for an article", example: "private, no-store", header: { id: "Cache-Control" } }),
+  etag: z.string().meta({ description: "strong entity tag of the returned version; equals the resource's `etag` field", example: '"3-q1w2e3r4t5y6u7i8o9p0a1"', header: { id: "ETag" } }),
   deprecation: z.string().meta({ description: "when the route was deprecated (`@<unix time>`)", header: { id: "Deprecation" } }),
   sunset: z.string().meta({ description: "when the route stops answering (HTTP date)", header: { id: "Sunset" } }),
   walletState: z.literal("unknown").meta({ description: "sent when the wallet state cannot be read right now", header: { id: "Service-Wallet-State" } }),
@@ -36,7 +37,7 @@ export function idempotencyKeyParam(required: boolean) {
 }
 
 /** Headers of a successful answer: the request id and rate limits always, the route's own when it declares them. */
-export function successHeaders(opts: { cacheControl?: string; deprecated?: boolean }) {
+export function successHeaders(opts: { cacheControl?: string; deprecated?: boolean; etag?: boolean }) {
   return z.object({
     "X-Request-Id": H.requestId,
     "RateLimit-Limit": H.rateLimitLimit,
@@ -44,6 +45,7 @@ export function successHeaders(opts: { cacheControl?: string; deprecated?: boole
     "RateLimit-Reset": H.rateLimitReset,
     "Service-Wallet-State": H.walletState.optional(),
     ...(opts.cacheControl ? { "Cache-Control": H.cacheControl } : {}),
+    ...(opts.etag ? { ETag: H.etag } : {}),
     ...(opts.deprecated ? { Deprecation: H.deprecation, Sunset: H.sunset } : {}),
   });
 }

@@ -29,7 +29,7 @@ export function operationOf(route: AnyRoute): ZodOpenApiOperationObject {
   for (const [status, schema] of Object.entries(route.responses)) {
     responses[status as `${1 | 2 | 3 | 4 | 5}${string}`] = {
       description: `${status} ${statusText(Number(status))}`,
-      headers: successHeaders({ cacheControl: route.cacheControl, deprecated }),
+      headers: successHeaders({ cacheControl: route.cacheControl, deprecated, etag: route.etag && Number(status) === 200 }),
       ...(schema ? { content: { "application/json": { schema } } } : {}),
     };
   }

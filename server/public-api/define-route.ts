@@ -50,6 +50,8 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
   walletExempt?: boolean;
   pii?: boolean;
   cacheControl?: string;
+  /** A 200 answer carries an `ETag` header (set by the handler); documented in OpenAPI as required. */
+  etag?: boolean;
   /** Retirement announcement (spec "Versioning" 4): both headers are sent on every answer of the route. */
   deprecation?: { deprecatedAt: Date; sunsetAt: Date; link?: string };
   responses: Record<number, z.ZodType | null>;

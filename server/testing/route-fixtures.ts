@@ -4,13 +4,35 @@ import { createCard } from "@/server/services/cards/cards";
 import { newSigningSecret, sealSecret } from "@/server/webhooks/secret-box";
 import type { AnyRoute } from "@/server/public-api/define-route";
 import type { TenantFixture } from "./fixtures";
+import { ARTICLE_FIXTURES } from "./route-fixtures/articles";
+import { CONVERSATION_FIXTURES } from "./route-fixtures/conversations";
+import { DASHBOARD_FIXTURES } from "./route-fixtures/dashboards";
+import { LEAD_FIXTURES } from "./route-fixtures/leads";
+import { OPERATION_FIXTURES } from "./route-fixtures/operations";
+import { STRATEGIST_FIXTURES } from "./route-fixtures/strategist";
+
+/**
+ * How the route matrix makes a real resource of the owner tenant for an id route (returns the concrete
+ * path), a path of a resource that does not exist, and the body to send (writes).
+ */
+export interface IdRouteFixture {
+  make(db: Db, owner: TenantFixture): Promise<string>;
+  missing(): Promise<string>;
+  body?: unknown;
+}
 
 /**
  * For every route whose path takes an id: how to make a real resource of the owner tenant (returns
  * the concrete path), a path of a resource that does not exist, and the body to send (writes).
  * The route matrix fails for an id route missing here, so a new route cannot skip the isolation test.
  */
-export const ID_ROUTE_FIXTURES: Record<string, { make(db: Db, owner: TenantFixture): Promise<string>; missing(): Promise<string>; body?: unknown }> = {
+export const ID_ROUTE_FIXTURES: Record<string, IdRouteFixture> = {
+  ...CONVERSATION_FIXTURES,
+  ...LEAD_FIXTURES,
+  ...ARTICLE_FIXTURES,
+  ...STRATEGIST_FIXTURES,
+  ...DASHBOARD_FIXTURES,
+  ...OPERATION_FIXTURES,
   getCard: { make: async (db, o) => `/cards/${await card(db, o)}`, missing: async () => "/cards/never-existed" },
   updateCard: { make: async (db, o) => `/cards/${await card(db, o)}`, missing: async () => "/cards/never-existed", body: { name: "Changed" } },
   deleteCard: { make: async (db, o) => `/cards/${await card(db, o)}`, missing: async () => "/cards/never-existed" },

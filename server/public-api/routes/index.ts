@@ -2,20 +2,31 @@ import type { AnyRoute } from "../define-route";
 import { Router } from "../router";
 import { getMeRoute, getWalletRoute } from "./account";
 import { createCardRoute, deleteCardRoute, getCardRoute, listCardsRoute, updateCardRoute } from "./cards";
+import { ARTICLE_ROUTES } from "./articles";
+import { CONVERSATION_ROUTES } from "./conversations";
+import { DASHBOARD_ROUTES } from "./dashboards";
+import { LEAD_ROUTES } from "./leads";
+import { OPERATION_ROUTES } from "./operations";
 import { PLANNED_ROUTES } from "./planned";
+import { STRATEGIST_ROUTES } from "./strategist";
 import { WEBHOOK_ROUTES } from "./webhooks";
 
 /** Every Available route of the public API, in the order of the spec. */
 export const ROUTES: AnyRoute[] = [
   getMeRoute,
   getWalletRoute,
+  ...CONVERSATION_ROUTES,
   listCardsRoute,
   createCardRoute,
   getCardRoute,
   updateCardRoute,
   deleteCardRoute,
-  // after dashboards, before operations (spec order)
+  ...LEAD_ROUTES,
+  ...ARTICLE_ROUTES,
+  ...STRATEGIST_ROUTES,
+  ...DASHBOARD_ROUTES,
   ...WEBHOOK_ROUTES,
+  ...OPERATION_ROUTES,
 ];
 
 /** The router of `/api/public/v1`. */

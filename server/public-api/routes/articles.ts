@@ -1,0 +1,63 @@
+import { z } from "zod";
+import * as articles from "@/server/services/articles/articles";
+import { ArticleFormat, ArticleSchema, ArticleStatus, ArticleSummarySchema } from "@/server/schemas/articles";
+import { boolParam, cursorParam, dateOrInstantParam, limitParam, pageOf, UuidParam } from "@/server/schemas/common";
+import { decodeCursor, encodeCursor, type CursorBinding } from "../cursor";
+import type { AnyRoute } from "../define-route";
+import { defineRoute, ok } from "../define-route";
+
+const ListQuery = z.strictObject({
+  limit: limitParam(25),
+  cursor: cursorParam.optional(),
+  status: ArticleStatus.optional(),
+  updated_after: dateOrInstantParam.optional(),
+  // Deleted articles are not kept as tombstones: asking for them is refused rather than silently ignored.
+  include_deleted: boolParam
+    .refine((v) => !v, { message: "deleted articles are not available; omit include_deleted or send false", params: { code: "not_supported" } })
+    .optional(),
+});
+
+/**
+ * `GET /articles` (spec "GET /articles"): ArticleSummary items, newest `updated_at` first (undated last),
+ * then `id` descending; `limit` 1-100 (default 25), `status`, `updated_after` (strictly later), `cursor`.
+ */
+export const listArticlesRoute = defineRoute({
+  operationId: "listArticles",
+  summary: "List articles",
+  method: "GET",
+  path: "/articles",
+  scope: "articles:read",
+  rate: "read",
+  query: ListQuery,
+  responses: { 200: pageOf(ArticleSummarySchema) },
+  handler: async ({ db, caller, query }) => {
+    const filters = { status: query.status, updated_after: query.updated_after?.toISOString() };
+    const binding: CursorBinding = { tenantId: caller.tenantId, keyMode: caller.keyMode, route: "listArticles", filters };
+    const after = query.cursor ? (decodeCursor(query.cursor, binding) as articles.ArticlePosition) : undefined;
+    const page = await articles.listArticles(db, caller, { limit: query.limit, status: query.status, updatedAfter: query.updated_after, after });
+    return ok({ data: page.articles, next_cursor: page.next ? encodeCursor(binding, page.next) : null });
+  },
+});
+
+const GetQuery = z.strictObject({ format: ArticleFormat.default("html") });
+
+/**
+ * `GET /articles/{id}` (spec "GET /articles/{id}"): the Article with `content` as cleaned html (default),
+ * markdown or blocks. Not cached anywhere: the body may change with every edit.
+ */
+export const getArticleRoute = defineRoute({
+  operationId: "getArticle",
+  summary: "Read an article",
+  method: "GET",
+  path: "/articles/{id}",
+  scope: "articles:read",
+  rate: "read",
+  params: UuidParam,
+  query: GetQuery,
+  cacheControl: "no-store",
+  responses: { 200: ArticleSchema },
+  handler: async ({ db, caller, params, query }) => ok(await articles.getArticle(db, caller, params.id, query.format)),
+});
+
+/** Routes of this domain, in the order of the spec. */
+export const ARTICLE_ROUTES: AnyRoute[] = [listArticlesRoute, getArticleRoute];

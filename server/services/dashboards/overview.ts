@@ -1,0 +1,61 @@
+import { and, eq, inArray } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { dashboardBlocks } from "@/db/schema";
+import { ApiError, invalidField } from "@/server/errors";
+import { nowMs } from "@/server/lib/clock";
+import { DASHBOARD_BLOCKS, type DashboardBlock, type DashboardBlockName, type DashboardOverview } from "@/server/schemas/dashboards";
+import type { ApiCaller } from "../actor";
+
+const DAY_MS = 86_400_000;
+
+/** Seconds a client should wait before asking again when a block's source fails. */
+export const SOURCE_RETRY_AFTER_S = 60;
+
+const dayText = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const dayMs = (d: string) => Date.parse(`${d}T00:00:00Z`);
+
+/**
+ * The period of the overview (spec "GET /dashboards/overview"): `to` defaults to, and is trimmed to, the
+ * last full day (yesterday, UTC); `from` defaults to `to` minus 29 days (30 days inclusive).
+ * @returns dates YYYY-MM-DD. @throws ApiError 422 on `/from` when `from` is after the (trimmed) `to`.
+ */
+export function overviewPeriod(q: { from?: string; to?: string }, at: number = nowMs()): { from: string; to: string } {
+  const lastFullDay = dayText(Math.floor(at / DAY_MS) * DAY_MS - DAY_MS);
+  const to = q.to === undefined || q.to > lastFullDay ? lastFullDay : q.to;
+  const from = q.from ?? dayText(dayMs(to) - 29 * DAY_MS);
+  if (from > to) throw invalidField("/from", "out_of_range", `from must not be after to (${to}, the last full day at most)`);
+  return { from, to };
+}
+
+/**
+ * `GET /dashboards/overview`: the requested blocks (default all eleven) as their sources last produced them,
+ * keyed by name in the spec's order; a block without a row is `not_connected` with empty `data_as_of`.
+ * @throws ApiError 503 `service_unavailable` (Retry-After) when any requested block's source is failing now:
+ *   a failing source is never shown as an empty block.
+ */
+export async function getOverview(db: Db, caller: ApiCaller, q: { from?: string; to?: string; blocks?: DashboardBlockName[] }): Promise<DashboardOverview> {
+  const { from, to } = overviewPeriod(q);
+  const names = q.blocks ?? [...DASHBOARD_BLOCKS];
+  const rows = await db
+    .select()
+    .from(dashboardBlocks)
+    .where(and(eq(dashboardBlocks.tenantId, caller.tenantId), inArray(dashboardBlocks.block, names)));
+  if (rows.some((r) => r.sourceError !== null)) {
+    throw new ApiError("service_unavailable", "A data source of the dashboard is failing; try again later.", {}, { "Retry-After": String(SOURCE_RETRY_AFTER_S) });
+  }
+  const byName = new Map(rows.map((r) => [r.block, r]));
+  const blocks: Partial<Record<DashboardBlockName, DashboardBlock>> = {};
+  for (const name of names) {
+    const r = byName.get(name);
+    if (!r) {
+      blocks[name] = { availability: "not_connected", data_as_of: {} };
+      continue;
+    }
+    // Payload first, so a payload field can never overwrite the three fields the spec defines.
+    const block: DashboardBlock = { ...(r.payload ?? {}), availability: r.availability as DashboardBlock["availability"], data_as_of: r.dataAsOf };
+    if (r.reason !== null) block.reason = r.reason;
+    else delete block.reason;
+    blocks[name] = block;
+  }
+  return { data: { from, to, blocks } };
+}

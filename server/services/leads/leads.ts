@@ -1,0 +1,68 @@
+import { and, asc, eq, gt, gte, sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { contacts, leads } from "@/db/schema";
+import { notFound } from "@/server/errors";
+import type { Lead, LeadStatus } from "@/server/schemas/leads";
+import type { Actor } from "../actor";
+import { toLead } from "./lead-view";
+
+/**
+ * Keyset position of a lead in list order: (updated_at ISO, id). `updated_at` is stored with millisecond
+ * precision (timestamptz(3)), so the ISO text of a JS Date is the exact stored moment.
+ */
+export type LeadPosition = [string, string];
+
+/** Filters of `GET /leads` (spec "GET /leads"). `updatedSince` is inclusive, `updatedAfter` strict. */
+export interface LeadFilters {
+  status?: LeadStatus;
+  archived: boolean;
+  updatedSince?: Date;
+  updatedAfter?: Date;
+  source?: string;
+}
+
+// The contact is joined within the tenant too: a contact id can never pull another tenant's person.
+const contactJoin = and(eq(contacts.id, leads.contactId), eq(contacts.tenantId, leads.tenantId));
+
+/**
+ * One page of `GET /leads` of the actor's tenant: ascending by `(updated_at, id)`, strictly after `after`.
+ * Fetches `limit + 1` rows to know whether another page follows.
+ * @returns the leads and the position of the last one when more follow (else null).
+ */
+export async function listLeads(
+  db: Db,
+  actor: Actor,
+  q: LeadFilters & { limit: number; after?: LeadPosition },
+): Promise<{ leads: Lead[]; next: LeadPosition | null }> {
+  const l = leads;
+  const conds = [eq(l.tenantId, actor.tenantId), eq(l.archived, q.archived)];
+  if (q.status !== undefined) conds.push(eq(l.status, q.status));
+  if (q.source !== undefined) conds.push(eq(l.source, q.source));
+  if (q.updatedSince) conds.push(gte(l.updatedAt, q.updatedSince));
+  if (q.updatedAfter) conds.push(gt(l.updatedAt, q.updatedAfter));
+  if (q.after) conds.push(sql`(${l.updatedAt}, ${l.id}) > (${q.after[0]}::timestamptz, ${q.after[1]}::uuid)`);
+  const rows = await db
+    .select({ lead: l, contact: contacts })
+    .from(l)
+    .leftJoin(contacts, contactJoin)
+    .where(and(...conds))
+    .orderBy(asc(l.updatedAt), asc(l.id))
+    .limit(q.limit + 1);
+  const page = rows.slice(0, q.limit);
+  const last = page[page.length - 1];
+  return {
+    leads: page.map((r) => toLead(r.lead, r.contact)),
+    next: rows.length > q.limit && last ? [last.lead.updatedAt.toISOString(), last.lead.id] : null,
+  };
+}
+
+/** `GET /leads/{id}`. @throws ApiError 404 `not_found` for a missing lead or one of another tenant. */
+export async function getLead(db: Db, actor: Actor, id: string): Promise<Lead> {
+  const [row] = await db
+    .select({ lead: leads, contact: contacts })
+    .from(leads)
+    .leftJoin(contacts, contactJoin)
+    .where(and(eq(leads.tenantId, actor.tenantId), eq(leads.id, id)));
+  if (!row) throw notFound("Lead");
+  return toLead(row.lead, row.contact);
+}
