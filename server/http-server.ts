@@ -3,6 +3,8 @@ import next from "next";
 import { openDatabase, installDatabase, type Database } from "@/db/client";
 import { shareEmbedded } from "@/db/shared-embedded";
 import { env } from "@/server/env";
+import { startDailySchedule } from "@/server/jobs/daily-schedule";
+import { startLocalDriver } from "@/server/jobs/local-driver";
 import { log } from "@/server/log";
 import { PEER_HEADER } from "@/server/public-api/client-ip";
 
@@ -26,6 +28,10 @@ export async function startApp(opts: { dev: boolean; database?: Database }): Pro
   const database = opts.database ?? (await openDatabase({ url: e.databaseUrl, dir: e.pgliteDir, migrate: true }));
   installDatabase(database);
   const unshare = database.pglite && !e.databaseUrl ? await shareEmbedded(database, e.pgliteDir, e.pgliteSocketPort) : null;
+  // JOBS_DRIVER=local (default): webhook deliveries are worked in this process (server/jobs/local-driver.ts).
+  const jobs = e.jobsDriver === "local" ? startLocalDriver(database.db) : null;
+  // Daily jobs (key expiry notices, retention) under the local driver; Inngest runs them as crons.
+  const daily = e.jobsDriver === "local" ? startDailySchedule(database.db) : null;
 
   const app = next({ dev: opts.dev, dir: process.cwd(), hostname: "localhost", port: e.port, turbopack: opts.dev });
   await app.prepare();
@@ -46,6 +52,8 @@ export async function startApp(opts: { dev: boolean; database?: Database }): Pro
     url,
     async stop() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await jobs?.stop();
+      await daily?.stop();
       await app.close?.();
       await unshare?.();
       await database.close();

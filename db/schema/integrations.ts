@@ -59,6 +59,10 @@ export const apiKeys = pgTable(
     ipAllowlist: text("ip_allowlist").array(),
     revokedAt: timestamp("revoked_at", { withTimezone: true, precision: 3 }),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true, precision: 3 }),
+    /** When the 30-day `api_key.expiring` notice was recorded (server/jobs/key-expiry.ts); null = not yet. */
+    expiryWarned30At: timestamp("expiry_warned_30_at", { withTimezone: true, precision: 3 }),
+    /** When the 7-day `api_key.expiring` notice was recorded; null = not yet. */
+    expiryWarned7At: timestamp("expiry_warned_7_at", { withTimezone: true, precision: 3 }),
     createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [index("api_keys_integration_idx").on(t.integrationId)],

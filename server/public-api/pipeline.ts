@@ -10,6 +10,7 @@ import { authenticate } from "@/server/services/access/authenticate";
 import { isNarrowAllowlist } from "@/server/services/access/ip-allowlist";
 import type { ApiCaller } from "@/server/services/actor";
 import { readWallet, topupUrl } from "@/server/services/wallet/wallet-state";
+import { dispatchAfterCommit } from "@/server/jobs/dispatch";
 import { readJsonBody } from "./body";
 import { callerIp } from "./client-ip";
 import type { AnyRoute, Reply, RouteContext } from "./define-route";
@@ -155,6 +156,11 @@ export async function handlePublicRequest(request: Request, router: Router): Pro
   async function execute(route: AnyRoute, ctx: RouteContext<unknown, unknown, unknown>, idemKey: string | null, rawBody: unknown): Promise<Reply> {
     const writes = route.method !== "GET";
     if (!writes) return route.handler(ctx);
+    // Events a write records are handed to the jobs driver only after its transaction commits.
+    return dispatchAfterCommit(() => executeWrite(route, ctx, idemKey, rawBody));
+  }
+
+  async function executeWrite(route: AnyRoute, ctx: RouteContext<unknown, unknown, unknown>, idemKey: string | null, rawBody: unknown): Promise<Reply> {
     const db = ctx.db;
     if (!idemKey) return db.transaction((tx) => route.handler({ ...ctx, db: tx as Db }));
     const begin = await beginIdempotency(db, {

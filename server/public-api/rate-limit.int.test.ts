@@ -90,7 +90,8 @@ function storeTests(name: string, install: () => void) {
     });
     let rs_i = 0;
 
-    it("lets at most 600 of 700 reads in one minute through", async () => {
+    // 700 requests through the whole pipeline: on a busy 2-core machine this takes longer than the default 30 s.
+    it("lets at most 600 of 700 reads in one minute through", { timeout: 120_000 }, async () => {
       clock = T0 + 40 * 60_000 + 1000;
       const t = await makeTenant(db.db);
       const rs = [];

@@ -28,6 +28,7 @@ const TRPC_CODE: Partial<Record<ErrorCode, TRPCError["code"]>> = {
   validation_failed: "BAD_REQUEST",
   not_found: "NOT_FOUND",
   scope_missing: "FORBIDDEN",
+  pii_transfer_not_allowed: "FORBIDDEN",
   tenant_inactive: "FORBIDDEN",
   invalid_state: "CONFLICT",
   idempotency_conflict: "CONFLICT",

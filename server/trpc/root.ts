@@ -2,8 +2,9 @@ import { createCallerFactory, router } from "./init";
 import { integrationsRouter } from "./routers/integrations";
 import { tenantsRouter } from "./routers/tenants";
 import { walletRouter } from "./routers/wallet";
+import { webhooksRouter } from "./routers/webhooks";
 
 /** The console's API. */
-export const appRouter = router({ tenants: tenantsRouter, integrations: integrationsRouter, wallet: walletRouter });
+export const appRouter = router({ tenants: tenantsRouter, integrations: integrationsRouter, wallet: walletRouter, webhooks: webhooksRouter });
 export type AppRouter = typeof appRouter;
 export const createCaller = createCallerFactory(appRouter);

@@ -6,6 +6,7 @@ import { SignOutButton, TenantSwitcher } from "./shell-controls";
 const LINKS = [
   { href: "/console", label: "Overview" },
   { href: "/console/integrations", label: "Integrations and keys" },
+  { href: "/console/webhooks", label: "Webhooks" },
   { href: "/console/wallet", label: "Wallet" },
 ];
 

@@ -2,6 +2,8 @@ import { eq, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { walletLedger, wallets } from "@/db/schema";
 import { ApiError, notFound } from "@/server/errors";
+import { resumeDeferredDeliveries } from "@/server/jobs/delivery-queue";
+import { dispatchExchangeResumed } from "@/server/jobs/dispatch";
 
 /** Who changed a wallet, written on each ledger row: `operator`, `staff:<id>`, `integration:<id>` or `system`. */
 export type LedgerActor = string;
@@ -27,7 +29,8 @@ export async function changeBalance(
   if (input.amountMinor === 0n) {
     throw new ApiError("validation_failed", "The amount must not be zero.", { errors: [{ field: "/amount", code: "out_of_range", message: "The amount must be greater than 0." }] });
   }
-  return db.transaction(async (tx) => {
+  let resumed = false;
+  const change = await db.transaction(async (tx) => {
     const [w] = await tx
       .update(wallets)
       .set({ balanceMinor: sql`${wallets.balanceMinor} + ${input.amountMinor.toString()}::bigint`, updatedAt: new Date() })
@@ -46,8 +49,16 @@ export async function changeBalance(
         actor: input.actor,
       })
       .returning({ id: walletLedger.id });
+    // Exchange resumes (balance back to >= 0, not blocked): webhooks deferred meanwhile become due now.
+    if (w.balanceMinor >= 0n && w.balanceMinor - input.amountMinor < 0n && !w.blocked) {
+      await resumeDeferredDeliveries(tx as unknown as Db, w.tenantId);
+      resumed = true;
+    }
     return { tenantId: w.tenantId, balanceMinor: w.balanceMinor, blocked: w.blocked, ledgerId: l.id };
   });
+  // After the commit, so the driver finds the rows already due.
+  if (resumed) void dispatchExchangeResumed(change.tenantId);
+  return change;
 }
 
 /**
@@ -56,13 +67,16 @@ export async function changeBalance(
  * @throws ApiError `not_found`.
  */
 export async function setWalletBlocked(db: Db, tenantId: string, blocked: boolean, actor: LedgerActor): Promise<WalletChange> {
-  return db.transaction(async (tx) => {
+  const change = await db.transaction(async (tx) => {
     const [w] = await tx.update(wallets).set({ blocked, updatedAt: new Date() }).where(eq(wallets.tenantId, tenantId)).returning();
     if (!w) throw notFound("Wallet");
     const [l] = await tx
       .insert(walletLedger)
       .values({ tenantId, kind: blocked ? "block" : "unblock", amountMinor: 0n, balanceAfterMinor: w.balanceMinor, actor })
       .returning({ id: walletLedger.id });
+    if (!blocked && w.balanceMinor >= 0n) await resumeDeferredDeliveries(tx as unknown as Db, tenantId);
     return { tenantId, balanceMinor: w.balanceMinor, blocked: w.blocked, ledgerId: l.id };
   });
+  if (!blocked && change.balanceMinor >= 0n) void dispatchExchangeResumed(tenantId);
+  return change;
 }

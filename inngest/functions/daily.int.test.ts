@@ -1,0 +1,59 @@
+import { InngestTestEngine } from "@inngest/test";
+import { and, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { events, idempotencyRecords } from "@/db/schema";
+import { setClock } from "@/server/lib/clock";
+import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
+import { openTestDatabase } from "@/server/testing/test-db";
+import { keyExpiryNotices } from "./key-expiry";
+import { retentionCleanup } from "./retention";
+
+// The daily cron functions of the Inngest door, run with @inngest/test: their single step runs for real
+// against the test database, so these prove the functions call the same services as the local schedule.
+
+const DAY = 24 * 60 * 60 * 1000;
+const T0 = Math.floor(Date.now() / 1000) * 1000;
+
+let db: Awaited<ReturnType<typeof openTestDatabase>>;
+let t: TenantFixture;
+
+beforeAll(async () => {
+  db = await openTestDatabase();
+  setClock(() => T0);
+  t = await makeTenant(db.db, { key: { expiresAt: new Date(T0 + 20 * DAY) } });
+});
+afterAll(async () => {
+  setClock(undefined);
+  await db.drop();
+});
+
+describe("key-expiry-notices", () => {
+  it("records the due api_key.expiring event in its step, and nothing on a repeated run", async () => {
+    const first = await new InngestTestEngine({ function: keyExpiryNotices }).execute();
+    expect(first.result).toEqual({ notices: 1 });
+    const evs = await db.db.select().from(events).where(and(eq(events.tenantId, t.tenantId), eq(events.type, "api_key.expiring")));
+    expect(evs).toHaveLength(1);
+    expect(evs[0]!.data).toMatchObject({ key_id: t.keyId, integration_id: t.integrationId, days_left: 20 });
+    const again = await new InngestTestEngine({ function: keyExpiryNotices }).execute();
+    expect(again.result).toEqual({ notices: 0 });
+  });
+});
+
+describe("retention-cleanup", () => {
+  it("deletes expired idempotency records in its step and returns the counts", async () => {
+    const mk = async (ageMs: number) =>
+      (
+        await db.db
+          .insert(idempotencyRecords)
+          .values({ tenantId: t.tenantId, keyMode: "live", scope: "POST /v1/cards", idempotencyKey: crypto.randomUUID(), fingerprint: "f", lockedUntil: new Date(T0), createdAt: new Date(T0 - ageMs) })
+          .returning({ id: idempotencyRecords.id })
+      )[0]!.id;
+    const old = await mk(2 * DAY);
+    const young = await mk(DAY / 2);
+    const { result } = await new InngestTestEngine({ function: retentionCleanup }).execute();
+    expect(result).toEqual({ webhookDeliveries: 0, events: 0, idempotencyRecords: 1 });
+    const left = (await db.db.select({ id: idempotencyRecords.id }).from(idempotencyRecords)).map((r) => r.id);
+    expect(left).toContain(young);
+    expect(left).not.toContain(old);
+  });
+});

@@ -1,0 +1,170 @@
+import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { events, webhookDeliveries, webhookSubscriptions } from "@/db/schema";
+import { readWallet } from "@/server/services/wallet/wallet-state";
+import { JOURNAL_RETENTION_MS } from "@/server/services/webhooks/journal";
+import { deliveryClient, type DeliveryClient, type DeliveryResult } from "@/server/webhooks/delivery-client";
+import { buildEnvelope, EVENT_API_VERSION, serializeEnvelope } from "@/server/webhooks/envelope";
+import { openSecret } from "@/server/webhooks/secret-box";
+import { signatureHeader } from "@/server/webhooks/signature";
+import { WALLET_SUSPENDED } from "./delivery-queue";
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+/**
+ * Pauses before retry n (index n-1 after the n-th failed attempt), ms: 1 min, 5 min, 15 min, 1 h, 3 h,
+ * 6 h, 12 h, 24 h (spec "Events: Delivery behaviour").
+ */
+export const RETRY_SCHEDULE_MS = [MINUTE, 5 * MINUTE, 15 * MINUTE, HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, 24 * HOUR] as const;
+
+/** Attempts in all: the first plus one per pause; the failure of the last one makes the delivery `dead`. */
+export const MAX_ATTEMPTS = RETRY_SCHEDULE_MS.length + 1;
+
+/** How long a delivery waits while the tenant's exchange is suspended or the subscription paused, ms. */
+export const DEFER_MS = 15 * MINUTE;
+
+/** How long an attempt holds its lease when it takes one itself; well above the 10 s request timeout, ms. */
+export const DEFAULT_LEASE_MS = 60_000;
+
+/** `User-Agent` of deliveries. */
+export const USER_AGENT = `ServiceWebhooks/${EVENT_API_VERSION}`;
+
+/** A delivery's state (spec "WebhookDelivery"), or `gone` when the row no longer exists (subscription deleted). */
+export type AttemptState = "pending" | "delivered" | "failed" | "dead" | "gone";
+
+/**
+ * What one step did. `final`: nothing more will happen to this delivery (delivered, dead, gone).
+ * `nextAttemptAt`: when the next step is due (null when final).
+ */
+export interface AttemptOutcome {
+  final: boolean;
+  state: AttemptState;
+  nextAttemptAt: Date | null;
+}
+
+/** Options of {@link attemptDelivery}. */
+export interface AttemptOptions {
+  /**
+   * `locked_until` the caller got from claimDueDeliveries: the step then works under that lease. Without
+   * it (the Inngest driver) the step takes a lease of {@link DEFAULT_LEASE_MS} itself, or does nothing
+   * when another worker holds one.
+   */
+  lease?: Date;
+  /** The HTTP client; default the process-wide one (tests install one trusting their receiver). */
+  client?: DeliveryClient;
+}
+
+const ms = (d: Date, add: number) => new Date(d.getTime() + add);
+
+/**
+ * One idempotent step of the webhook delivery state machine (spec "States and transitions: Webhook
+ * delivery", "Events: Delivery behaviour"; DESIGN "State lives in PostgreSQL"):
+ * - `delivered` / `dead` / missing row → final, nothing done;
+ * - tenant's exchange suspended (readWallet) → no attempt spent: `next_attempt_at` = now + 15 min with
+ *   error `wallet_suspended` (so a top-up can find and resume it), or `dead` with that error when the
+ *   event is older than the 30-day journal retention and so cannot wait any longer;
+ * - subscription paused → no attempt spent, `next_attempt_at` = now + 15 min;
+ * - else one signed POST of the event envelope: 2xx → `delivered` (`delivered_at`, `status_code`,
+ *   `duration_ms`, attempt + 1); anything else → attempt + 1, `failed` with the error code and
+ *   `next_attempt_at` = now + RETRY_SCHEDULE_MS[attempt - 1], or `dead` (no next attempt) when that was
+ *   attempt {@link MAX_ATTEMPTS}.
+ * The outcome is written by one UPDATE guarded by the lease, the attempt number and the state, so when
+ * two workers raced (an expired lease taken over) only one records; the other's POST is the duplicate
+ * that "at least once" allows.
+ * @param now the step's clock: schedules, `delivered_at` and the signature's `t` derive from it
+ */
+export async function attemptDelivery(db: Db, deliveryId: string, now: Date = new Date(), opts: AttemptOptions = {}): Promise<AttemptOutcome> {
+  const d = webhookDeliveries;
+  const [row] = await db
+    .select({ delivery: d, sub: webhookSubscriptions, event: events })
+    .from(d)
+    .innerJoin(webhookSubscriptions, and(eq(webhookSubscriptions.id, d.subscriptionId), eq(webhookSubscriptions.tenantId, d.tenantId)))
+    .innerJoin(events, and(eq(events.id, d.eventId), eq(events.tenantId, d.tenantId)))
+    .where(eq(d.id, deliveryId));
+  if (!row) return { final: true, state: "gone", nextAttemptAt: null };
+  const { delivery, sub, event } = row;
+  if (delivery.state === "delivered" || delivery.state === "dead") return { final: true, state: delivery.state, nextAttemptAt: null };
+  const current = { final: false, state: delivery.state as AttemptState, nextAttemptAt: delivery.nextAttemptAt };
+
+  let lease = opts.lease ?? null;
+  // The caller's lease already passed to another worker: leave the row to it (no duplicate POST).
+  if (lease && delivery.lockedUntil?.getTime() !== lease.getTime()) return current;
+  if (!lease) {
+    const [taken] = await db
+      .update(d)
+      .set({ lockedUntil: sql`now() + ${`${DEFAULT_LEASE_MS} milliseconds`}::interval` })
+      .where(and(eq(d.id, deliveryId), or(isNull(d.lockedUntil), lt(d.lockedUntil, sql`now()`))))
+      .returning({ lockedUntil: d.lockedUntil });
+    // Another worker is on it: come back when its lease ends.
+    if (!taken) return { ...current, nextAttemptAt: delivery.lockedUntil };
+    lease = taken.lockedUntil!;
+  }
+  const guard = and(eq(d.id, deliveryId), eq(d.lockedUntil, lease), eq(d.attempt, delivery.attempt), eq(d.state, delivery.state));
+  const record = async (set: Partial<typeof d.$inferInsert>, outcome: AttemptOutcome): Promise<AttemptOutcome> => {
+    const written = await db.update(d).set({ ...set, lockedUntil: null }).where(guard).returning({ id: d.id });
+    // Lost the lease to another worker: what it records stands; report the row as we saw it.
+    return written.length > 0 ? outcome : current;
+  };
+
+  const wallet = await readWallet(db, delivery.tenantId);
+  if (wallet.exchange === "suspended") {
+    if (now.getTime() - event.createdAt.getTime() >= JOURNAL_RETENTION_MS) {
+      return record({ state: "dead", error: WALLET_SUSPENDED, nextAttemptAt: null }, { final: true, state: "dead", nextAttemptAt: null });
+    }
+    const next = ms(now, DEFER_MS);
+    return record({ error: WALLET_SUSPENDED, nextAttemptAt: next }, { ...current, nextAttemptAt: next });
+  }
+  if (sub.status !== "active") {
+    const next = ms(now, DEFER_MS);
+    return record({ nextAttemptAt: next }, { ...current, nextAttemptAt: next });
+  }
+
+  const result = await send(sub, buildEnvelopeBody(event), event, now, opts.client ?? deliveryClient());
+  const attempt = delivery.attempt + 1;
+  if (result.ok) {
+    return record(
+      { state: "delivered", attempt, statusCode: result.statusCode, durationMs: result.durationMs, error: null, deliveredAt: now, nextAttemptAt: null },
+      { final: true, state: "delivered", nextAttemptAt: null },
+    );
+  }
+  const failure = { attempt, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error };
+  if (attempt >= MAX_ATTEMPTS) {
+    return record({ ...failure, state: "dead", nextAttemptAt: null }, { final: true, state: "dead", nextAttemptAt: null });
+  }
+  const next = ms(now, RETRY_SCHEDULE_MS[attempt - 1]!);
+  return record({ ...failure, state: "failed", nextAttemptAt: next }, { final: false, state: "failed", nextAttemptAt: next });
+}
+
+function buildEnvelopeBody(event: typeof events.$inferSelect): string {
+  return serializeEnvelope(buildEnvelope(event));
+}
+
+/**
+ * Signs and POSTs one attempt: `t` is the step's clock, `v1` with the current secret and, while the
+ * rotation window is open (`previous_secret_expires_at` > now), also with the previous one.
+ */
+async function send(
+  sub: typeof webhookSubscriptions.$inferSelect,
+  body: string,
+  event: typeof events.$inferSelect,
+  now: Date,
+  client: DeliveryClient,
+): Promise<DeliveryResult> {
+  let secrets: string[];
+  try {
+    secrets = [openSecret(sub.secretEnc)];
+    if (sub.previousSecretEnc && sub.previousSecretExpiresAt && sub.previousSecretExpiresAt > now) secrets.push(openSecret(sub.previousSecretEnc));
+  } catch {
+    // The encryption key changed under the stored secret: nothing can be signed; counted as a failed attempt.
+    return { ok: false, statusCode: null, durationMs: 0, error: "signing_secret_unavailable" };
+  }
+  const t = Math.floor(now.getTime() / 1000);
+  return client.post(sub.url, body, {
+    "Content-Type": "application/json",
+    "Service-Event-Id": event.id,
+    "Service-Event-Type": event.type,
+    "Service-Signature": signatureHeader(body, secrets, t),
+    "User-Agent": USER_AGENT,
+  });
+}

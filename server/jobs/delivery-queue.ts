@@ -1,0 +1,58 @@
+import { sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+
+/** Journal error of a delivery deferred, or given up, because the tenant's exchange is suspended. */
+export const WALLET_SUSPENDED = "wallet_suspended";
+
+/** A delivery taken by a worker: its id and the end of the lease (pass it to attemptDelivery). */
+export interface ClaimedDelivery {
+  id: string;
+  lockedUntil: Date;
+}
+
+/** Rows of `db.execute`: postgres.js gives an array, PGlite `{ rows }`. */
+function rowsOf<T>(result: unknown): T[] {
+  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
+}
+
+/**
+ * Claims up to `limit` due deliveries (state `pending` or `failed`, `next_attempt_at` <= now, no live
+ * lease), oldest due first, by setting `locked_until` = now + `leaseMs` (DESIGN "State lives in
+ * PostgreSQL"). `FOR UPDATE SKIP LOCKED` lets any number of workers share one database without taking
+ * the same row; a worker that dies leaves a lease that simply expires, after which another claims the
+ * row again (at-least-once delivery). Database clock throughout.
+ * @param leaseMs lease length, ms; must exceed one attempt (10 s timeout) with margin
+ */
+export async function claimDueDeliveries(db: Db, opts: { limit: number; leaseMs: number }): Promise<ClaimedDelivery[]> {
+  if (opts.limit <= 0) return [];
+  const interval = `${Math.max(1, Math.round(opts.leaseMs))} milliseconds`;
+  const result = await db.execute(sql`
+    update webhook_deliveries set locked_until = now() + ${interval}::interval
+    where id in (
+      select id from webhook_deliveries
+      where state in ('pending', 'failed') and next_attempt_at <= now()
+        and (locked_until is null or locked_until < now())
+      order by next_attempt_at
+      limit ${opts.limit}
+      for update skip locked
+    )
+    returning id, (extract(epoch from locked_until) * 1000)::bigint::text as locked_ms`);
+  // Epoch milliseconds as text: both drivers give the same exact value (timestamps come back differently).
+  return rowsOf<{ id: string; locked_ms: string }>(result).map((r) => ({ id: r.id, lockedUntil: new Date(Number(r.locked_ms)) }));
+}
+
+/**
+ * Makes the tenant's deliveries deferred by a suspended exchange due now (spec "Wallet and exchange":
+ * after a top-up "deferred webhooks are delivered"). Call it when the exchange becomes active again
+ * (server/services/wallet/wallet-ledger.ts, when a balance change lifts the balance to >= 0).
+ * Only rows marked `wallet_suspended` move, so ordinary retry pauses are kept.
+ * @returns how many deliveries were made due
+ */
+export async function resumeDeferredDeliveries(db: Db, tenantId: string): Promise<number> {
+  const result = await db.execute(sql`
+    update webhook_deliveries set next_attempt_at = now()
+    where tenant_id = ${tenantId} and state in ('pending', 'failed') and error = ${WALLET_SUSPENDED}
+      and next_attempt_at > now()
+    returning id`);
+  return rowsOf<{ id: string }>(result).length;
+}

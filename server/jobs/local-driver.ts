@@ -1,0 +1,96 @@
+import type { Db } from "@/db/client";
+import { log } from "@/server/log";
+import type { DeliveryClient } from "@/server/webhooks/delivery-client";
+import { attemptDelivery, DEFAULT_LEASE_MS } from "./attempt-delivery";
+import { claimDueDeliveries } from "./delivery-queue";
+import { registerLocalWaker } from "./dispatch";
+
+/** Options of {@link startLocalDriver}. */
+export interface LocalDriverOptions {
+  /** Attempts in flight at most; default 16. */
+  concurrency?: number;
+  /** Pause between polls when nothing was due, ms; default 200. */
+  pollMs?: number;
+  /** Lease taken per claimed delivery, ms; default 60 s. */
+  leaseMs?: number;
+  /** HTTP client for attempts; default the process-wide one. */
+  client?: DeliveryClient;
+}
+
+/** A running local driver. */
+export interface LocalDriver {
+  /** Stops claiming and resolves once the attempts in flight have been recorded. */
+  stop(): Promise<void>;
+  /** Polls now instead of after the pause (new deliveries were queued, a wallet resumed). */
+  wake(): void;
+}
+
+/**
+ * The `JOBS_DRIVER=local` worker (DESIGN "drivers"): claims due deliveries with claimDueDeliveries and
+ * runs attemptDelivery on each, at most `concurrency` at a time. Started in the app process by
+ * server/http-server.ts and standalone by `npm run worker`; any number may share one database. A step
+ * that throws (database trouble) is logged; its lease expires and the row is claimed again.
+ */
+export function startLocalDriver(db: Db, opts: LocalDriverOptions = {}): LocalDriver {
+  const concurrency = Math.max(1, opts.concurrency ?? 16);
+  const pollMs = opts.pollMs ?? 200;
+  const leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
+  const inFlight = new Set<Promise<void>>();
+  let running = true;
+  let wakeUp: (() => void) | null = null;
+  let timer: NodeJS.Timeout | undefined;
+
+  const wake = () => {
+    clearTimeout(timer);
+    const w = wakeUp;
+    wakeUp = null;
+    w?.();
+  };
+  const pause = (msToWait: number) =>
+    new Promise<void>((resolve) => {
+      wakeUp = resolve;
+      timer = setTimeout(wake, msToWait);
+    });
+
+  const loop = async () => {
+    while (running) {
+      const free = concurrency - inFlight.size;
+      let claimed = 0;
+      if (free > 0) {
+        try {
+          const rows = await claimDueDeliveries(db, { limit: free, leaseMs });
+          claimed = rows.length;
+          for (const r of rows) {
+            const p: Promise<void> = attemptDelivery(db, r.id, new Date(), { lease: r.lockedUntil, client: opts.client })
+              .then(() => undefined)
+              .catch((err: unknown) => log().error({ err, deliveryId: r.id }, "webhook delivery step failed"))
+              .finally(() => {
+                inFlight.delete(p);
+                // A slot is free: look for more work at once.
+                wake();
+              });
+            inFlight.add(p);
+          }
+        } catch (err) {
+          if (running) log().error({ err }, "claiming webhook deliveries failed");
+        }
+      }
+      // A full batch means more may be due: go again at once; otherwise wait for a poll or a wake().
+      if (running && (claimed === 0 || claimed < free || inFlight.size >= concurrency)) await pause(pollMs);
+    }
+  };
+  const looping = loop();
+  // Deliveries queued by a write, or resumed by a top-up, in this process wake the driver (server/jobs/dispatch.ts).
+  const unregister = registerLocalWaker(wake);
+
+  return {
+    wake,
+    async stop() {
+      running = false;
+      unregister();
+      wake();
+      await looping;
+      await Promise.all([...inFlight]);
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import { sql, type SQL } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { events, idempotencyRecords, webhookDeliveries } from "@/db/schema";
+import { nowMs } from "@/server/lib/clock";
+import { IDEMPOTENCY_WINDOW_MS } from "@/server/public-api/idempotency";
+import { JOURNAL_RETENTION_MS } from "@/server/services/webhooks/journal";
+
+/** Rows deleted per statement: small enough that a large backlog never holds locks for long. */
+export const RETENTION_BATCH = 5_000;
+
+/** Rows deleted by one {@link runRetention}, per table. */
+export interface RetentionResult {
+  webhookDeliveries: number;
+  events: number;
+  idempotencyRecords: number;
+}
+
+/**
+ * The daily retention cleanup (spec "Limits": delivery journal 30 days, idempotency window 24 hours).
+ * Hard deletes, no tombstones (none of these tables is listed with `include_deleted`), in this order:
+ * 1. webhook deliveries created at least 30 days ago ({@link JOURNAL_RETENTION_MS}), whatever their state:
+ *    the journal no longer shows them and attempt-delivery gives up on an event that old;
+ * 2. events created at least 30 days ago that no delivery references any more (an event still referenced,
+ *    by a younger delivery of some other subscription, stays: the FK would cascade to its delivery);
+ * 3. idempotency records created at least 24 hours ago ({@link IDEMPOTENCY_WINDOW_MS}); a key reused after
+ *    that starts a new operation anyway (server/public-api/idempotency.ts).
+ * Each table is deleted in batches of `batch` rows per statement (each its own short transaction) until a
+ * batch comes back short. Idempotent: a second run, or one overlapping with this one, deletes what is left.
+ * @param opts.batch rows per DELETE, default {@link RETENTION_BATCH}.
+ * @returns rows deleted per table.
+ */
+export async function runRetention(db: Db, opts: { batch?: number } = {}): Promise<RetentionResult> {
+  const batch = Math.max(1, opts.batch ?? RETENTION_BATCH);
+  const now = nowMs();
+  const journalCutoff = new Date(now - JOURNAL_RETENTION_MS).toISOString();
+  const idemCutoff = new Date(now - IDEMPOTENCY_WINDOW_MS).toISOString();
+  const d = webhookDeliveries;
+  const e = events;
+  const i = idempotencyRecords;
+
+  const deliveries = await deleteInBatches(db, batch, (n) => sql`delete from ${d} where ${d.id} in (select id from ${d} where ${d.createdAt} <= ${journalCutoff}::timestamptz limit ${n})`);
+  const oldEvents = await deleteInBatches(
+    db,
+    batch,
+    (n) =>
+      sql`delete from ${e} where ${e.id} in (select ev.id from ${e} ev where ev.created_at <= ${journalCutoff}::timestamptz and not exists (select 1 from ${d} wd where wd.event_id = ev.id) limit ${n})`,
+  );
+  const idem = await deleteInBatches(db, batch, (n) => sql`delete from ${i} where ${i.id} in (select id from ${i} where ${i.createdAt} <= ${idemCutoff}::timestamptz limit ${n})`);
+  return { webhookDeliveries: deliveries, events: oldEvents, idempotencyRecords: idem };
+}
+
+/** Runs `stmt(batch)` (a DELETE of at most `batch` rows, `returning` nothing) until it deletes fewer than `batch`; returns the total. */
+async function deleteInBatches(db: Db, batch: number, stmt: (n: number) => SQL): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const res = await db.execute(sql`with gone as (${stmt(batch)} returning 1) select count(*)::int as n from gone`);
+    const n = Number((rowsOf(res)[0] as { n: number | string } | undefined)?.n ?? 0);
+    total += n;
+    if (n < batch) return total;
+  }
+}
+
+/** The rows of `db.execute` on either driver (postgres-js gives an array, PGlite `{rows}`). */
+function rowsOf(res: unknown): unknown[] {
+  return Array.isArray(res) ? res : ((res as { rows?: unknown[] }).rows ?? []);
+}
