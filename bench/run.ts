@@ -15,6 +15,7 @@ import { createIntegration } from "@/server/services/integrations/integrations";
 import { issueKey } from "@/server/services/keys/keys";
 import { createTenant } from "@/server/services/tenants/tenants";
 import { changeBalance } from "@/server/services/wallet/wallet-ledger";
+import { benchDeliveries, type DeliveryFigures } from "./deliveries";
 import type { LoadSpec } from "./load";
 
 // `npm run bench`: builds the app, seeds a fresh PostgreSQL database, starts the app as in production
@@ -104,7 +105,9 @@ async function main() {
     log(`  ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}`);
   }
   clearInterval(rssTimer);
-  report(results, peakRss, seeded);
+  const deliveries = await benchDeliveries(dbUrl, log, flags.quick ? { burst: 1000, steadyRate: 100, steadySeconds: 5 } : { burst: 3000, steadyRate: 100, steadySeconds: 10 });
+  log(`  burst ${Math.round(deliveries.burst.perSecond)} deliveries/s; steady p50 ${deliveries.steady.p50Ms} ms, p95 ${deliveries.steady.p95Ms} ms; top-up to first delivery ${deliveries.topupToFirstDeliveryMs} ms`);
+  report(results, peakRss, seeded, deliveries);
 }
 
 function spec(name: string, url: string, headers: Record<string, string>, group: string): LoadSpec & { group: string } {
@@ -166,13 +169,42 @@ async function waitFor(url: string) {
   throw new Error(`${url} did not come up`);
 }
 
-function report(results: { name: string; rps: number; p50: number; p99: number; non2xx: number; group: string }[], peakRss: number, seeded: { tenants: SeededTenant[] }) {
+type Result = { name: string; rps: number; p50: number; p99: number; non2xx: number; group: string };
+
+/** The targets of issue "Benchmark" 6, each with the figure of this run and whether it is met. */
+function targets(results: Result[], peakRss: number, deliveries: DeliveryFigures): { target: string; figure: string; met: boolean }[] {
+  const bare = results.find((r) => r.name.startsWith("GET /api/health"))!.rps;
+  const by = (prefix: string) => results.find((r) => r.name.startsWith(prefix));
+  const ratio = (prefix: string, min: number) => {
+    const r = by(prefix);
+    return { target: `${prefix} ≥ ${min} of the bare route's req/s`, figure: r ? (r.rps / bare).toFixed(2) : "not run", met: Boolean(r && r.rps / bare >= min) };
+  };
+  const reads = results.filter((r) => r.group !== "baseline" && !r.name.startsWith("POST"));
+  const worstP99 = Math.max(...reads.map((r) => r.p99));
+  const pages = results.filter((r) => r.name.startsWith("message page,"));
+  const pageRatio = pages.length === 2 ? pages[0].rps / pages[1].rps : NaN;
+  return [
+    ratio("GET /me", 0.7),
+    ratio("GET /cards?limit=10", 0.6),
+    ratio("GET /cards (50 cards)", 0.5),
+    ratio("POST /cards", 0.35),
+    { target: "read p99 ≤ 50 ms at 16 connections (worst read scenario)", figure: `${worstP99} ms`, met: worstP99 <= 50 },
+    { target: "server RSS ≤ 400 MB under load", figure: `${(peakRss / 2 ** 20).toFixed(0)} MB`, met: peakRss <= 400 * 2 ** 20 },
+    { target: "message page at 1,000,000 messages within 1.3× the time at 10,000", figure: Number.isNaN(pageRatio) ? "not run" : `${pageRatio.toFixed(2)}×`, met: pageRatio <= 1.3 },
+    { target: "≥ 200 deliveries/s per worker process", figure: `${Math.round(deliveries.burst.perSecond)}/s`, met: deliveries.burst.perSecond >= 200 },
+    { target: "enqueue-to-delivered p95 ≤ 1 s", figure: `${deliveries.steady.p95Ms} ms (p50 ${deliveries.steady.p50Ms} ms)`, met: deliveries.steady.p95Ms <= 1000 },
+    { target: "first deferred delivery ≤ 5 s after top-up", figure: `${deliveries.topupToFirstDeliveryMs} ms`, met: deliveries.topupToFirstDeliveryMs <= 5000 },
+  ];
+}
+
+function report(results: Result[], peakRss: number, seeded: { tenants: SeededTenant[] }, deliveries: DeliveryFigures) {
   const bare = results.find((r) => r.name.startsWith("GET /api/health"))!.rps;
   const node = results.find((r) => r.name.startsWith("bare node"))!.rps;
   const versions = { node: process.version, next: pkgVersion("next"), postgres: String(execFileSync("psql", ["-h", "127.0.0.1", "-U", "postgres", "-tAc", "show server_version", "postgres"], { encoding: "utf8" })).trim() };
   const machine = { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memory_gb: Math.round(os.totalmem() / 2 ** 30), platform: `${os.platform()} ${os.release()}` };
   const rows = results.map((r) => ({ ...r, ratio_to_bare_route: r.rps / bare, ratio_to_node_http: r.rps / node }));
-  const json = { date: new Date().toISOString(), machine, versions, connections: CONNECTIONS, duration_s: DURATION, warmup_s: WARMUP, peak_rss_bytes: peakRss, tenants: seeded.tenants.map((t) => ({ messages: t.messages, leads: t.leads })), results: rows };
+  const goals = targets(results, peakRss, deliveries);
+  const json = { date: new Date().toISOString(), machine, versions, connections: CONNECTIONS, duration_s: DURATION, warmup_s: WARMUP, peak_rss_bytes: peakRss, tenants: seeded.tenants.map((t) => ({ messages: t.messages, leads: t.leads })), results: rows, deliveries, targets: goals };
   writeFileSync(path.join(import.meta.dirname, "results.json"), `${JSON.stringify(json, null, 2)}\n`);
   const md = [
     "# Benchmark results",
@@ -184,6 +216,12 @@ function report(results: { name: string; rps: number; p50: number; p99: number; 
     "| Scenario | req/s | p50 ms | p99 ms | non-2xx | ratio to GET /api/health | ratio to node:http |",
     "|---|---:|---:|---:|---:|---:|---:|",
     ...rows.map((r) => `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.ratio_to_bare_route.toFixed(2)} | ${r.ratio_to_node_http.toFixed(2)} |`),
+    "",
+    `Deliveries (one worker process, local HTTPS receiver): burst of ${deliveries.burst.events} events in ${deliveries.burst.seconds.toFixed(1)} s = ${Math.round(deliveries.burst.perSecond)} deliveries/s; steady ${deliveries.steady.ratePerSec} events/s: enqueue-to-delivered p50 ${deliveries.steady.p50Ms} ms, p95 ${deliveries.steady.p95Ms} ms; top-up to first deferred delivery ${deliveries.topupToFirstDeliveryMs} ms.`,
+    "",
+    "| Target | This run | Met |",
+    "|---|---|---|",
+    ...goals.map((g) => `| ${g.target} | ${g.figure} | ${g.met ? "yes" : "**no**"} |`),
     "",
   ].join("\n");
   writeFileSync(path.join(import.meta.dirname, "results.md"), md);
