@@ -3,6 +3,7 @@ import net from "node:net";
 import path from "node:path";
 import type { Database } from "./client";
 import { openDatabase } from "./client";
+import { guardSocketTransactions } from "./socket-transaction-guard";
 
 // PGlite allows one opener per directory. While the app runs it owns `.data/pglite`, so it also serves
 // that database on a loopback socket (pglite-socket) and writes the port beside it; `npm run admin`
@@ -21,7 +22,7 @@ export function portFile(pgliteDir: string): string {
 export async function shareEmbedded(d: Database, pgliteDir: string, port = 0): Promise<() => Promise<void>> {
   if (!d.pglite) throw new Error("shareEmbedded needs an embedded (PGlite) database");
   const { PGLiteSocketServer } = await import("@electric-sql/pglite-socket");
-  const server = new PGLiteSocketServer({ db: d.pglite, host: "127.0.0.1", port, maxConnections: 4 });
+  const server = new PGLiteSocketServer({ db: guardSocketTransactions(d.pglite), host: "127.0.0.1", port, maxConnections: 4 });
   await server.start();
   const addr = server.getServerConn();
   const actualPort = Number(String(addr).split(":").pop());

@@ -8,7 +8,11 @@ import { expect, test } from "@playwright/test";
 
 const demo = () => JSON.parse(readFileSync(".data/e2e/demo.json", "utf8")) as { apiKey: string; tenantId: string; staff: { email: string; password: string } };
 const run = promisify(execFile);
-const cli = (...args: string[]) => run("npx", ["tsx", "scripts/admin.ts", ...args, "--json"], { env: { ...process.env, PGLITE_DIR: ".data/e2e/pglite", DATABASE_URL: "" } });
+const cli = (...args: string[]) =>
+  run("npx", ["tsx", "scripts/admin.ts", ...args, "--json"], { env: { ...process.env, PGLITE_DIR: ".data/e2e/pglite", DATABASE_URL: "" } }).catch((err: { message: string; stdout?: string }) => {
+    // The CLI prints its error as JSON on stdout; execFile's message carries only stderr.
+    throw new Error(`${err.message}\nstdout: ${err.stdout ?? ""}`);
+  });
 
 test.use({ trace: "retain-on-failure", screenshot: "only-on-failure" });
 

@@ -1,0 +1,78 @@
+import type { PGlite } from "@electric-sql/pglite";
+
+/**
+ * The PGlite face handed to pglite-socket, so that a transaction opened by a socket client (the
+ * operator CLI while the app runs) is isolated from the app's own queries.
+ *
+ * Why: pglite-socket runs each protocol message of a client under PGlite's query mutex and keeps the
+ * messages of other socket clients out while one is in a transaction, but the app's own `query`,
+ * `exec` and `transaction` wait only for PGlite's transaction mutex. Without this guard an app query
+ * (an API request, the local delivery driver's poll) could run between a CLI's `BEGIN` and `COMMIT`,
+ * join that transaction, commit it early or abort it: a half-written change or a failed CLI command.
+ *
+ * How: before a socket message runs, the guard takes PGlite's transaction mutex (the one every app
+ * operation waits for) unless the socket already holds it; after the message, it keeps holding it while
+ * PGlite reports an open transaction block and releases it once the block ends (COMMIT, ROLLBACK or
+ * the ROLLBACK pglite-socket sends when a client disconnects mid-transaction).
+ * @param pglite the app's open PGlite instance
+ * @returns an object with the four members pglite-socket uses (`runExclusive`, `execProtocolRawStream`,
+ *   `isInTransaction`, `exec`, `waitReady`), typed as PGlite for its constructor
+ */
+export function guardSocketTransactions(pglite: PGlite): PGlite {
+  let release: (() => void) | null = null;
+
+  const hold = (): Promise<void> =>
+    new Promise<void>((acquired) => {
+      void pglite._runExclusiveTransaction(
+        () =>
+          new Promise<void>((done) => {
+            release = done;
+            acquired();
+          }),
+      );
+    });
+
+  const settle = () => {
+    if (release && !pglite.isInTransaction()) {
+      const r = release;
+      release = null;
+      r();
+    }
+  };
+
+  const guarded = {
+    get waitReady() {
+      return pglite.waitReady;
+    },
+    isInTransaction: () => pglite.isInTransaction(),
+    execProtocolRawStream: pglite.execProtocolRawStream.bind(pglite),
+    async runExclusive<T>(fn: () => Promise<T>): Promise<T> {
+      if (!release) await hold();
+      try {
+        return await pglite.runExclusive(fn);
+      } finally {
+        settle();
+      }
+    },
+    // pglite-socket calls exec("ROLLBACK") when a client leaves inside a transaction. PGlite's own exec
+    // would wait for the transaction mutex this guard holds, so it runs as a protocol message instead.
+    async exec(query: string): Promise<void> {
+      if (!release) {
+        await pglite.exec(query);
+        return;
+      }
+      await guarded.runExclusive(() => pglite.execProtocolRawStream(simpleQuery(query), { onRawData: () => {} }));
+    },
+  };
+  return guarded as unknown as PGlite;
+}
+
+/** A frontend `Query` message ('Q', int32 length, the SQL, NUL). */
+function simpleQuery(sql: string): Uint8Array {
+  const text = Buffer.from(`${sql}\0`, "utf8");
+  const msg = Buffer.alloc(5 + text.length);
+  msg.write("Q", 0, "ascii");
+  msg.writeInt32BE(4 + text.length, 1);
+  text.copy(msg, 5);
+  return new Uint8Array(msg);
+}
