@@ -957,6 +957,17 @@ export interface components {
             codes: string[];
             comment?: string | null;
         };
+        LeadContact: {
+            /** Format: uuid */
+            id: string;
+            first_name: string | null;
+            last_name: string | null;
+            email: string | null;
+            phone: string | null;
+            tags: string[];
+            geo_country: string | null;
+            geo_city: string | null;
+        };
         /** @description RFC 9457 problem details (media type application/problem+json) */
         Problem: {
             /** @description `{cell_origin}/developers/errors#<code>` */
@@ -1119,17 +1130,6 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
-        };
-        LeadContact: {
-            /** Format: uuid */
-            id: string;
-            first_name: string | null;
-            last_name: string | null;
-            email: string | null;
-            phone: string | null;
-            tags: string[];
-            geo_country: string | null;
-            geo_city: string | null;
         };
         LeadAttribution: {
             utm_source: string | null;
@@ -6355,6 +6355,8 @@ export interface operations {
                     /** @description a conversation was created */
                     data: {
                         conversation_id: string;
+                        /** @description with include_pii: the contact (personal data), recorded in the disclosure journal */
+                        contact?: components["schemas"]["LeadContact"];
                     } & {
                         [key: string]: unknown;
                     };
@@ -6487,6 +6489,8 @@ export interface operations {
                         conversation_id: string;
                         /** @description when the conversation has a lead */
                         lead_id?: string;
+                        /** @description with include_pii: the contact (personal data), recorded in the disclosure journal */
+                        contact?: components["schemas"]["LeadContact"];
                     } & {
                         [key: string]: unknown;
                     };
@@ -6546,6 +6550,8 @@ export interface operations {
                     /** @description the conversation summary is ready */
                     data: {
                         conversation_id: string;
+                        /** @description with include_pii: the contact (personal data), recorded in the disclosure journal */
+                        contact?: components["schemas"]["LeadContact"];
                     } & {
                         [key: string]: unknown;
                     };
@@ -6609,6 +6615,8 @@ export interface operations {
                         conversation_id: string | null;
                         /** @description lead version after the change */
                         version: number;
+                        /** @description with include_pii: the contact (personal data), recorded in the disclosure journal */
+                        contact?: components["schemas"]["LeadContact"];
                     } & {
                         [key: string]: unknown;
                     };
@@ -6670,6 +6678,8 @@ export interface operations {
                         lead_id: string;
                         /** @description lead version after the change */
                         version: number;
+                        /** @description with include_pii: the contact (personal data), recorded in the disclosure journal */
+                        contact?: components["schemas"]["LeadContact"];
                     } & {
                         [key: string]: unknown;
                     };
@@ -6731,6 +6741,8 @@ export interface operations {
                         lead_id: string;
                         /** @description lead version after the change */
                         version: number;
+                        /** @description with include_pii: the contact (personal data), recorded in the disclosure journal */
+                        contact?: components["schemas"]["LeadContact"];
                         score?: number;
                         level?: string;
                         reason?: string;
@@ -6796,6 +6808,8 @@ export interface operations {
                         lead_id: string;
                         /** @description lead version after the change */
                         version: number;
+                        /** @description with include_pii: the contact (personal data), recorded in the disclosure journal */
+                        contact?: components["schemas"]["LeadContact"];
                     } & {
                         [key: string]: unknown;
                     };
@@ -6857,6 +6871,8 @@ export interface operations {
                         lead_id: string;
                         /** @description lead version after the change */
                         version: number;
+                        /** @description with include_pii: the contact (personal data), recorded in the disclosure journal */
+                        contact?: components["schemas"]["LeadContact"];
                     } & {
                         [key: string]: unknown;
                     };
@@ -7029,6 +7045,11 @@ export interface operations {
                     livemode: boolean;
                     /** @description contacts were merged */
                     data: {
+                        /** @description the contact that remains */
+                        contact_id?: string;
+                        /** @description with include_pii: the contact (personal data), recorded in the disclosure journal */
+                        contact?: components["schemas"]["LeadContact"];
+                    } & {
                         [key: string]: unknown;
                     };
                 };

@@ -3,6 +3,7 @@ import type { Db } from "@/db/client";
 import { events, webhookDeliveries, webhookSubscriptions } from "@/db/schema";
 import { readWallet } from "@/server/services/wallet/wallet-state";
 import { JOURNAL_RETENTION_MS } from "@/server/services/webhooks/journal";
+import { personalDataForDelivery, recordDeliveryDisclosure } from "@/server/services/webhooks/personal-data";
 import { deliveryClient, type DeliveryClient, type DeliveryResult } from "@/server/webhooks/delivery-client";
 import { buildEnvelope, EVENT_API_VERSION, serializeEnvelope } from "@/server/webhooks/envelope";
 import { openSecret } from "@/server/webhooks/secret-box";
@@ -65,6 +66,8 @@ const ms = (d: Date, add: number) => new Date(d.getTime() + add);
  *   error `wallet_suspended` (so a top-up can find and resume it), or `dead` with that error when the
  *   event is older than the 30-day journal retention and so cannot wait any longer;
  * - subscription paused → no attempt spent, `next_attempt_at` = now + 15 min;
+ * - `include_pii` subscriptions: the contact is added to `data` and a disclosure-journal row written
+ *   first (server/services/webhooks/personal-data.ts);
  * - else one signed POST of the event envelope: 2xx → `delivered` (`delivered_at`, `status_code`,
  *   `duration_ms`, attempt + 1); anything else → attempt + 1, `failed` with the error code and
  *   `next_attempt_at` = now + RETRY_SCHEDULE_MS[attempt - 1], or `dead` (no next attempt) when that was
@@ -120,7 +123,13 @@ export async function attemptDelivery(db: Db, deliveryId: string, now: Date = ne
     return record({ nextAttemptAt: next }, { ...current, nextAttemptAt: next });
   }
 
-  const result = await send(sub, buildEnvelopeBody(event), event, now, opts.client ?? deliveryClient());
+  // include_pii: personal data is read now and the disclosure recorded before anything leaves.
+  const pii = await personalDataForDelivery(db, sub, event);
+  if (pii) {
+    await recordDeliveryDisclosure(db, { tenantId: delivery.tenantId, integrationId: sub.integrationId, deliveryId, eventType: event.type, contactId: pii.contactId });
+  }
+  const body = serializeEnvelope(buildEnvelope(pii ? { ...event, data: pii.data } : event));
+  const result = await send(sub, body, event, now, opts.client ?? deliveryClient());
   const attempt = delivery.attempt + 1;
   if (result.ok) {
     return record(
@@ -134,10 +143,6 @@ export async function attemptDelivery(db: Db, deliveryId: string, now: Date = ne
   }
   const next = ms(now, RETRY_SCHEDULE_MS[attempt - 1]!);
   return record({ ...failure, state: "failed", nextAttemptAt: next }, { final: false, state: "failed", nextAttemptAt: next });
-}
-
-function buildEnvelopeBody(event: typeof events.$inferSelect): string {
-  return serializeEnvelope(buildEnvelope(event));
 }
 
 /**

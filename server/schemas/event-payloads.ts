@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Timestamp } from "./common";
+import { LeadContactSchema } from "./leads";
 
 /**
  * `data` of each event type (spec "Events: Event types"). Events are thin: resource ids (lead events add
@@ -14,7 +15,10 @@ const AiReply = z.looseObject({
   reason: z.string().optional().meta({ description: "why the AI did not answer (for skipped)" }),
 });
 
-const LeadIds = { lead_id: z.string(), version: z.number().int().meta({ description: "lead version after the change" }) };
+/** What `include_pii: true` adds (server/services/webhooks/personal-data.ts). */
+const Pii = { contact: LeadContactSchema.optional().meta({ description: "with include_pii: the contact (personal data), recorded in the disclosure journal" }) };
+
+const LeadIds = { lead_id: z.string(), version: z.number().int().meta({ description: "lead version after the change" }), ...Pii };
 
 /** The Operation envelope as carried by `operation.completed` (spec "Operation"). */
 const OperationData = z.looseObject({
@@ -29,7 +33,7 @@ const OperationData = z.looseObject({
 
 /** Event type → zod shape of its `data`; keys must cover the event catalog (checked by the OpenAPI tests). */
 export const EVENT_DATA: Record<string, z.ZodType> = {
-  "conversation.created": thin({ conversation_id: z.string() }, "a conversation was created"),
+  "conversation.created": thin({ conversation_id: z.string(), ...Pii }, "a conversation was created"),
   "message.created": thin(
     {
       conversation_id: z.string(),
@@ -40,11 +44,11 @@ export const EVENT_DATA: Record<string, z.ZodType> = {
     "a message appeared (customer, AI or operator), also after sending cards; never carries message text",
   ),
   "conversation.handoff_requested": thin(
-    { conversation_id: z.string(), lead_id: z.string().optional().meta({ description: "when the conversation has a lead" }) },
+    { conversation_id: z.string(), lead_id: z.string().optional().meta({ description: "when the conversation has a lead" }), ...Pii },
     "handoff to an operator was requested (including daily_limit and ai_unavailable_handoff)",
   ),
-  "conversation.summary_ready": thin({ conversation_id: z.string() }, "the conversation summary is ready"),
-  "lead.created": thin({ lead_id: z.string(), contact_id: z.string(), conversation_id: z.string().nullable(), version: LeadIds.version }, "a lead was created"),
+  "conversation.summary_ready": thin({ conversation_id: z.string(), ...Pii }, "the conversation summary is ready"),
+  "lead.created": thin({ lead_id: z.string(), contact_id: z.string(), conversation_id: z.string().nullable(), version: LeadIds.version, ...Pii }, "a lead was created"),
   "lead.updated": thin(LeadIds, "lead fields changed: the changed fields and the version"),
   "lead.scored": thin(
     { ...LeadIds, score: z.number().optional(), level: z.string().optional(), reason: z.string().optional(), flags: z.array(z.string()).optional() },
@@ -54,7 +58,7 @@ export const EVENT_DATA: Record<string, z.ZodType> = {
   "lead.action_requested": thin(LeadIds, "the agent asks an external CRM to act, with reason and evidence"),
   "task.created": thin({}, "a task was created"),
   "task.completed": thin({}, "a task was closed"),
-  "contact.merged": thin({}, "contacts were merged"),
+  "contact.merged": thin({ contact_id: z.string().optional().meta({ description: "the contact that remains" }), ...Pii }, "contacts were merged"),
   "crm.mode_changed": thin({}, "the tenant switched its CRM mode"),
   "article.ready": thin({ type: z.string(), article_id: z.string() }, "an article was generated and is ready"),
   "article.published": thin({ type: z.string(), article_id: z.string(), published_url: z.string() }, "publication was confirmed"),

@@ -2,6 +2,8 @@ import { createHash } from "node:crypto";
 import type { contacts, leads } from "@/db/schema";
 import { money } from "@/server/lib/money";
 import type { Lead, LeadStatus } from "@/server/schemas/leads";
+import type { z } from "zod";
+import type { LeadContactSchema } from "@/server/schemas/leads";
 
 type LeadRow = typeof leads.$inferSelect;
 type ContactRow = typeof contacts.$inferSelect;
@@ -73,9 +75,7 @@ export function toLead(l: LeadRow, c: ContactRow | null): Lead {
     next_action: l.nextAction,
     lost_reason: l.lostReason,
     value: l.valueMinor !== null && l.valueCurrency ? money(l.valueMinor, l.valueCurrency) : null,
-    contact: c
-      ? { id: c.id, first_name: c.firstName, last_name: c.lastName, email: c.email, phone: c.phone, tags: c.tags, geo_country: c.geoCountry, geo_city: c.geoCity }
-      : null,
+    contact: c ? toLeadContact(c) : null,
     attribution: attribution(l.attribution),
     score: score(l.score),
     flags: flags(l.flags),
@@ -87,4 +87,9 @@ export function toLead(l: LeadRow, c: ContactRow | null): Lead {
     created_at: l.createdAt.toISOString(),
     updated_at: l.updatedAt.toISOString(),
   };
+}
+
+/** A contacts row as LeadContact (spec "Lead": `contact`), also the personal data `include_pii` adds to webhook events. */
+export function toLeadContact(c: ContactRow): z.infer<typeof LeadContactSchema> {
+  return { id: c.id, first_name: c.firstName, last_name: c.lastName, email: c.email, phone: c.phone, tags: c.tags, geo_country: c.geoCountry, geo_city: c.geoCity };
 }
