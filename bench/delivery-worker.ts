@@ -9,7 +9,7 @@ import { setTestEnv } from "@/server/testing/test-db";
 import { createDeliveryClient } from "@/server/webhooks/delivery-client";
 
 const [url, caFile] = process.argv.slice(2);
-setTestEnv({ DATABASE_URL: url, WEBHOOK_ALLOW_LOOPBACK: "true", LOG_LEVEL: "warn" });
+setTestEnv({ DATABASE_URL: url, WEBHOOK_ALLOW_LOOPBACK: "true", WEBHOOK_ALLOW_PRIVATE_CIDRS: "127.0.0.0/8,::1/128", LOG_LEVEL: "warn" });
 const d = await openDatabase({ url, poolSize: 10 });
 const driver = startLocalDriver(d.db, { client: createDeliveryClient({ testCa: readFileSync(caFile, "utf8") }) });
 console.log("ready");

@@ -56,6 +56,7 @@ describe("loadEnv", () => {
     ["LOG_LEVEL", "loud"],
     ["WEBHOOK_SECRET_KEY", "too-short"],
     ["WEBHOOK_ALLOW_LOOPBACK", "yes"],
+    ["WEBHOOK_ALLOW_PRIVATE_CIDRS", "10.0.0.0/8,intranet"],
     ["NODE_ENV", "staging"],
   ])("refuses %s=%j with a message naming the variable", (name, value) => {
     const message = envError({ ...base, [name]: value });
@@ -74,6 +75,13 @@ describe("loadEnv", () => {
   it("requires APP_SECRET in production", () => {
     expect(envError({ NODE_ENV: "production" })).toBe("Invalid environment:\n  APP_SECRET: required in production (32+ random characters)");
     expect(loadEnv({ NODE_ENV: "production", APP_SECRET: SECRET }).appSecret).toBe(SECRET);
+  });
+
+  it("reads WEBHOOK_ALLOW_PRIVATE_CIDRS as networks, allowed in production, empty by default", () => {
+    const e = loadEnv({ NODE_ENV: "production", APP_SECRET: SECRET, WEBHOOK_ALLOW_PRIVATE_CIDRS: " 10.20.0.0/16 , fd00:1::/64" });
+    expect(e.webhookAllowedPrivateNetworks.map(([ip, bits]) => `${ip.toString()}/${bits}`)).toEqual(["10.20.0.0/16", "fd00:1::/64"]);
+    expect(loadEnv(base).webhookAllowedPrivateNetworks).toEqual([]);
+    expect(envError({ ...base, WEBHOOK_ALLOW_PRIVATE_CIDRS: "10.0.0.0/33" })).toContain("WEBHOOK_ALLOW_PRIVATE_CIDRS: \"10.0.0.0/33\" is not a CIDR network");
   });
 
   it("refuses WEBHOOK_ALLOW_LOOPBACK=true in production and allows it elsewhere", () => {

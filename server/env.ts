@@ -1,3 +1,4 @@
+import ipaddr from "ipaddr.js";
 import { hkdfSync, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -33,6 +34,21 @@ const EnvSchema = z.object({
     .regex(/^[A-Za-z0-9+/_-]{43}=?$/, "must be 32 random bytes in base64 (openssl rand -base64 32)")
     .optional(),
   WEBHOOK_ALLOW_LOOPBACK: z.enum(["true", "false"], { message: "must be true or false" }).default("false"),
+  WEBHOOK_ALLOW_PRIVATE_CIDRS: z
+    .string()
+    .transform((v, ctx) => {
+      const out: [ipaddr.IPv4 | ipaddr.IPv6, number][] = [];
+      for (const part of v.split(",").map((x) => x.trim()).filter(Boolean)) {
+        try {
+          out.push(ipaddr.parseCIDR(part));
+        } catch {
+          ctx.addIssue({ code: "custom", message: `"${part}" is not a CIDR network (e.g. 10.20.0.0/16, fd00:1::/64)` });
+          return z.NEVER;
+        }
+      }
+      return out;
+    })
+    .optional(),
 });
 
 /** The validated configuration of this process. Secrets in it never reach logs. */
@@ -55,10 +71,18 @@ export interface Env {
   /** 32-byte AES-256-GCM key that encrypts webhook signing secrets at rest; derived from `appSecret` when unset. */
   webhookSecretKey: Buffer;
   /**
-   * Test setting only: lets webhook deliveries reach loopback receivers on any port (tests run local
-   * receivers). Refused in production. Never set in a deployment.
+   * Test setting only: a loopback host (`localhost`, `127.0.0.1`, `[::1]`) may be given as an IP literal
+   * and on any port, so tests can run local receivers; the loopback addresses themselves must still be
+   * allowed with `WEBHOOK_ALLOW_PRIVATE_CIDRS`. Refused in production. Never set in a deployment.
    */
   webhookAllowLoopback: boolean;
+  /**
+   * `WEBHOOK_ALLOW_PRIVATE_CIDRS` (comma-separated CIDR networks, off by default): non-public networks an
+   * operator lets webhook deliveries reach, e.g. a CRM inside the company network. Addresses inside them
+   * pass the SSRF address rule at creation and at every connection; https, port 443 and a host name are
+   * still required (only the test setting `WEBHOOK_ALLOW_LOOPBACK` relaxes those for loopback hosts).
+   */
+  webhookAllowedPrivateNetworks: [ipaddr.IPv4 | ipaddr.IPv6, number][];
 }
 
 /** Raised at start when a variable has a bad value; the message names each variable and its problem. */
@@ -107,6 +131,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
       ? Buffer.from(e.WEBHOOK_SECRET_KEY, "base64")
       : Buffer.from(hkdfSync("sha256", appSecret, "", "webhook-secret-key", 32)),
     webhookAllowLoopback: e.WEBHOOK_ALLOW_LOOPBACK === "true",
+    webhookAllowedPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_CIDRS ?? [],
   };
 }
 

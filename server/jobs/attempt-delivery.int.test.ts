@@ -4,7 +4,7 @@ import { webhookDeliveries, webhookSubscriptions } from "@/db/schema";
 import { recordEventWithDeliveries } from "@/server/services/events/outbox";
 import { changeBalance } from "@/server/services/wallet/wallet-ledger";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
-import { startHttpsReceiver, type HttpsReceiver } from "@/server/testing/https-receiver";
+import { LOOPBACK_RECEIVER_ENV, startHttpsReceiver, type HttpsReceiver } from "@/server/testing/https-receiver";
 import { openTestDatabase } from "@/server/testing/test-db";
 import { createDeliveryClient, type DeliveryClient } from "@/server/webhooks/delivery-client";
 import { newSigningSecret, sealSecret } from "@/server/webhooks/secret-box";
@@ -48,7 +48,7 @@ async function queue(t: TenantFixture, subscriptionId: string, data: Record<stri
 const row = async (id: string) => (await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)))[0]!;
 
 beforeAll(async () => {
-  db = await openTestDatabase({ WEBHOOK_ALLOW_LOOPBACK: "true" });
+  db = await openTestDatabase({ ...LOOPBACK_RECEIVER_ENV });
   rx = await startHttpsReceiver();
   client = createDeliveryClient({ testCa: rx.certPem, timeoutMs: 3_000 });
   a = await makeTenant(db.db);

@@ -65,9 +65,16 @@ function selfSignedCert(): { key: string; cert: string } {
 }
 
 /**
+ * The environment under which deliveries may reach a receiver on this machine: loopback addresses
+ * allowed as an operator would allow a private network (`WEBHOOK_ALLOW_PRIVATE_CIDRS`), and the test
+ * setting that admits a loopback IP literal and a port other than 443 (`WEBHOOK_ALLOW_LOOPBACK`).
+ */
+export const LOOPBACK_RECEIVER_ENV = { WEBHOOK_ALLOW_LOOPBACK: "true", WEBHOOK_ALLOW_PRIVATE_CIDRS: "127.0.0.0/8,::1/128" } as const;
+
+/**
  * Starts an HTTPS receiver on 127.0.0.1 (a free port) that records every request and answers as told
  * ({@link ReceiverBehaviour}; default 200). Webhook delivery tests point subscriptions at it with
- * `WEBHOOK_ALLOW_LOOPBACK=true` and trust `certPem` through the delivery client's test CA option.
+ * {@link LOOPBACK_RECEIVER_ENV} and trust `certPem` through the delivery client's test CA option.
  */
 export async function startHttpsReceiver(): Promise<HttpsReceiver> {
   const { key, cert } = selfSignedCert();

@@ -88,8 +88,8 @@ describe("checkWebhookUrl", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(4900);
   }, 10_000);
 
-  describe("under the test setting WEBHOOK_ALLOW_LOOPBACK", () => {
-    beforeEach(() => setTestEnv({ WEBHOOK_ALLOW_LOOPBACK: "true" }));
+  describe("under the test setting WEBHOOK_ALLOW_LOOPBACK with loopback in WEBHOOK_ALLOW_PRIVATE_CIDRS", () => {
+    beforeEach(() => setTestEnv({ WEBHOOK_ALLOW_LOOPBACK: "true", WEBHOOK_ALLOW_PRIVATE_CIDRS: "127.0.0.0/8,::1/128" }));
     it.each([
       ["https://127.0.0.1:8443/hook", "ok"],
       ["https://[::1]:9000/hook", "ok"],
@@ -101,6 +101,27 @@ describe("checkWebhookUrl", () => {
       ["https://public.test:8443/", "port_not_allowed"],
       ["https://private.test/", "private_address"],
       ["https://loop.test/", "ok"],
+    ])("%s → %s", async (url, expected) => {
+      expect(await verdict(url)).toBe(expected);
+    });
+
+    it("without loopback in WEBHOOK_ALLOW_PRIVATE_CIDRS a loopback receiver is still private_address", async () => {
+      setTestEnv({ WEBHOOK_ALLOW_LOOPBACK: "true" });
+      expect(await verdict("https://localhost:9000/hook")).toBe("private_address");
+      expect(await verdict("https://127.0.0.1:9000/hook")).toBe("private_address");
+    });
+  });
+
+  describe("WEBHOOK_ALLOW_PRIVATE_CIDRS (operator setting)", () => {
+    beforeEach(() => setTestEnv({ WEBHOOK_ALLOW_PRIVATE_CIDRS: "10.0.0.0/8,fd00::/8" }));
+    it.each([
+      ["https://private.test/", "ok"],
+      ["https://mixed6.test/", "ok"],
+      ["https://mixed.test/", "private_address"],
+      ["https://cgnat.test/", "private_address"],
+      ["https://loop.test/", "private_address"],
+      ["https://10.0.0.1/", "ip_not_allowed"],
+      ["https://private.test:8443/", "port_not_allowed"],
     ])("%s → %s", async (url, expected) => {
       expect(await verdict(url)).toBe(expected);
     });

@@ -71,9 +71,10 @@ function isLoopbackHost(host: string): boolean {
  * - `private_address`: any of the resolved A/AAAA addresses is not public unicast
  *   ({@link forbiddenAddressReason}); one bad address refuses the whole host, since any could be used.
  *
+ * Operator setting `WEBHOOK_ALLOW_PRIVATE_CIDRS`: addresses inside the listed networks pass `private_address`.
  * Test setting `WEBHOOK_ALLOW_LOOPBACK` (refused in production): a loopback host (`localhost`,
- * `127.0.0.1`, `[::1]`) is accepted on any port, so tests can run local https receivers. Other IP
- * literals and ports stay refused.
+ * `127.0.0.1`, `[::1]`) may be an IP literal on any port, so tests can run local https receivers (with
+ * loopback listed in `WEBHOOK_ALLOW_PRIVATE_CIDRS`). Other IP literals and ports stay refused.
  * @throws ApiError 422 `validation_failed` with one error on `/url`.
  */
 export async function checkWebhookUrl(url: string): Promise<void> {

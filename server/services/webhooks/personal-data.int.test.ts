@@ -4,7 +4,7 @@ import { contacts, conversations, disclosures, integrations, leads, webhookDeliv
 import { attemptDelivery } from "@/server/jobs/attempt-delivery";
 import { recordEventWithDeliveries } from "@/server/services/events/outbox";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
-import { startHttpsReceiver, type HttpsReceiver } from "@/server/testing/https-receiver";
+import { LOOPBACK_RECEIVER_ENV, startHttpsReceiver, type HttpsReceiver } from "@/server/testing/https-receiver";
 import { openTestDatabase } from "@/server/testing/test-db";
 import { createDeliveryClient, type DeliveryClient } from "@/server/webhooks/delivery-client";
 import { newSigningSecret, sealSecret } from "@/server/webhooks/secret-box";
@@ -46,7 +46,7 @@ const journalOf = (deliveryId: string) => db.db.select().from(disclosures).where
 const CONTACT = { id: "", first_name: "Anna", last_name: "Petrova", email: "anna@example.ru", phone: "+79990000000", tags: ["vip"], geo_country: "RU", geo_city: "Kazan" };
 
 beforeAll(async () => {
-  db = await openTestDatabase({ WEBHOOK_ALLOW_LOOPBACK: "true" });
+  db = await openTestDatabase({ ...LOOPBACK_RECEIVER_ENV });
   rx = await startHttpsReceiver();
   client = createDeliveryClient({ testCa: rx.certPem, timeoutMs: 3_000 });
   a = await makeTenant(db.db);
