@@ -49,7 +49,7 @@ async function waitDelivered(db: Db, ids: string[], timeoutMs: number): Promise<
 
 /**
  * Measures webhook deliveries on a fresh tenant of the bench database: a worker process
- * (bench/delivery-worker.ts) delivers to a local HTTPS receiver in this process.
+ * (server/testing/worker-process.ts) delivers to a local HTTPS receiver in this process.
  * @param log progress lines
  */
 export async function benchDeliveries(dbUrl: string, log: (m: string) => void, opts: { burst: number; steadyRate: number; steadySeconds: number }): Promise<DeliveryFigures> {
@@ -57,7 +57,7 @@ export async function benchDeliveries(dbUrl: string, log: (m: string) => void, o
   const caFile = path.join(mkdtempSync(path.join(tmpdir(), "bench-ca-")), "ca.pem");
   writeFileSync(caFile, receiver.certPem);
   const d = await openDatabase({ url: dbUrl, poolSize: 8 });
-  const worker = spawn(process.execPath, ["--import", "tsx", "bench/delivery-worker.ts", dbUrl, caFile], { stdio: ["ignore", "pipe", "inherit"] });
+  const worker = spawn(process.execPath, ["--import", "tsx", "server/testing/worker-process.ts", dbUrl, caFile], { stdio: ["ignore", "pipe", "inherit"] });
   try {
     const tenant = await createTenant(d.db, { name: "Bench deliveries", mainDomain: "bench.example" });
     const integration = await createIntegration(d.db, tenant.id, { name: "Bench hooks", scopes: [...SCOPES], piiCountry: "RU", legalBasis: "contract" });
