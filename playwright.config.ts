@@ -19,6 +19,6 @@ export default defineConfig({
     url: `http://localhost:${PORT}/api/health`,
     timeout: 120_000,
     reuseExistingServer: false,
-    env: { PORT: String(PORT), PGLITE_DIR: ".data/e2e/pglite", LOG_LEVEL: "warn", DATABASE_URL: "" },
+    env: { PORT: String(PORT), PGLITE_DIR: ".data/e2e/pglite", LOG_LEVEL: "warn", DATABASE_URL: "", WEBHOOK_ALLOW_PRIVATE_CIDRS: "127.0.0.0/8,::1/128" },
   },
 });

@@ -159,7 +159,7 @@ describe("a delivery attempt", () => {
   it.each([
     [{ kind: "status", status: 302 } as const, 302, "redirect_not_followed"],
     [{ kind: "status", status: 404 } as const, 404, "http_404"],
-    [{ kind: "reset" } as const, null, "connection_reset"],
+    [{ kind: "reset" } as const, null, "network_error"],
   ])("receiver %j → failed with status %s and %s, nothing followed", async (behaviour, status, error) => {
     rx.respond(behaviour);
     const sub = await subscribe(a);
@@ -239,7 +239,7 @@ describe("a delivery attempt", () => {
     setHostResolver(async () => []);
     const nowhere = await queue(a, sub.id);
     await attemptDelivery(db.db, nowhere.deliveryId, T0, { client });
-    expect(await row(nowhere.deliveryId)).toMatchObject({ state: "failed", error: "unresolvable_host" });
+    expect(await row(nowhere.deliveryId)).toMatchObject({ state: "failed", error: "network_error" });
     expect(rx.requests).toHaveLength(1);
   });
 

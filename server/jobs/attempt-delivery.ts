@@ -1,6 +1,6 @@
 import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { events, webhookDeliveries, webhookSubscriptions } from "@/db/schema";
+import { events, tenants, wallets, webhookDeliveries, webhookSubscriptions } from "@/db/schema";
 import { readWallet } from "@/server/services/wallet/wallet-state";
 import { JOURNAL_RETENTION_MS } from "@/server/services/webhooks/journal";
 import { personalDataForDelivery, recordDeliveryDisclosure } from "@/server/services/webhooks/personal-data";
@@ -79,11 +79,14 @@ const ms = (d: Date, add: number) => new Date(d.getTime() + add);
  */
 export async function attemptDelivery(db: Db, deliveryId: string, now: Date = new Date(), opts: AttemptOptions = {}): Promise<AttemptOutcome> {
   const d = webhookDeliveries;
+  // The wallet is read in the same round trip (it decides deferral), as the API reads it with the key.
   const [row] = await db
-    .select({ delivery: d, sub: webhookSubscriptions, event: events })
+    .select({ delivery: d, sub: webhookSubscriptions, event: events, wallet: { balanceMinor: wallets.balanceMinor, blocked: wallets.blocked, lowMinor: tenants.lowBalanceMinor } })
     .from(d)
     .innerJoin(webhookSubscriptions, and(eq(webhookSubscriptions.id, d.subscriptionId), eq(webhookSubscriptions.tenantId, d.tenantId)))
     .innerJoin(events, and(eq(events.id, d.eventId), eq(events.tenantId, d.tenantId)))
+    .innerJoin(tenants, eq(tenants.id, d.tenantId))
+    .leftJoin(wallets, eq(wallets.tenantId, d.tenantId))
     .where(eq(d.id, deliveryId));
   if (!row) return { final: true, state: "gone", nextAttemptAt: null };
   const { delivery, sub, event } = row;
@@ -110,7 +113,7 @@ export async function attemptDelivery(db: Db, deliveryId: string, now: Date = ne
     return written.length > 0 ? outcome : current;
   };
 
-  const wallet = await readWallet(db, delivery.tenantId);
+  const wallet = await readWallet(db, delivery.tenantId, row.wallet.balanceMinor === null ? null : (row.wallet as { balanceMinor: bigint; blocked: boolean; lowMinor: bigint }));
   if (wallet.exchange === "suspended") {
     if (now.getTime() - event.createdAt.getTime() >= JOURNAL_RETENTION_MS) {
       return record({ state: "dead", error: WALLET_SUSPENDED, nextAttemptAt: null }, { final: true, state: "dead", nextAttemptAt: null });

@@ -13,10 +13,11 @@ export const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /**
  * Outcome of one POST (spec "Webhook delivery"): `ok` only for a 2xx within the timeout. `error` is a
- * journal code: `http_<status>`, `redirect_not_followed`, `timeout`, `connection_reset`,
- * `connection_refused`, `tls_error`, `network_error`, or a refused address from the SSRF check
- * (`https_only`, `private_address`, `unresolvable_host`, `invalid_url`, `ip_not_allowed`,
- * `port_not_allowed`, `userinfo_not_allowed`). `durationMs` is wall time of the attempt, ms.
+ * journal code of the spec ("Events: Delivery behaviour"): `http_<status>`, `redirect_not_followed`,
+ * `timeout`, `network_error` (DNS failure, refused or reset connection, TLS failure), `https_only`,
+ * `private_address`; or, only when the URL rules changed after the subscription was stored, the URL
+ * check's own code (`invalid_url`, `ip_not_allowed`, `port_not_allowed`, `userinfo_not_allowed`).
+ * `durationMs` is wall time of the attempt, ms.
  */
 export interface DeliveryResult {
   ok: boolean;
@@ -62,12 +63,12 @@ function guardedLookup(hostname: string, options: { all?: boolean } | number, ca
   const all = typeof options === "object" && options !== null && options.all === true;
   void resolveHost(hostname).then(
     (found) => {
-      if (!found) return callback(new RefusedAddressError("unresolvable_host"), all ? [] : "");
+      if (!found) return callback(new RefusedAddressError("network_error"), all ? [] : "");
       if (found.some((a) => forbiddenAddressReason(a.address) !== null)) return callback(new RefusedAddressError("private_address"), all ? [] : "");
       if (all) return callback(null, found.map((a) => ({ address: a.address, family: a.family })));
       callback(null, found[0]!.address, found[0]!.family);
     },
-    () => callback(new RefusedAddressError("unresolvable_host"), all ? [] : ""),
+    () => callback(new RefusedAddressError("network_error"), all ? [] : ""),
   );
 }
 
@@ -80,11 +81,8 @@ function classify(err: unknown, timedOut: boolean): string {
     if (code === "E_WEBHOOK_REFUSED") return String((e as { reason?: unknown }).reason);
     if (code.startsWith("UND_ERR_") && code.includes("TIMEOUT")) return "timeout";
     if (code === "ETIMEDOUT") return "timeout";
-    if (code === "ECONNRESET" || code === "EPIPE" || code === "UND_ERR_SOCKET" || code === "UND_ERR_CLOSED") return "connection_reset";
-    if (code === "ECONNREFUSED") return "connection_refused";
-    if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "unresolvable_host";
-    if (code.startsWith("ERR_TLS") || code.startsWith("ERR_SSL") || code.includes("CERT") || code === "SELF_SIGNED_CERT_IN_CHAIN") return "tls_error";
   }
+  // Resets, refusals, DNS and TLS failures: the spec's single code for a transport failure.
   return "network_error";
 }
 
@@ -116,7 +114,7 @@ export function createDeliveryClient(opts: DeliveryClientOptions = {}): Delivery
         await checkWebhookUrl(url);
       } catch (err) {
         const code = err instanceof ApiError ? (err.extras.errors?.[0]?.code ?? "invalid_url") : "invalid_url";
-        return done(false, null, code);
+        return done(false, null, code === "unresolvable_host" ? "network_error" : code);
       }
       // An IP literal (only loopback under the test setting passes checkWebhookUrl) skips DNS, so the
       // lookup guard would not see it: judge it here.

@@ -1,0 +1,64 @@
+import { readFileSync } from "node:fs";
+import { expect, test } from "@playwright/test";
+
+// The console's webhooks page in a real browser: create a subscription (secret shown once), send a test
+// event and read its attempt in the journal, pause and resume, rotate the secret, delete. The e2e app
+// allows loopback with WEBHOOK_ALLOW_PRIVATE_CIDRS (playwright.config.ts) and nothing listens on
+// https://localhost:443, so the test delivery fails with network_error: the journal shows that attempt.
+
+const demo = () => JSON.parse(readFileSync(".data/e2e/demo.json", "utf8")) as { staff: { email: string; password: string } };
+
+test.use({ trace: "retain-on-failure", screenshot: "only-on-failure" });
+
+test("manage a webhook subscription and read its delivery journal", async ({ page }) => {
+  const { staff } = demo();
+  page.on("dialog", (d) => void d.accept());
+  await page.goto("/console/webhooks");
+  await page.getByLabel("Email").fill(staff.email);
+  await page.getByLabel("Password").fill(staff.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.goto("/console/webhooks");
+  await expect(page.getByRole("heading", { name: "Webhooks" })).toBeVisible();
+
+  // A refused address is explained on the form, and nothing is created.
+  await page.getByLabel(/^URL/).fill("https://10.0.0.1/hook");
+  await page.getByLabel(/^Events/).fill("lead.*");
+  await page.getByRole("button", { name: "Create subscription" }).click();
+  await expect(page.getByText(/host name, not an IP address/)).toBeVisible();
+
+  const url = `https://localhost/e2e-${Date.now()}`;
+  await page.getByLabel(/^URL/).fill(url);
+  await page.getByLabel(/^Events/).fill("lead.*\nconversation.handoff_requested");
+  await page.getByRole("button", { name: "Create subscription" }).click();
+  const secret = page.getByTestId("new-secret");
+  await expect(secret).toHaveText(/^whsec_[A-Za-z0-9_-]{43}$/);
+  await page.getByRole("button", { name: "I have stored it" }).click();
+  await expect(secret).toHaveCount(0);
+
+  const row = page.getByRole("row").filter({ hasText: url });
+  await expect(row.getByText("active", { exact: true })).toBeVisible();
+  await row.getByRole("button", { name: "Send test" }).click();
+  await expect(page.getByRole("status").filter({ hasText: /Test event .* queued/ })).toBeVisible();
+
+  await row.getByRole("button", { name: "Journal" }).click();
+  const attempt = page.getByRole("row").filter({ hasText: "webhook.test" });
+  await expect(async () => {
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await expect(attempt.getByText("network_error")).toBeVisible({ timeout: 1000 });
+  }).toPass({ timeout: 20_000 });
+  await expect(attempt.getByText("failed", { exact: true })).toBeVisible();
+
+  await row.getByRole("button", { name: "Pause" }).click();
+  await expect(row.getByText("paused", { exact: true })).toBeVisible();
+  await expect(row.getByRole("button", { name: "Send test" })).toBeDisabled();
+  await row.getByRole("button", { name: "Resume" }).click();
+  await expect(row.getByText("active", { exact: true })).toBeVisible();
+
+  await row.getByRole("button", { name: "Rotate secret" }).click();
+  await expect(secret).toHaveText(/^whsec_/);
+  await page.getByRole("button", { name: "I have stored it" }).click();
+  await expect(row.getByText("no rotation window")).toHaveCount(0);
+
+  await row.getByRole("button", { name: `Delete subscription ${url}` }).click();
+  await expect(page.getByRole("row").filter({ hasText: url })).toHaveCount(0);
+});
