@@ -1,6 +1,6 @@
 import { execFile, execFileSync, fork, spawn, type ChildProcess } from "node:child_process";
 import { promisify } from "node:util";
-import { readFileSync, writeFileSync } from "node:fs";
+import { openSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -23,7 +23,18 @@ import type { LoadSpec } from "./load";
 // Baselines measured in the same run: GET /api/health of the same app and a bare node:http server.
 // Never part of `npm test`.
 
-const { values: flags } = parseArgs({ options: { "skip-build": { type: "boolean" }, quick: { type: "boolean" }, keep: { type: "boolean" }, duration: { type: "string", default: "10" } } });
+// --only <text>: run the baselines and the scenarios whose name contains <text>, skip deliveries, write no
+// results file. --profile: record a CPU profile of the app (bench/profiles/) and print where its time went.
+const { values: flags } = parseArgs({
+  options: {
+    "skip-build": { type: "boolean" },
+    quick: { type: "boolean" },
+    keep: { type: "boolean" },
+    duration: { type: "string", default: "10" },
+    only: { type: "string" },
+    profile: { type: "boolean" },
+  },
+});
 const PG = process.env.BENCH_PG_BASE ?? "postgres://postgres@127.0.0.1:5432";
 const APP_PORT = 3900;
 const BARE_PORT = 3901;
@@ -56,9 +67,12 @@ async function main() {
   const bare = fork(path.join(import.meta.dirname, "bare-server.ts"), [String(BARE_PORT)], { execArgv: ["--import", "tsx"] });
   children.push(bare);
   await new Promise((r) => bare.once("message", r));
-  const app = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+  const profileDir = path.join(import.meta.dirname, "profiles");
+  const profiling = flags.profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
+  const app = spawn(process.execPath, [...profiling, "--import", "tsx", "server/main.ts"], {
     env: { ...process.env, NODE_ENV: "production", PORT: String(APP_PORT), DATABASE_URL: dbUrl, APP_SECRET: "bench-secret-0123456789abcdef0123456789", LOG_LEVEL: "warn", CELL_ORIGIN_RU: `http://localhost:${APP_PORT}` },
-    stdio: ["ignore", "ignore", "inherit"],
+    // The app's log lines (warnings and errors only, LOG_LEVEL=warn) are kept in bench/app.log.
+    stdio: ["ignore", openSync(path.join(import.meta.dirname, "app.log"), "w"), "inherit"],
   });
   children.push(app);
   await waitFor(`http://localhost:${APP_PORT}/api/health`);
@@ -96,15 +110,33 @@ async function main() {
   }
 
   const results = [];
-  for (const s of scenarios) {
+  // A profile shows the chosen scenario alone: the app's own baseline (GET /api/health) is left out of it.
+  const chosen = flags.only ? scenarios.filter((s) => (s.group === "baseline" && !(flags.profile && s.url.startsWith(base))) || s.name.includes(flags.only!)) : scenarios;
+  for (const s of chosen) {
     log(`${s.name}: ${CONNECTIONS} connections, ${WARMUP} s warm-up, ${DURATION} s`);
     // Asynchronous, so the RSS sampler keeps running while the load runs.
     const { stdout: out } = await execFileAsync(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "load.ts"), JSON.stringify(s)], { encoding: "utf8" });
     const r = JSON.parse(out.trim().split("\n").pop()!);
     results.push({ ...r, group: s.group });
-    log(`  ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}`);
+    log(`  app RSS so far: peak ${(peakRss / 2 ** 20).toFixed(0)} MB`);
+    const codes = Object.entries((r.statusCodes ?? {}) as Record<string, { count: number }>).filter(([c]) => !c.startsWith("2")).map(([c, v]) => `${c}×${v.count}`);
+    log(`  ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}${codes.length ? ` (${codes.join(", ")})` : ""}`);
   }
   clearInterval(rssTimer);
+  log(`peak RSS of the app: ${(peakRss / 2 ** 20).toFixed(0)} MB`);
+  // The app runs the local delivery driver in-process (JOBS_DRIVER=local); stopped here so that the
+  // deliveries below are made by the bench's own worker alone (the app's driver cannot reach the
+  // loopback receiver and would claim and fail part of the burst).
+  log("stopping the app before the deliveries scenario");
+  const appExited = new Promise((r) => app.once("exit", r));
+  app.kill("SIGTERM");
+  await appExited;
+  if (flags.profile) {
+    // tsx adds a loader thread with its own (idle) profile: the main thread's is the largest file.
+    const newest = readdirSync(profileDir).filter((f) => f.endsWith(".cpuprofile")).sort((a, b) => statSync(path.join(profileDir, a)).size - statSync(path.join(profileDir, b)).size).pop();
+    if (newest) execFileSync(process.execPath, [path.join(import.meta.dirname, "profile-summary.mjs"), path.join(profileDir, newest)], { stdio: "inherit" });
+  }
+  if (flags.only) return;
   const deliveries = await benchDeliveries(dbUrl, log, flags.quick ? { burst: 1000, steadyRate: 100, steadySeconds: 5 } : { burst: 3000, steadyRate: 100, steadySeconds: 10 });
   log(`  burst ${Math.round(deliveries.burst.perSecond)} deliveries/s; steady p50 ${deliveries.steady.p50Ms} ms, p95 ${deliveries.steady.p95Ms} ms; top-up to first delivery ${deliveries.topupToFirstDeliveryMs} ms`);
   report(results, peakRss, seeded, deliveries);
@@ -150,7 +182,9 @@ async function seed(): Promise<{ tenants: SeededTenant[] }> {
     const counts = await seedTenantData(d.db, t.id, scale, i.id);
     tenants.push({ tenantId: t.id, key: k.key, keyId: k.keyId, messages: counts.messages, leads: counts.leads });
   }
-  await d.db.execute(sql`analyze`);
+  // VACUUM now, not autovacuum later: after a million inserts it would otherwise run during the first scenarios.
+  log("vacuum analyze after seeding");
+  await d.db.execute(sql`vacuum analyze`);
   await d.close();
   return { tenants };
 }

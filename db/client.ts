@@ -27,10 +27,12 @@ export async function openDatabase(opts: { url?: string; dir?: string; migrate?:
     const { default: postgres } = await import("postgres");
     const { drizzle } = await import("drizzle-orm/postgres-js");
     if (opts.migrate) await migratePostgres(opts.url);
-    // max_pipeline 1: postgres.js pipelining halves throughput under sustained load (DESIGN.md).
+    // postgres.js's default pipelining (max_pipeline 100) is kept: with max_pipeline 1 (DESIGN.md's
+    // setting) a BEGIN that fills a connection's pipeline skips the reservation of sql.begin, and under
+    // concurrent transactions postgres.js fails them with UNSAFE_TRANSACTION (porsager/postgres#823,
+    // #1189); `npm run bench` saw 500s on POST /cards from it.
     const client = postgres(opts.url, {
       max: opts.poolSize ?? 10,
-      max_pipeline: 1,
       onnotice: () => {},
       connect_timeout: 5,
       idle_timeout: 60,
