@@ -15,7 +15,7 @@ import type { PGlite } from "@electric-sql/pglite";
  * PGlite reports an open transaction block and releases it once the block ends (COMMIT, ROLLBACK or
  * the ROLLBACK pglite-socket sends when a client disconnects mid-transaction).
  * @param pglite the app's open PGlite instance
- * @returns an object with the four members pglite-socket uses (`runExclusive`, `execProtocolRawStream`,
+ * @returns an object with the members pglite-socket uses (`runExclusive`, `execProtocolRawStream`,
  *   `isInTransaction`, `exec`, `waitReady`), typed as PGlite for its constructor
  */
 export function guardSocketTransactions(pglite: PGlite): PGlite {

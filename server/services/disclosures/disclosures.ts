@@ -16,17 +16,20 @@ export async function recordDisclosure(
 ): Promise<void> {
   if (input.resourceIds.length === 0) return;
   try {
-    await db.insert(disclosures).values({
-      tenantId: caller.tenantId,
-      integrationId: caller.integrationId,
-      apiKeyId: caller.key.id,
-      route: input.route,
-      resourceType: input.resourceType,
-      resourceIds: input.resourceIds,
-      requestId: input.requestId,
-    });
+    await writeDisclosureRow(db, { tenantId: caller.tenantId, integrationId: caller.integrationId, apiKeyId: caller.key.id, ...input });
   } catch (err) {
     log().error({ request_id: input.requestId, err: (err as Error).message }, "disclosure journal write failed");
     throw new ApiError("service_unavailable", "Personal data cannot be returned right now because its disclosure cannot be recorded; retry after a pause.", {}, { "retry-after": "5" });
   }
+}
+
+/**
+ * One disclosure-journal row as is (db/schema/operations.ts `disclosures`): who received which personal
+ * records through which door. `apiKeyId` is null for webhook deliveries. Throws what the insert throws.
+ */
+export async function writeDisclosureRow(
+  db: Db,
+  row: { tenantId: string; integrationId: string; apiKeyId: string | null; route: string; resourceType: string; resourceIds: string[]; requestId: string },
+): Promise<void> {
+  await db.insert(disclosures).values(row);
 }

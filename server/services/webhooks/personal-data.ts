@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { contacts, conversations, disclosures, integrations, leads, tenants } from "@/db/schema";
+import { contacts, conversations, integrations, leads, tenants } from "@/db/schema";
+import { writeDisclosureRow } from "@/server/services/disclosures/disclosures";
 import { toLeadContact } from "@/server/services/leads/lead-view";
 import { integrationEffectiveScopes } from "@/server/services/integrations/integrations";
 import { familyOf, isPiiEnrichedType, PII_FAMILIES } from "@/server/webhooks/event-catalog";
@@ -99,7 +100,7 @@ export async function recordDeliveryDisclosure(
   db: Db,
   input: { tenantId: string; integrationId: string; deliveryId: string; eventType: string; contactId: string },
 ): Promise<void> {
-  await db.insert(disclosures).values({
+  await writeDisclosureRow(db, {
     tenantId: input.tenantId,
     integrationId: input.integrationId,
     apiKeyId: null,
