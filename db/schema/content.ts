@@ -38,5 +38,6 @@ export const articles = pgTable(
     updatedAt: ts("updated_at"),
     publishedAt: ts("published_at"),
   },
-  (t) => [index("articles_tenant_updated_idx").on(t.tenantId, t.updatedAt, t.id)],
+  // The list order of GET /articles: updated_at descending with undated last, then id descending.
+  (t) => [index("articles_tenant_updated_idx").on(t.tenantId, t.updatedAt.desc().nullsLast(), t.id.desc().nullsFirst())],
 );

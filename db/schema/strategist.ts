@@ -51,7 +51,8 @@ export const strategistTopics = pgTable(
     expiresAt: ts("expires_at"),
     createdAt: ts("created_at").notNull().defaultNow(),
   },
-  (t) => [index("strategist_topics_tenant_idx").on(t.tenantId, t.trendScore, t.id)],
+  // The list order of GET /strategist/topics: trend_score descending with unscored last, then id descending.
+  (t) => [index("strategist_topics_tenant_idx").on(t.tenantId, t.trendScore.desc().nullsLast(), t.id.desc().nullsFirst())],
 );
 
 /** A strategist chat session; `integration_id` null = a staff session (its actions are not visible to the API). */
@@ -79,5 +80,6 @@ export const strategistActions = pgTable(
     decidedAt: ts("decided_at"),
     expiresAt: ts("expires_at"),
   },
-  (t) => [index("strategist_actions_session_idx").on(t.sessionId, t.createdAt, t.id)],
+  // GET /strategist/actions lists a tenant's actions newest first.
+  (t) => [index("strategist_actions_session_idx").on(t.sessionId, t.createdAt, t.id), index("strategist_actions_tenant_idx").on(t.tenantId, t.createdAt, t.id)],
 );
