@@ -89,6 +89,16 @@ describe("encodeCursor / decodeCursor", () => {
     }
   });
 
+  it("is refused when the MAC's last characters change, even where base64 would decode them to the same bytes", () => {
+    const c = encodeCursor(binding, position);
+    const last = c[c.length - 1]!;
+    // Same top four bits, different spare bits: Buffer.from(…, "base64url") gives identical bytes.
+    const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const twin = B64[B64.indexOf(last) ^ 1]!;
+    expect(Buffer.from(c.split(".")[1]!, "base64url")).toEqual(Buffer.from(c.split(".")[1]!.slice(0, -1) + twin, "base64url"));
+    refusal(() => decodeCursor(c.slice(0, -1) + twin, binding));
+  });
+
   it("is refused when the payload is swapped for another cursor's", () => {
     const mine = encodeCursor(binding, position);
     const other = encodeCursor(binding, ["2020-01-01T00:00:00.000Z", "x"]);

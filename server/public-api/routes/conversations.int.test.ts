@@ -221,6 +221,12 @@ describe("GET /conversations/{id}/messages", () => {
 
     const tampered = await serveAttachment(id, String(Number(u.searchParams.get("expires")) + 60), u.searchParams.get("signature"));
     expect(tampered.status).toBe(403);
+    // A signature whose last character differs only in base64's spare bits decodes to the same bytes: refused.
+    const sig = u.searchParams.get("signature")!;
+    const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const twin = sig.slice(0, -1) + B64[B64.indexOf(sig[sig.length - 1]!) ^ 1];
+    expect(Buffer.from(twin, "base64url")).toEqual(Buffer.from(sig, "base64url"));
+    expect((await serveAttachment(id, u.searchParams.get("expires"), twin)).status).toBe(403);
     setClock(() => Date.parse(a.expires_at) + 1000);
     try {
       expect((await serveAttachment(id, u.searchParams.get("expires"), u.searchParams.get("signature"))).status).toBe(403);

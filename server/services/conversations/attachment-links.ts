@@ -30,7 +30,8 @@ export function verifyAttachmentLink(attachmentId: string, expires: string | nul
   if (!expires || !signature || !/^\d{1,12}$/.test(expires)) return false;
   const expiresSec = Number(expires);
   if (expiresSec * 1000 <= now) return false;
-  const expected = mac(attachmentId, expiresSec);
-  const given = Buffer.from(signature, "base64url");
+  // Compared as the exact text issued: base64 decoding would accept some altered spellings of it.
+  const expected = Buffer.from(mac(attachmentId, expiresSec).toString("base64url"));
+  const given = Buffer.from(signature);
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
