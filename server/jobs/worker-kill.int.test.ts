@@ -1,5 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -7,6 +6,7 @@ import { and, eq, isNotNull } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { webhookDeliveries, webhookSubscriptions } from "@/db/schema";
 import { recordEventWithDeliveries } from "@/server/services/events/outbox";
+import { killProcess, startTsxProcess } from "@/server/testing/child-process";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { LOOPBACK_RECEIVER_ENV, startHttpsReceiver, type HttpsReceiver } from "@/server/testing/https-receiver";
 import { openTestDatabase } from "@/server/testing/test-db";
@@ -43,20 +43,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function startWorker(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "server/testing/worker-process.ts", db.url!, caFile, String(LEASE_MS)], { stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    child.stdout!.on("data", (d: Buffer) => d.toString().includes("ready") && resolve(child));
-    child.once("exit", (code) => reject(new Error(`worker exited with ${code}`)));
-  });
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = once(child, "exit");
-  child.kill("SIGKILL");
-  await exited;
-}
+const startWorker = () => startTsxProcess("server/testing/worker-process.ts", [db.url!, caFile, String(LEASE_MS)], "ready");
+const kill = killProcess;
 
 async function waitFor(check: () => Promise<boolean>, ms: number): Promise<void> {
   const until = Date.now() + ms;

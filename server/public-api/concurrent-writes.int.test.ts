@@ -1,6 +1,5 @@
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { killProcess, startTsxProcess } from "@/server/testing/child-process";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
 import { setLimitOverride } from "@/server/services/limits/limit-overrides";
@@ -24,12 +23,8 @@ beforeAll(async () => {
 afterAll(async () => db?.drop());
 
 it.runIf(pg)("answers every one of 16 parallel streams of POST /cards and GET /me without a 5xx", { timeout: 90_000 }, async () => {
-  const child = spawn(process.execPath, ["--import", "tsx", "server/testing/api-process.ts", db.url!, String(PORT)], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = await startTsxProcess("server/testing/api-process.ts", [db.url!, String(PORT)], "listening");
   try {
-    await new Promise<void>((resolve, reject) => {
-      child.stdout!.on("data", (d: Buffer) => d.toString().includes("listening") && resolve());
-      child.once("exit", (code) => reject(new Error(`api process exited with ${code}`)));
-    });
     const statuses = new Map<number, number>();
     let n = 0;
     const until = Date.now() + 4_000;
@@ -50,8 +45,6 @@ it.runIf(pg)("answers every one of 16 parallel streams of POST /cards and GET /m
     expect(n).toBeGreaterThan(200);
     expect(Object.fromEntries(statuses)).toEqual(Object.fromEntries([...statuses].filter(([s]) => s < 500)));
   } finally {
-    const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : once(child, "exit");
-    child.kill("SIGKILL");
-    await exited;
+    await killProcess(child);
   }
 });

@@ -1,10 +1,9 @@
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { and, eq, like } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { idempotencyRecords, products } from "@/db/schema";
 import { setClock } from "@/server/lib/clock";
 import { call } from "@/server/testing/api-client";
+import { killProcess, startTsxProcess } from "@/server/testing/child-process";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
 import { setLimitOverride } from "@/server/services/limits/limit-overrides";
@@ -33,12 +32,8 @@ beforeAll(async () => {
 afterAll(async () => db?.drop());
 
 it.runIf(pg)("leaves no half-written card after a SIGKILL mid-burst, and a retry with the same keys makes each card once", { timeout: 90_000 }, async () => {
-  const child = spawn(process.execPath, ["--import", "tsx", "server/testing/api-process.ts", db.url!, String(PORT)], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = await startTsxProcess("server/testing/api-process.ts", [db.url!, String(PORT)], "listening");
   try {
-    await new Promise<void>((resolve, reject) => {
-      child.stdout!.on("data", (d: Buffer) => d.toString().includes("listening") && resolve());
-      child.once("exit", (code) => reject(new Error(`api process exited with ${code}`)));
-    });
     const sent = Array.from({ length: N }, (_, i) =>
       fetch(`http://127.0.0.1:${PORT}/api/public/v1/cards`, {
         method: "POST",
@@ -56,9 +51,7 @@ it.runIf(pg)("leaves no half-written card after a SIGKILL mid-burst, and a retry
     const statuses = await Promise.all(sent);
     expect(statuses).toContain("cut");
   } finally {
-    const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : once(child, "exit");
-    child.kill("SIGKILL");
-    await exited;
+    await killProcess(child);
   }
 
   const made = await db.db.select().from(products).where(and(eq(products.tenantId, t.tenantId), like(products.code, "crash-%")));
