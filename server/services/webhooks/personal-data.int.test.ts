@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { contacts, conversations, disclosures, integrations, leads, webhookDeliveries, webhookSubscriptions } from "@/db/schema";
 import { attemptDelivery } from "@/server/jobs/attempt-delivery";
@@ -115,6 +115,28 @@ describe("include_pii deliveries", () => {
     r = await deliver(leadSub, "lead.updated", { lead_id: leadId, version: 3 });
     expect(r.body.data).toEqual({ lead_id: leadId, version: 3 });
     expect(await journalOf(r.deliveryId)).toHaveLength(0);
+  });
+
+  it("sends nothing while the disclosure journal cannot be written; the delivery stays due and goes out once it can", async () => {
+    const sub = await subscribe(a, ["lead.*"], true);
+    rx.requests.length = 0;
+    const ev = await recordEventWithDeliveries(db.db, { tenantId: a.tenantId, type: "lead.updated", data: { lead_id: leadId, version: 9 } }, { onlySubscriptionId: sub });
+    const deliveryId = ev.deliveryIds[0]!;
+    await db.db.execute(sql`alter table disclosures rename to disclosures_x`);
+    try {
+      await expect(attemptDelivery(db.db, deliveryId, new Date(), { client })).rejects.toThrow();
+    } finally {
+      await db.db.execute(sql`alter table disclosures_x rename to disclosures`);
+    }
+    expect(rx.requests).toHaveLength(0);
+    const [d] = await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId));
+    expect(d).toMatchObject({ state: "pending", attempt: 0 });
+    // The step took its own lease before failing; once that lease is over the delivery goes out with the contact.
+    await db.db.update(webhookDeliveries).set({ lockedUntil: null }).where(eq(webhookDeliveries.id, deliveryId));
+    const out = await attemptDelivery(db.db, deliveryId, new Date(), { client });
+    expect(out.state).toBe("delivered");
+    expect(JSON.parse(rx.requests[0]!.body).data.contact).toEqual(CONTACT);
+    expect(await journalOf(deliveryId)).toHaveLength(1);
   });
 
   it("the integration lost leads:read: lead events go out thin", async () => {
