@@ -1,16 +1,80 @@
+import boundaries from "eslint-plugin-boundaries";
 import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
+
+// One-way layers (DESIGN "Layers"; README "Layout"): imports go down, never up or sideways between doors.
+//   app → doors (public-api with its openapi document, trpc, inngest, scripts) → jobs → services → floor.
+// `server/main.ts` and `server/http-server.ts` compose the process (doors, jobs) and are imported by scripts
+// only; bench/ and the test helpers in server/testing may read any server layer. Tests (*.test.ts) are
+// outside the rule: they reach in at whatever layer they prove.
+const LAYERS = [
+  { type: "app", pattern: "app/**", partialMatch: false },
+  { type: "door-public-api", pattern: ["server/public-api/**", "server/openapi/**"], partialMatch: false },
+  { type: "door-console", pattern: ["server/trpc/**", "server/auth/**"], partialMatch: false },
+  { type: "door-inngest", pattern: "inngest/**", partialMatch: false },
+  { type: "door-scripts", pattern: "scripts/**", partialMatch: false },
+  // Single files are elements in mode "file" (folders are the default unit).
+  { type: "process", pattern: ["server/main.ts", "server/http-server.ts"], mode: "file" },
+  { type: "jobs", pattern: "server/jobs/**", partialMatch: false },
+  { type: "services", pattern: "server/services/**", partialMatch: false },
+  {
+    type: "floor",
+    pattern: ["server/schemas/**", "db/**", "server/lib/**", "server/webhook-transport/**"],
+    partialMatch: false,
+  },
+  { type: "floor", pattern: ["server/errors.ts", "server/env.ts", "server/log.ts", "server/errors-helper.ts"], mode: "file" },
+  { type: "tooling", pattern: ["bench/**", "server/testing/**", "e2e/**", "examples/**"], partialMatch: false },
+  // The published SDK (@platform/sdk) stands alone: integrators install it without this app, so it
+  // imports nothing of it; only tooling (tests, e2e, examples) imports the SDK.
+  { type: "sdk", pattern: "sdk/**", partialMatch: false },
+];
+
+const to = (...types) => ({ to: { element: { types: { anyOf: types } } } });
+const allow = (from, ...types) => ({ from: { element: { type: from } }, allow: to(...types) });
+
+const layerRule = {
+  files: ["**/*.ts", "**/*.tsx"],
+  ignores: ["**/*.test.ts", "**/*.test.tsx"],
+  plugins: { boundaries },
+  settings: {
+    "boundaries/elements": LAYERS,
+    "boundaries/include": ["app/**", "server/**", "db/**", "inngest/**", "scripts/**", "bench/**", "e2e/**", "examples/**", "sdk/**"],
+  },
+  rules: {
+    "boundaries/dependencies": [
+      "error",
+      {
+        default: "disallow",
+        message: "Layer rule (README \"Layout\"): {{from.type}} may not import {{to.type}}. Move the shared piece down to the lower layer.",
+        policies: [
+          allow("app", "app", "door-public-api", "door-console", "door-inngest", "floor"),
+          allow("door-public-api", "door-public-api", "jobs", "services", "floor"),
+          allow("door-console", "door-console", "jobs", "services", "floor"),
+          allow("door-inngest", "door-inngest", "jobs", "services", "floor"),
+          allow("door-scripts", "door-scripts", "door-public-api", "door-inngest", "process", "jobs", "services", "floor"),
+          allow("process", "process", "door-public-api", "door-inngest", "jobs", "services", "floor"),
+          allow("jobs", "jobs", "services", "floor"),
+          allow("services", "services", "floor"),
+          allow("floor", "floor"),
+          allow("tooling", "tooling", "door-public-api", "door-console", "door-inngest", "door-scripts", "process", "jobs", "services", "floor", "sdk"),
+          allow("sdk", "sdk"),
+        ],
+      },
+    ],
+  },
+};
 
 const config = [
   ...nextVitals,
   ...nextTs,
-  { ignores: [".next/**", "node_modules/**", ".data/**", "db/migrations/**", "next-env.d.ts", "coverage/**", "test-results/**", "playwright-report/**"] },
+  { ignores: [".next/**", "node_modules/**", ".data/**", "db/migrations/**", "next-env.d.ts", "coverage/**", "test-results/**", "playwright-report/**", "sdk/dist/**", "sdk/src/generated/**"] },
   {
     rules: {
       // Unused names prefixed with _ are deliberate (table-driven tests, ignored tuple members).
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
   },
+  layerRule,
 ];
 
 export default config;

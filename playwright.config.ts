@@ -1,9 +1,25 @@
 import { defineConfig } from "@playwright/test";
+import { APP_PORT, PRISM_PORT, THROUGH_PRISM } from "./e2e/prism/settings";
 
 // End-to-end tests against the built app started by `npm run demo -- --prod` on its own embedded
 // database in .data/e2e (so a developer's .data/pglite is untouched). Browsers come from Debian's
 // chromium package: Playwright's own download cannot run on our machines.
-const PORT = Number(process.env.E2E_PORT ?? 3100);
+// With E2E_PRISM=1 a second server, Stoplight Prism in proxy mode on the document the app serves
+// (e2e/prism/proxy.ts), stands in front of the app, and the API specs send their requests through it.
+const app = {
+  command: "npm run demo -- --prod",
+  url: `http://localhost:${APP_PORT}/api/health`,
+  timeout: 120_000,
+  reuseExistingServer: false,
+  env: { PORT: String(APP_PORT), PGLITE_DIR: ".data/e2e/pglite", LOG_LEVEL: "warn", DATABASE_URL: "", WEBHOOK_ALLOW_PRIVATE_CIDRS: "127.0.0.0/8,::1/128" },
+};
+const prism = {
+  command: "npx tsx e2e/prism/proxy.ts",
+  port: PRISM_PORT,
+  timeout: 180_000,
+  reuseExistingServer: false,
+  stderr: "pipe" as const,
+};
 
 export default defineConfig({
   testDir: "e2e",
@@ -11,14 +27,8 @@ export default defineConfig({
   workers: 1,
   reporter: [["list"]],
   use: {
-    baseURL: `http://localhost:${PORT}`,
+    baseURL: `http://localhost:${APP_PORT}`,
     launchOptions: { executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium" },
   },
-  webServer: {
-    command: "npm run demo -- --prod",
-    url: `http://localhost:${PORT}/api/health`,
-    timeout: 120_000,
-    reuseExistingServer: false,
-    env: { PORT: String(PORT), PGLITE_DIR: ".data/e2e/pglite", LOG_LEVEL: "warn", DATABASE_URL: "", WEBHOOK_ALLOW_PRIVATE_CIDRS: "127.0.0.0/8,::1/128" },
-  },
+  webServer: THROUGH_PRISM ? [app, prism] : app,
 });

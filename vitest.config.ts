@@ -1,7 +1,7 @@
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  resolve: { alias: { "@": import.meta.dirname } },
+  resolve: { alias: { "@platform/sdk": `${import.meta.dirname}/sdk/src/index.ts`, "@": import.meta.dirname } },
   test: {
     include: ["**/*.test.ts"],
     exclude: ["node_modules/**", "e2e/**", ".next/**"],

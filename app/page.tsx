@@ -1,6 +1,9 @@
 import Link from "next/link";
+import { connection } from "next/server";
 
-export default function Home() {
+/** The start page, rendered per request so Next.js's scripts carry this response's CSP nonce (proxy.ts). */
+export default async function Home() {
+  await connection();
   return (
     <main style={{ maxWidth: 720, margin: "48px auto", padding: "0 16px", lineHeight: 1.5 }}>
       <h1>Platform</h1>

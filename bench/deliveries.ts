@@ -5,13 +5,13 @@ import path from "node:path";
 import { and, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import { openDatabase, type Db } from "@/db/client";
 import { webhookDeliveries, webhookSubscriptions } from "@/db/schema";
-import { SCOPES } from "@/server/services/access/scopes";
+import { SCOPES } from "@/server/schemas/scopes";
 import { recordEventWithDeliveries } from "@/server/services/events/outbox";
 import { createIntegration } from "@/server/services/integrations/integrations";
 import { createTenant } from "@/server/services/tenants/tenants";
 import { changeBalance } from "@/server/services/wallet/wallet-ledger";
 import { startHttpsReceiver } from "@/server/testing/https-receiver";
-import { newSigningSecret, sealSecret } from "@/server/webhooks/secret-box";
+import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
 
 /** Figures of the deliveries scenario of `npm run bench` (issue "Benchmark" 4). */
 export interface DeliveryFigures {

@@ -7,10 +7,10 @@ import { parseArgs } from "node:util";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { openDatabase } from "@/db/client";
-import { seedTenantData } from "@/db/seed-data";
+import { seedTenantData } from "@/server/services/seed/seed-data";
 import { products } from "@/db/schema";
 import { setTestEnv } from "@/server/testing/test-db";
-import { SCOPES } from "@/server/services/access/scopes";
+import { SCOPES } from "@/server/schemas/scopes";
 import { createIntegration } from "@/server/services/integrations/integrations";
 import { issueKey } from "@/server/services/keys/keys";
 import { createTenant } from "@/server/services/tenants/tenants";
@@ -70,7 +70,10 @@ async function main() {
   const profileDir = path.join(import.meta.dirname, "profiles");
   const profiling = flags.profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
   const app = spawn(process.execPath, [...profiling, "--import", "tsx", "server/main.ts"], {
-    env: { ...process.env, NODE_ENV: "production", PORT: String(APP_PORT), DATABASE_URL: dbUrl, APP_SECRET: "bench-secret-0123456789abcdef0123456789", LOG_LEVEL: "warn", CELL_ORIGIN_RU: `http://localhost:${APP_PORT}` },
+    env: { ...process.env, NODE_ENV: "production", PORT: String(APP_PORT), DATABASE_URL: dbUrl, APP_SECRET: "bench-secret-0123456789abcdef0123456789", LOG_LEVEL: "warn",
+      // Production requires every cell's public https origin (server/env.ts); they only appear in links
+      // of answers, the bench itself calls http://localhost:APP_PORT.
+      CELL_ORIGIN_RU: "https://api.bench.example.ru", CELL_ORIGIN_EN: "https://api.bench.example.com", CELL_ORIGIN_ID: "https://api.bench.example.id" },
     // The app's log lines (warnings and errors only, LOG_LEVEL=warn) are kept in bench/app.log.
     stdio: ["ignore", openSync(path.join(import.meta.dirname, "app.log"), "w"), "inherit"],
   });

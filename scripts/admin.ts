@@ -1,11 +1,15 @@
+import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import { openForScript } from "@/db/shared-embedded";
 import { EnvError, env } from "@/server/env";
+import { registerInngestNotifier } from "@/inngest/notifier";
 import { ApiError } from "@/server/errors";
 import { formatMinor, parseAmount } from "@/server/lib/money";
 import { createIntegration, setIntegrationStatus } from "@/server/services/integrations/integrations";
 import { issueKey, revokeKey } from "@/server/services/keys/keys";
 import { setLimitOverride } from "@/server/services/limits/limit-overrides";
+import type { Right } from "@/server/schemas/scopes";
+import { createStaffMember } from "@/server/services/tenants/staff";
 import { createTenant, setLicense, setTenantStatus } from "@/server/services/tenants/tenants";
 import { changeBalance, setWalletBlocked } from "@/server/services/wallet/wallet-ledger";
 import type { Db } from "@/db/client";
@@ -46,7 +50,7 @@ const usageError = (m: string) => new UsageError(m);
 
 const COMMANDS: Record<string, Command> = {
   "tenant:create": {
-    usage: "--name N [--cell ru|en|id] [--main-domain shop.example.ru]",
+    usage: "--name N [--cell ru|en|id (default: this process's CELL)] [--main-domain shop.example.ru]",
     run: async (db, o) => {
       const t = await createTenant(db, { name: need(o, "name"), cell: (o.cell as "ru") ?? undefined, mainDomain: (o["main-domain"] as string) ?? null });
       return { tenant_id: t.id, name: t.name, cell: t.cell, main_domain: t.mainDomain };
@@ -65,6 +69,17 @@ const COMMANDS: Record<string, Command> = {
       const features = o.features === undefined ? undefined : (list(o.features) ?? []);
       const t = await setLicense(db, need(o, "tenant"), { apiAccess: bool(o["api-access"], "api-access"), features });
       return { tenant_id: t.id, api_access: t.apiAccess, features: t.features };
+    },
+  },
+  "staff:create": {
+    usage: "--tenant ID --email E --name N [--role owner|admin|...] [--rights manage_integrations,...] (prints a new password once)",
+    run: async (db, o) => {
+      // Console sign-up is closed: this is how a staff account comes to exist. An email that already has
+      // an account is refused (never attached), see createStaffMember.
+      const password = randomBytes(15).toString("base64url");
+      const rights = o.rights === undefined ? undefined : ((list(o.rights) ?? []) as Right[]);
+      const s = await createStaffMember(db, { tenantId: need(o, "tenant"), email: need(o, "email"), name: need(o, "name"), password, role: o.role as string | undefined, rights });
+      return { staff_user_id: s.staffUserId, tenant_id: o.tenant as string, email: (o.email as string).trim().toLowerCase(), password };
     },
   },
   "integration:create": {
@@ -158,7 +173,7 @@ async function main(): Promise<number> {
   }
   let json = false;
   try {
-    const names = ["name", "cell", "main-domain", "tenant", "status", "api-access", "features", "scopes", "role", "pii-country", "legal-basis", "ip-allowlist", "integration", "mode", "expires-at", "key-id", "amount", "read", "write", "paid", "paid-concurrency"];
+    const names = ["name", "cell", "main-domain", "tenant", "status", "api-access", "features", "scopes", "role", "pii-country", "legal-basis", "ip-allowlist", "integration", "mode", "expires-at", "key-id", "amount", "read", "write", "paid", "paid-concurrency", "email", "rights"];
     const options = Object.fromEntries([...names.map((n) => [n, { type: "string" as const }]), ["json", { type: "boolean" as const }]]);
     let values: Opts;
     try {
@@ -168,11 +183,14 @@ async function main(): Promise<number> {
     }
     json = values.json === true;
     const e = env();
+    // With Inngest, a credit that resumes exchange is announced to it (the local driver polls instead).
+    if (e.jobsDriver === "inngest") registerInngestNotifier();
     const d = await openForScript({ url: e.databaseUrl, pgliteDir: e.pgliteDir });
     try {
       const out = await command.run(d.db, values as Opts);
       console.log(json ? JSON.stringify(out) : Object.entries(out).map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : v}`).join("\n"));
       if (!json && "key" in out) console.error("\nThe key is shown once; store it now.");
+      if (!json && "password" in out) console.error("\nThe password is shown once; hand it over safely.");
       return 0;
     } finally {
       await d.close();

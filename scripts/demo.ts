@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { openDatabase } from "@/db/client";
-import { demoExists, seedDemo, type DemoInfo } from "@/db/seed";
+import { demoExists, seedDemo, type DemoInfo } from "@/server/services/seed/demo-tenant";
 import { EnvError, env } from "@/server/env";
-import { startApp } from "@/server/http-server";
+import { startApp, stopOnSignals } from "@/server/http-server";
 
 // `npm run demo`: migrate, seed the demo tenant once, print how to use it, and serve on PORT (3000).
 // Seeding happens before the server starts, so it opens the database itself and hands it over.
@@ -42,12 +42,7 @@ async function main(): Promise<void> {
       "",
     ].join("\n"),
   );
-  const stop = async () => {
-    await app.stop();
-    process.exit(0);
-  };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  stopOnSignals(app);
 }
 
 void main();

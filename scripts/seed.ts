@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { openForScript } from "@/db/shared-embedded";
-import { seedTenantData } from "@/db/seed-data";
+import { seedTenantData } from "@/server/services/seed/seed-data";
 import { env } from "@/server/env";
 
 // `npm run seed -- --tenant ID --scale N [--integration ID]`: realistic, deterministic data for a tenant

@@ -15,6 +15,10 @@ const origin = z
 const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  HOST: z
+    .string()
+    .regex(/^[A-Za-z0-9.:%_-]+$/, "must be an address or host name to listen on, such as 0.0.0.0, :: or 10.0.0.5")
+    .optional(),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, message: "must be a postgres:// URL" }).optional(),
   PGLITE_DIR: z.string().min(1).default(".data/pglite"),
   CELL: z.enum(CELLS).default("ru"),
@@ -55,6 +59,12 @@ const EnvSchema = z.object({
 export interface Env {
   nodeEnv: "development" | "production" | "test";
   port: number;
+  /**
+   * Where the HTTP server listens (`HOST`): unset = loopback only (127.0.0.1 and ::1), so a demo or a
+   * development server is not reachable from the network; `0.0.0.0` or `::` for every interface (a
+   * container or a host behind a load balancer), or one address.
+   */
+  host: string | undefined;
   databaseUrl: string | undefined;
   pgliteDir: string;
   cell: Cell;
@@ -109,10 +119,25 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
   if (e.NODE_ENV === "production" && e.WEBHOOK_ALLOW_LOOPBACK === "true") {
     throw new EnvError("Invalid environment:\n  WEBHOOK_ALLOW_LOOPBACK: a test setting, refused in production");
   }
+  if (e.NODE_ENV === "production") {
+    // Every cell's origin reaches integrators: `base_url` of /me, `correct_base_url` of `wrong_cell`,
+    // `topup_url` and the `type` link of every problem. A localhost default or a plain-http origin there
+    // would send them somewhere wrong or insecure, so production names all three, over https.
+    const configured: Record<Cell, string | undefined> = { ru: e.CELL_ORIGIN_RU, en: e.CELL_ORIGIN_EN, id: e.CELL_ORIGIN_ID };
+    const bad = CELLS.flatMap((c) => {
+      const name = `CELL_ORIGIN_${c.toUpperCase()}`;
+      const value = configured[c];
+      if (!value) return [`  ${name}: required in production (the public https origin of the ${c.toUpperCase()} cell)`];
+      if (!value.startsWith("https://")) return [`  ${name}: must be an https origin in production`];
+      return [];
+    });
+    if (bad.length) throw new EnvError(`Invalid environment:\n${bad.join("\n")}`);
+  }
   const appSecret = e.APP_SECRET ?? localSecret(path.dirname(e.PGLITE_DIR));
   return {
     nodeEnv: e.NODE_ENV,
     port: e.PORT,
+    host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     pgliteDir: e.PGLITE_DIR,
     cell: e.CELL,

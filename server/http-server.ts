@@ -1,16 +1,22 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type RequestListener, type Server } from "node:http";
 import next from "next";
 import { openDatabase, installDatabase, type Database } from "@/db/client";
 import { shareEmbedded } from "@/db/shared-embedded";
 import { env } from "@/server/env";
 import { startDailySchedule } from "@/server/jobs/daily-schedule";
 import { startLocalDriver } from "@/server/jobs/local-driver";
+import { registerInngestNotifier } from "@/inngest/notifier";
 import { log } from "@/server/log";
-import { PEER_HEADER } from "@/server/public-api/client-ip";
+import { PEER_HEADER } from "@/server/lib/client-ip";
 
-/** A running app: the HTTP server, its database, and a clean stop. */
+/** Where the app listens when `HOST` is unset: loopback only, IPv4 and IPv6. */
+export const LOOPBACK_HOSTS = ["127.0.0.1", "::1"] as const;
+
+/** A running app: its HTTP servers (one per listening address), its database, and a clean stop. */
 export interface RunningApp {
+  /** The first listening server. */
   server: Server;
+  servers: Server[];
   database: Database;
   url: string;
   stop(): Promise<void>;
@@ -21,6 +27,8 @@ export interface RunningApp {
  * (migrations run on start), shares an embedded database with scripts, and serves Next.js on `PORT`.
  * The server stamps each request with the TCP peer address (PEER_HEADER), replacing any value a client
  * sent, because route handlers cannot see the socket (IP allowlists, server/public-api/client-ip.ts).
+ * It listens on loopback only (127.0.0.1 and ::1) unless `HOST` names where to listen (`0.0.0.0`, `::`
+ * or one address), so a demo or development server is not open to the network by default.
  * @throws EnvError on a bad environment value, before anything listens.
  */
 export async function startApp(opts: { dev: boolean; database?: Database }): Promise<RunningApp> {
@@ -29,34 +37,72 @@ export async function startApp(opts: { dev: boolean; database?: Database }): Pro
   installDatabase(database);
   const unshare = database.pglite && !e.databaseUrl ? await shareEmbedded(database, e.pgliteDir, e.pgliteSocketPort) : null;
   // JOBS_DRIVER=local (default): webhook deliveries are worked in this process (server/jobs/local-driver.ts).
+  // JOBS_DRIVER=inngest: due work is announced to Inngest as events (inngest/notifier.ts).
   const jobs = e.jobsDriver === "local" ? startLocalDriver(database.db) : null;
+  const unnotify = e.jobsDriver === "inngest" ? registerInngestNotifier() : null;
   // Daily jobs (key expiry notices, retention) under the local driver; Inngest runs them as crons.
   const daily = e.jobsDriver === "local" ? startDailySchedule(database.db) : null;
 
   const app = next({ dev: opts.dev, dir: process.cwd(), hostname: "localhost", port: e.port, turbopack: opts.dev });
   await app.prepare();
   const handle = app.getRequestHandler();
-  const server = createServer((req, res) => {
+  const servers = await listen((req, res) => {
     req.headers[PEER_HEADER] = req.socket.remoteAddress ?? "";
     void handle(req, res);
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(e.port, resolve);
-  });
+  }, e.port, e.host);
   const url = `http://localhost:${e.port}`;
-  log().info({ url, database: database.kind, cell: e.cell }, "app listening");
+  log().info({ url, host: e.host ?? LOOPBACK_HOSTS.join(", "), database: database.kind, cell: e.cell }, "app listening");
   return {
-    server,
+    server: servers[0],
+    servers,
     database,
     url,
     async stop() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
       await jobs?.stop();
+      unnotify?.();
       await daily?.stop();
       await app.close?.();
       await unshare?.();
       await database.close();
     },
   };
+}
+
+/** Stops the app cleanly (server, drivers, database) on SIGINT or SIGTERM, then exits 0. */
+export function stopOnSignals(app: RunningApp): void {
+  const stop = async () => {
+    await app.stop();
+    process.exit(0);
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}
+
+/**
+ * Listens on `host`, or on both loopback addresses when it is unset. An IPv6 loopback the machine lacks
+ * is skipped; any other failure (port taken) closes what was opened and throws.
+ */
+async function listen(handler: RequestListener, port: number, host: string | undefined): Promise<Server[]> {
+  const servers: Server[] = [];
+  try {
+    for (const h of host ? [host] : LOOPBACK_HOSTS) {
+      const server = createServer(handler);
+      try {
+        await new Promise<void>((resolve, reject) => {
+          server.once("error", reject);
+          server.listen(port, h, resolve);
+        });
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (!host && h === "::1" && (code === "EADDRNOTAVAIL" || code === "EAFNOSUPPORT")) continue;
+        throw err;
+      }
+      servers.push(server);
+    }
+  } catch (err) {
+    await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+    throw err;
+  }
+  return servers;
 }

@@ -1,5 +1,5 @@
 import { EnvError, env } from "@/server/env";
-import { startApp } from "@/server/http-server";
+import { startApp, stopOnSignals } from "@/server/http-server";
 
 // `npm start` / `npm run dev`: the app without demo data. `--dev` serves Next.js in development mode.
 async function main(): Promise<void> {
@@ -14,12 +14,7 @@ async function main(): Promise<void> {
   }
   const app = await startApp({ dev: process.argv.includes("--dev") });
   console.log(`Console and API on ${app.url} (database: ${app.database.kind})`);
-  const stop = async () => {
-    await app.stop();
-    process.exit(0);
-  };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  stopOnSignals(app);
 }
 
 void main();

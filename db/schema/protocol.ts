@@ -3,7 +3,7 @@ import { tenants } from "./tenants";
 
 /**
  * One idempotent operation (spec "Limits: idempotency rules"). Holds a body fingerprint and a reference to
- * the resource, never the body or the answer, so no personal data is kept. `scope` is method + concrete path.
+ * the resource, never the body or the answer, so no personal data is kept. `scope` is the caller's key namespace (`integration:<id>`); the fingerprint covers method, concrete path and body.
  */
 export const idempotencyRecords = pgTable(
   "idempotency_records",

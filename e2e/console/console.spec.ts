@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { promisify } from "node:util";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "../api/validated-request";
 
 // The console in a real browser (Debian's chromium): sign in with the demo login, create an
 // integration, issue a key and use it, revoke it, and lift a negative wallet with a top-up.
@@ -64,6 +64,8 @@ test("create an integration, issue a key, call /me, revoke it", async ({ page, r
 });
 
 test("a negative wallet suspends the API until a console top-up", async ({ page, request }) => {
+  // Two operator CLI runs (each a tsx process, ~10 s on a busy 2-core machine) plus the browser steps.
+  test.setTimeout(60_000);
   const { apiKey, tenantId } = demo();
   const headers = { authorization: `Bearer ${apiKey}` };
   const wallet = await (await request.get("/api/public/v1/wallet", { headers })).json();

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webhookDeliveries, webhookSubscriptions } from "@/db/schema";
 import { recordEventWithDeliveries } from "@/server/services/events/outbox";
 import { setWalletBlocked } from "@/server/services/wallet/wallet-ledger";
-import { newSigningSecret, sealSecret } from "@/server/webhooks/secret-box";
+import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
 import { DELIVERY_SCHEDULED, EXCHANGE_RESUMED } from "../events";

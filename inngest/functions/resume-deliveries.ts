@@ -1,6 +1,6 @@
 import { getDb } from "@/db/client";
 import { dueDeliveryIds } from "@/server/jobs/due-deliveries";
-import { resumeDeferredDeliveries } from "@/server/jobs/delivery-queue";
+import { resumeDeferredDeliveries } from "@/server/services/webhooks/delivery-queue";
 import { inngest } from "../client";
 import { DELIVERY_SCHEDULED, EXCHANGE_RESUMED, type ExchangeResumedData } from "../events";
 

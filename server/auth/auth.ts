@@ -4,10 +4,26 @@ import type { Db } from "@/db/client";
 import { getDb } from "@/db/client";
 import { staffAccounts, staffSessions, staffUsers, staffVerifications } from "@/db/schema";
 import { env } from "@/server/env";
+import { STAFF_PASSWORD_MAX, STAFF_PASSWORD_MIN } from "@/server/services/tenants/staff";
+
+/**
+ * Request header carrying the caller's address to the sign-in library's own per-address limit. Only
+ * {@link handleAuthRequest} (server/auth/handler.ts) sets it, from our TCP peer stamp or, under
+ * `TRUST_PROXY`, from X-Forwarded-For; a copy sent by a client is always replaced or removed.
+ */
+export const AUTH_CLIENT_ADDRESS_HEADER = "x-service-auth-client-address";
 
 /**
  * Console sign-in for staff, owned by better-auth (password hashing, sessions, cookies, CSRF origin
  * checks); we only map its four models onto our `staff_*` tables.
+ * - Sign-up is off: accounts are created by an operator (`createStaffMember`), memberships come from
+ *   invitations; `POST /api/auth/sign-up/email` is refused here and in the handler.
+ * - The session cookie follows the scheme of this cell's configured origin: `Secure` (with the
+ *   `__Secure-` prefix) when it is https, whatever the scheme of the hop from a TLS-terminating proxy;
+ *   production is always `Secure`.
+ * - The library's own per-address limit reads the address from {@link AUTH_CLIENT_ADDRESS_HEADER},
+ *   never from a client-controlled X-Forwarded-For; our per-address and per-account limits sit in
+ *   front of it (server/auth/sign-in-limits.ts).
  */
 export function createAuth(db: Db) {
   const e = env();
@@ -22,11 +38,15 @@ export function createAuth(db: Db) {
       provider: "pg",
       schema: { user: staffUsers, session: staffSessions, account: staffAccounts, verification: staffVerifications },
     }),
-    emailAndPassword: { enabled: true, minPasswordLength: 10, autoSignIn: false },
+    emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: STAFF_PASSWORD_MIN, maxPasswordLength: STAFF_PASSWORD_MAX, autoSignIn: false },
     session: { expiresIn: 7 * 24 * 3600, updateAge: 24 * 3600 },
     // Production cookies are Secure even if an origin was misconfigured as http: sign-in then fails
     // visibly instead of sending the session in clear text.
-    advanced: { useSecureCookies: e.nodeEnv === "production" || origin.startsWith("https://"), database: { generateId: () => crypto.randomUUID() } },
+    advanced: {
+      useSecureCookies: e.nodeEnv === "production" || origin.startsWith("https://"),
+      database: { generateId: () => crypto.randomUUID() },
+      ipAddress: { ipAddressHeaders: [AUTH_CLIENT_ADDRESS_HEADER] },
+    },
     telemetry: { enabled: false },
   });
 }

@@ -6,10 +6,10 @@ import { changeBalance } from "@/server/services/wallet/wallet-ledger";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { LOOPBACK_RECEIVER_ENV, startHttpsReceiver, type HttpsReceiver } from "@/server/testing/https-receiver";
 import { openTestDatabase } from "@/server/testing/test-db";
-import { createDeliveryClient, type DeliveryClient } from "@/server/webhooks/delivery-client";
-import { newSigningSecret, sealSecret } from "@/server/webhooks/secret-box";
-import { verifySignature } from "@/server/webhooks/signature";
-import { setHostResolver } from "@/server/webhooks/url-check";
+import { createDeliveryClient, type DeliveryClient } from "@/server/webhook-transport/delivery-client";
+import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
+import { verifySignature } from "@/server/webhook-transport/signature";
+import { setHostResolver } from "@/server/webhook-transport/url-check";
 import { attemptDelivery, RETRY_SCHEDULE_MS } from "./attempt-delivery";
 
 let db: Awaited<ReturnType<typeof openTestDatabase>>;
@@ -258,6 +258,16 @@ describe("a delivery attempt", () => {
     const out = await attemptDelivery(db.db, deliveryId, T0, { client });
     expect(out).toEqual({ final: false, state: "pending", nextAttemptAt: new Date(T0.getTime() + 15 * MIN) });
     expect(await row(deliveryId)).toMatchObject({ state: "pending", attempt: 0, error: null });
+    expect(rx.requests).toHaveLength(0);
+  });
+
+  it("a paused subscription's delivery older than the 30-day retention becomes dead with subscription_paused", async () => {
+    const sub = await subscribe(a);
+    const { deliveryId } = await queue(a, sub.id);
+    await db.db.update(webhookSubscriptions).set({ status: "paused" }).where(eq(webhookSubscriptions.id, sub.id));
+    const later = new Date(Date.now() + 30 * 24 * 60 * MIN + MIN);
+    expect(await attemptDelivery(db.db, deliveryId, later, { client })).toEqual({ final: true, state: "dead", nextAttemptAt: null });
+    expect(await row(deliveryId)).toMatchObject({ state: "dead", attempt: 0, error: "subscription_paused", nextAttemptAt: null });
     expect(rx.requests).toHaveLength(0);
   });
 

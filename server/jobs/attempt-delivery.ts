@@ -4,11 +4,11 @@ import { events, tenants, wallets, webhookDeliveries, webhookSubscriptions } fro
 import { readWallet } from "@/server/services/wallet/wallet-state";
 import { JOURNAL_RETENTION_MS } from "@/server/services/webhooks/journal";
 import { personalDataForDelivery, recordDeliveryDisclosure } from "@/server/services/webhooks/personal-data";
-import { deliveryClient, type DeliveryClient, type DeliveryResult } from "@/server/webhooks/delivery-client";
-import { buildEnvelope, EVENT_API_VERSION, serializeEnvelope } from "@/server/webhooks/envelope";
-import { openSecret } from "@/server/webhooks/secret-box";
-import { signatureHeader } from "@/server/webhooks/signature";
-import { WALLET_SUSPENDED } from "./delivery-queue";
+import { deliveryClient, type DeliveryClient, type DeliveryResult } from "@/server/webhook-transport/delivery-client";
+import { buildEnvelope, EVENT_API_VERSION, serializeEnvelope } from "@/server/webhook-transport/envelope";
+import { openSecret } from "@/server/webhook-transport/secret-box";
+import { DELIVERY_HEADERS, signatureHeader } from "@/server/webhook-transport/signature";
+import { WALLET_SUSPENDED } from "@/server/services/webhooks/delivery-queue";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -21,6 +21,9 @@ export const RETRY_SCHEDULE_MS = [MINUTE, 5 * MINUTE, 15 * MINUTE, HOUR, 3 * HOU
 
 /** Attempts in all: the first plus one per pause; the failure of the last one makes the delivery `dead`. */
 export const MAX_ATTEMPTS = RETRY_SCHEDULE_MS.length + 1;
+
+/** Journal `error` of a delivery that waited past the 30-day retention for its paused subscription. */
+export const SUBSCRIPTION_PAUSED = "subscription_paused";
 
 /** How long a delivery waits while the tenant's exchange is suspended or the subscription paused, ms. */
 export const DEFER_MS = 15 * MINUTE;
@@ -65,7 +68,8 @@ const ms = (d: Date, add: number) => new Date(d.getTime() + add);
  * - tenant's exchange suspended (readWallet) → no attempt spent: `next_attempt_at` = now + 15 min with
  *   error `wallet_suspended` (so a top-up can find and resume it), or `dead` with that error when the
  *   event is older than the 30-day journal retention and so cannot wait any longer;
- * - subscription paused → no attempt spent, `next_attempt_at` = now + 15 min;
+ * - subscription paused → no attempt spent, `next_attempt_at` = now + 15 min, or `dead` with error
+ *   `subscription_paused` when the event is older than the 30-day journal retention (as for the wallet);
  * - `include_pii` subscriptions: the contact is added to `data` and a disclosure-journal row written
  *   first (server/services/webhooks/personal-data.ts);
  * - else one signed POST of the event envelope: 2xx → `delivered` (`delivered_at`, `status_code`,
@@ -122,6 +126,10 @@ export async function attemptDelivery(db: Db, deliveryId: string, now: Date = ne
     return record({ error: WALLET_SUSPENDED, nextAttemptAt: next }, { ...current, nextAttemptAt: next });
   }
   if (sub.status !== "active") {
+    // Retention deletes only final deliveries, so one that cannot wait any longer must end here.
+    if (now.getTime() - event.createdAt.getTime() >= JOURNAL_RETENTION_MS) {
+      return record({ state: "dead", error: SUBSCRIPTION_PAUSED, nextAttemptAt: null }, { final: true, state: "dead", nextAttemptAt: null });
+    }
     const next = ms(now, DEFER_MS);
     return record({ nextAttemptAt: next }, { ...current, nextAttemptAt: next });
   }
@@ -170,9 +178,9 @@ async function send(
   const t = Math.floor(now.getTime() / 1000);
   return client.post(sub.url, body, {
     "Content-Type": "application/json",
-    "Service-Event-Id": event.id,
-    "Service-Event-Type": event.type,
-    "Service-Signature": signatureHeader(body, secrets, t),
+    [DELIVERY_HEADERS.eventId]: event.id,
+    [DELIVERY_HEADERS.eventType]: event.type,
+    [DELIVERY_HEADERS.signature]: signatureHeader(body, secrets, t),
     "User-Agent": USER_AGENT,
   });
 }

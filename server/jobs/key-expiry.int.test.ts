@@ -5,7 +5,7 @@ import { setClock } from "@/server/lib/clock";
 import { issueKey } from "@/server/services/keys/keys";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
-import { newSigningSecret, sealSecret } from "@/server/webhooks/secret-box";
+import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
 import { runKeyExpiryNotices } from "./key-expiry";
 
 const DAY = 24 * 60 * 60 * 1000;

@@ -3,7 +3,7 @@ import type { Db } from "@/db/client";
 import { apiKeys, integrations, tenants } from "@/db/schema";
 import { nowMs } from "@/server/lib/clock";
 import { recordEvent } from "@/server/services/events/outbox";
-import { dispatchAfterCommit } from "./dispatch";
+import { afterCommit } from "@/server/services/events/work-notifier";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -69,7 +69,7 @@ export async function runKeyExpiryNotices(db: Db): Promise<KeyExpiryResult> {
   const notices: ExpiryNotice[] = [];
   for (const c of candidates) {
     const threshold: ExpiryThreshold = c.expiresAt.getTime() <= in7.getTime() ? 7 : 30;
-    const notice = await dispatchAfterCommit(() => sendNotice(db, c.id, threshold, nowDate));
+    const notice = await afterCommit(() => sendNotice(db, c.id, threshold, nowDate));
     if (notice) notices.push(notice);
   }
   return { notices };

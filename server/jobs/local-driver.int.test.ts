@@ -6,9 +6,9 @@ import { changeBalance, setWalletBlocked } from "@/server/services/wallet/wallet
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { LOOPBACK_RECEIVER_ENV, startHttpsReceiver, type HttpsReceiver } from "@/server/testing/https-receiver";
 import { openTestDatabase } from "@/server/testing/test-db";
-import { createDeliveryClient, type DeliveryClient } from "@/server/webhooks/delivery-client";
-import { newSigningSecret, sealSecret } from "@/server/webhooks/secret-box";
-import { verifySignature } from "@/server/webhooks/signature";
+import { createDeliveryClient, type DeliveryClient } from "@/server/webhook-transport/delivery-client";
+import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
+import { verifySignature } from "@/server/webhook-transport/signature";
 import { startLocalDriver, type LocalDriver } from "./local-driver";
 
 let db: Awaited<ReturnType<typeof openTestDatabase>>;

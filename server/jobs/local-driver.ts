@@ -1,9 +1,9 @@
 import type { Db } from "@/db/client";
 import { log } from "@/server/log";
-import type { DeliveryClient } from "@/server/webhooks/delivery-client";
+import type { DeliveryClient } from "@/server/webhook-transport/delivery-client";
 import { attemptDelivery, DEFAULT_LEASE_MS } from "./attempt-delivery";
-import { claimDueDeliveries } from "./delivery-queue";
-import { registerLocalWaker } from "./dispatch";
+import { claimDueDeliveries } from "@/server/services/webhooks/delivery-queue";
+import { registerWorkListener } from "@/server/services/events/work-notifier";
 
 /** Options of {@link startLocalDriver}. */
 export interface LocalDriverOptions {
@@ -80,8 +80,8 @@ export function startLocalDriver(db: Db, opts: LocalDriverOptions = {}): LocalDr
     }
   };
   const looping = loop();
-  // Deliveries queued by a write, or resumed by a top-up, in this process wake the driver (server/jobs/dispatch.ts).
-  const unregister = registerLocalWaker(wake);
+  // Deliveries queued by a write, or resumed by a top-up, in this process wake the driver (server/services/events/work-notifier.ts).
+  const unregister = registerWorkListener({ deliveriesDue: wake, exchangeResumed: wake });
 
   return {
     wake,

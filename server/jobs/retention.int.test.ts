@@ -4,7 +4,7 @@ import { apiKeys, events, idempotencyRecords, webhookDeliveries, webhookSubscrip
 import { setClock } from "@/server/lib/clock";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
-import { newSigningSecret, sealSecret } from "@/server/webhooks/secret-box";
+import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
 import { startDailySchedule } from "./daily-schedule";
 import { runRetention } from "./retention";
 
@@ -63,8 +63,9 @@ const existing = async <T extends typeof events | typeof webhookDeliveries | typ
   (await db.db.select({ id: table.id }).from(table as typeof events).where(inArray(table.id, ids))).map((r) => r.id).sort();
 
 describe("runRetention", () => {
-  it("deletes exactly the deliveries and unreferenced events past 30 days and idempotency records past 24 hours, in batches", async () => {
-    // Old event with only old deliveries: all go.
+  it("deletes exactly the final deliveries and unreferenced events past 30 days and idempotency records past 24 hours, in batches", async () => {
+    // Old event with old deliveries: the delivered and dead ones go; the pending one stays (not final yet),
+    // and so does its event.
     const oldEv = await event(40 * DAY);
     const oldDelivered = await delivery(oldEv, 31 * DAY, "delivered");
     const oldDead = await delivery(oldEv, 35 * DAY, "dead");
@@ -83,23 +84,31 @@ describe("runRetention", () => {
     const idemOld = [await idem(25 * HOUR), await idem(48 * HOUR)];
     const idemYoung = await idem(23 * HOUR);
 
-    const r = await runRetention(db.db, { batch: 2 });
-    expect(r).toEqual({ webhookDeliveries: 3, events: 3, idempotencyRecords: 2 });
+    const r = await runRetention(db.db, { batch: 1 });
+    expect(r).toEqual({ webhookDeliveries: 2, events: 2, idempotencyRecords: 2 });
 
-    expect(await existing(webhookDeliveries, [oldDelivered, oldDead, oldPending, youngFailed, youngPending, youngDelivered])).toEqual([youngFailed, youngPending, youngDelivered].sort());
-    expect(await existing(events, [oldEv, lonelyOld, lonelyOld2, referenced, youngEv, freshEv])).toEqual([referenced, youngEv, freshEv].sort());
+    expect(await existing(webhookDeliveries, [oldDelivered, oldDead, oldPending, youngFailed, youngPending, youngDelivered])).toEqual(
+      [oldPending, youngFailed, youngPending, youngDelivered].sort(),
+    );
+    expect(await existing(events, [oldEv, lonelyOld, lonelyOld2, referenced, youngEv, freshEv])).toEqual([oldEv, referenced, youngEv, freshEv].sort());
     expect(await existing(idempotencyRecords, [...idemOld, idemYoung])).toEqual([idemYoung]);
 
     // Idempotent: a second run finds nothing.
     expect(await runRetention(db.db)).toEqual({ webhookDeliveries: 0, events: 0, idempotencyRecords: 0 });
 
-    // Two days on, the two 29-day deliveries are past 30 days: they go, and then the event only they
-    // referenced; the event with a 1-day delivery stays, and so does that delivery.
+    // Two days on, the two 29-day deliveries are past 30 days but still failed and pending: they stay, and
+    // so do their events.
     setClock(() => T0 + 2 * DAY);
     try {
-      expect(await runRetention(db.db)).toEqual({ webhookDeliveries: 2, events: 1, idempotencyRecords: 1 });
-      expect(await existing(events, [referenced, youngEv])).toEqual([youngEv]);
-      expect(await existing(webhookDeliveries, [youngFailed, youngPending, youngDelivered])).toEqual([youngDelivered]);
+      expect(await runRetention(db.db)).toEqual({ webhookDeliveries: 0, events: 0, idempotencyRecords: 1 });
+      expect(await existing(webhookDeliveries, [oldPending, youngFailed, youngPending, youngDelivered])).toEqual([oldPending, youngFailed, youngPending, youngDelivered].sort());
+      // Once they reach a final state they go, and then the events only they referenced; the event with a
+      // 1-day delivery stays, and so does that delivery.
+      await db.db.update(webhookDeliveries).set({ state: "dead" }).where(inArray(webhookDeliveries.id, [oldPending, youngFailed]));
+      await db.db.update(webhookDeliveries).set({ state: "delivered" }).where(eq(webhookDeliveries.id, youngPending));
+      expect(await runRetention(db.db)).toEqual({ webhookDeliveries: 3, events: 2, idempotencyRecords: 0 });
+      expect(await existing(events, [oldEv, referenced, youngEv])).toEqual([youngEv]);
+      expect(await existing(webhookDeliveries, [oldPending, youngFailed, youngPending, youngDelivered])).toEqual([youngDelivered]);
     } finally {
       setClock(() => T0);
     }

@@ -2,7 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { events, idempotencyRecords, webhookDeliveries } from "@/db/schema";
 import { nowMs } from "@/server/lib/clock";
-import { IDEMPOTENCY_WINDOW_MS } from "@/server/public-api/idempotency";
+import { IDEMPOTENCY_WINDOW_MS } from "@/server/services/idempotency/idempotency";
 import { JOURNAL_RETENTION_MS } from "@/server/services/webhooks/journal";
 
 /** Rows deleted per statement: small enough that a large backlog never holds locks for long. */
@@ -18,8 +18,10 @@ export interface RetentionResult {
 /**
  * The daily retention cleanup (spec "Limits": delivery journal 30 days, idempotency window 24 hours).
  * Hard deletes, no tombstones (none of these tables is listed with `include_deleted`), in this order:
- * 1. webhook deliveries created at least 30 days ago ({@link JOURNAL_RETENTION_MS}), whatever their state:
- *    the journal no longer shows them and attempt-delivery gives up on an event that old;
+ * 1. webhook deliveries created at least 30 days ago ({@link JOURNAL_RETENTION_MS}) that reached a final
+ *    state (`delivered` or `dead`): the journal no longer shows them. A delivery still `pending` or `failed`
+ *    is never deleted, whatever its age: it still has to be attempted, and attempt-delivery makes one that
+ *    has waited past the retention (suspended wallet, paused subscription) `dead`, after which it goes;
  * 2. events created at least 30 days ago that no delivery references any more (an event still referenced,
  *    by a younger delivery of some other subscription, stays: the FK would cascade to its delivery);
  * 3. idempotency records created at least 24 hours ago ({@link IDEMPOTENCY_WINDOW_MS}); a key reused after
@@ -38,7 +40,8 @@ export async function runRetention(db: Db, opts: { batch?: number } = {}): Promi
   const e = events;
   const i = idempotencyRecords;
 
-  const deliveries = await deleteInBatches(db, batch, (n) => sql`delete from ${d} where ${d.id} in (select id from ${d} where ${d.createdAt} <= ${journalCutoff}::timestamptz limit ${n})`);
+  const deliveries = await deleteInBatches(db, batch, (n) =>
+      sql`delete from ${d} where ${d.id} in (select id from ${d} where ${d.createdAt} <= ${journalCutoff}::timestamptz and ${d.state} in ('delivered', 'dead') limit ${n})`);
   const oldEvents = await deleteInBatches(
     db,
     batch,

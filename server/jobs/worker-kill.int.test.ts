@@ -10,7 +10,7 @@ import { killProcess, startTsxProcess } from "@/server/testing/child-process";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { LOOPBACK_RECEIVER_ENV, startHttpsReceiver, type HttpsReceiver } from "@/server/testing/https-receiver";
 import { openTestDatabase } from "@/server/testing/test-db";
-import { newSigningSecret, sealSecret } from "@/server/webhooks/secret-box";
+import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
 
 // A worker process killed mid-delivery (issues "Webhooks" 7 and "Reliability" 3): deliveries it had
 // claimed and was sending stay pending under its lease; once the lease runs out a restarted worker

@@ -82,7 +82,8 @@ function render(routes: readonly AnyRoute[]): OpenApiDocument {
  * - answer objects stay open (spec "Versioning" 2: fields may be added inside v1; clients ignore unknown
  *   ones), so `additionalProperties: false` is dropped unless the schema is declared strict; the tests'
  *   response validator closes them again to catch undocumented fields;
- * - defaults of text parameters (`limit`) are shown as text, the way they travel.
+ * - a default of a text parameter is shown as text (parameters parsed from text but declared with their
+ *   real type, `limit` and boolean filters, keep theirs: server/schemas/common.ts).
  */
 function publishOverride(ctx: { jsonSchema: Record<string, unknown>; zodSchema: unknown; io: "input" | "output" }): void {
   const { jsonSchema: js, io } = ctx;

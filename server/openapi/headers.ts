@@ -1,5 +1,7 @@
 import { z } from "zod";
 import "zod-openapi";
+import { IDEMPOTENCY_KEY_PATTERN } from "@/server/public-api/execute";
+import { IDEMPOTENCY_KEY_MAX } from "@/server/services/idempotency/idempotency";
 
 /**
  * Response and request headers of the contract (spec "Endpoints: Common request rules"), registered once
@@ -18,20 +20,30 @@ export const H = {
   walletState: z.literal("unknown").meta({ description: "sent when the wallet state cannot be read right now", header: { id: "Service-Wallet-State" } }),
 };
 
+/**
+ * The `Idempotency-Key` header as the pipeline accepts it: 1 to 255 visible ASCII characters, the
+ * pipeline's own pattern (server/public-api/execute.ts). zod-openapi derives a parameter's `required` from the schema's
+ * optionality alone (the `required` of `param` meta is overwritten), so the optional mode wraps the
+ * schema in `.optional()` and carries the meta on the wrapper.
+ */
 function idempotencyKey(required: boolean) {
-  return z
-    .string()
-    .min(1)
-    .max(255)
-    .meta({
-      description: `${required ? "required" : "optional"}: a new value (usually a UUID v4) per operation; a repeat within 24 hours answers the first result`,
-      example: "6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b",
-      param: { in: "header", name: "Idempotency-Key", required, id: required ? "IdempotencyKeyRequired" : "IdempotencyKey" },
-    });
+  const key = z.string().min(1).max(IDEMPOTENCY_KEY_MAX).regex(IDEMPOTENCY_KEY_PATTERN);
+  const meta = {
+    description: required
+      ? "required: a new value (usually a UUID v4) per operation; a repeat within 24 hours answers the first result"
+      : "optional: honoured when sent (a new value, usually a UUID v4, per operation; a repeat within 24 hours answers the first result)",
+    example: "6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b",
+    param: { in: "header" as const, name: "Idempotency-Key", id: required ? "IdempotencyKeyRequired" : "IdempotencyKey" },
+  };
+  return required ? key.meta(meta) : key.optional().meta(meta);
 }
 const IDEMPOTENCY_KEY = { required: idempotencyKey(true), optional: idempotencyKey(false) };
 
-/** The `Idempotency-Key` request header (spec "Common request rules"), one registered schema per mode. */
+/**
+ * The `Idempotency-Key` request header (spec "Common request rules": accepted on POST and PATCH,
+ * required where an endpoint says so, ignored on PUT and DELETE), one registered parameter per mode:
+ * `IdempotencyKeyRequired` (`required: true`) and `IdempotencyKey` (optional).
+ */
 export function idempotencyKeyParam(required: boolean) {
   return required ? IDEMPOTENCY_KEY.required : IDEMPOTENCY_KEY.optional;
 }

@@ -4,14 +4,15 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { GET as serveDocument } from "@/app/api/public/v1/openapi.json/route";
 import { GET as serveAsset } from "@/app/docs/api/assets/[file]/route";
-import ApiReferencePage from "@/app/docs/api/page";
+import { ApiReference } from "@/app/docs/api/api-reference";
 import { ERROR_CATALOG } from "@/server/errors";
 import type { AnyRoute } from "@/server/public-api/define-route";
 import { ROUTES } from "@/server/public-api/routes";
 import { PLANNED_ROUTES } from "@/server/public-api/routes/planned";
-import { EVENT_TYPES } from "@/server/webhooks/event-catalog";
+import { EVENT_TYPES } from "@/server/webhook-transport/event-catalog";
 import { call } from "@/server/testing/api-client";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
+import { RequestMismatch, RequestValidator } from "@/server/testing/request-validator";
 import { ResponseMismatch, ResponseValidator } from "@/server/testing/response-validator";
 import { openTestDatabase } from "@/server/testing/test-db";
 import { buildOpenApiDocument, openApiDocument } from "./document";
@@ -91,6 +92,18 @@ describe("the OpenAPI document", () => {
     expect(create.requestBody.content["application/json"].schema.required).toEqual(["code", "name"]);
   });
 
+  it("declares Idempotency-Key required only where the route requires it: optional on every other POST and PATCH, absent on reads, PUT and DELETE", () => {
+    expect(doc.components.parameters.IdempotencyKey).toMatchObject({ in: "header", name: "Idempotency-Key" });
+    expect(doc.components.parameters.IdempotencyKey.required).toBeUndefined();
+    const idem = (o: Json) => (o.parameters ?? []).find((p: Json) => p.$ref?.includes("Idempotency"))?.$ref;
+    for (const r of ROUTES) {
+      const expected =
+        r.idempotency === "required" ? "#/components/parameters/IdempotencyKeyRequired" : r.method === "POST" || r.method === "PATCH" ? "#/components/parameters/IdempotencyKey" : undefined;
+      expect(idem(op(r)!), `${r.method} ${r.path}`).toBe(expected);
+    }
+    for (const r of ROUTES.filter((x) => x.method === "PATCH")) expect(idem(op(r)!), `${r.method} ${r.path}`).toBe("#/components/parameters/IdempotencyKey");
+  });
+
   it("shows a route's Cache-Control and deprecation headers when it declares them", () => {
     const base = ROUTES.find((r) => r.operationId === "getCard")!;
     const d = buildOpenApiDocument([{ ...base, cacheControl: "no-store", deprecation: { deprecatedAt: new Date(0), sunsetAt: new Date(1e12) } }]) as Json;
@@ -99,10 +112,21 @@ describe("the OpenAPI document", () => {
     expect(Object.keys(o.responses["200"].headers)).toEqual(expect.arrayContaining(["Cache-Control", "Deprecation", "Sunset"]));
   });
 
-  it("shows parameter defaults as they travel", () => {
-    const limit = op({ method: "GET", path: "/cards" })!.parameters.find((p: Json) => p.name === "limit");
-    expect(limit).toMatchObject({ in: "query", schema: { type: "string", default: "50" } });
-    expect(limit.required).toBeFalsy();
+  it("declares limit as an integer with its bounds and default, and boolean filters as booleans", () => {
+    const params = op({ method: "GET", path: "/cards" })!.parameters as Json[];
+    const limit = params.find((p) => p.name === "limit");
+    expect(limit).toEqual({ in: "query", name: "limit", schema: { type: "integer", minimum: 1, maximum: 100, default: 50 } });
+    expect(params.find((p) => p.name === "ai_enabled")).toEqual({ in: "query", name: "ai_enabled", schema: { type: "boolean" } });
+    // Every list route: limit 1-100 as an integer (default 25 except cards), never the text pattern it is parsed with.
+    const lists = Object.entries(doc.paths as Record<string, Json>).filter(([, item]) => item.get?.parameters?.some((p: Json) => p.name === "limit"));
+    expect(lists.map(([path]) => path).sort()).toEqual(["/articles", "/cards", "/conversations", "/conversations/{id}/messages", "/leads", "/strategist/actions", "/strategist/reports", "/strategist/topics", "/webhooks", "/webhooks/{id}/deliveries"]);
+    for (const [path, item] of lists) {
+      const l = item.get.parameters.find((p: Json) => p.name === "limit");
+      expect(l.schema, path).toEqual({ type: "integer", minimum: 1, maximum: 100, default: path === "/cards" ? 50 : 25 });
+    }
+    const messages = op({ method: "GET", path: "/conversations/{id}/messages" })!.parameters.find((p: Json) => p.name === "include_deleted");
+    expect(messages.schema).toMatchObject({ type: "boolean", default: false });
+    expect(messages.schema.enum).toBeUndefined();
   });
 
   it("names the route whose schema cannot be rendered", () => {
@@ -169,6 +193,24 @@ describe("served over HTTP", () => {
   });
   afterAll(async () => db.drop());
 
+  it("still parses the query text: limit 1-100 digits only, booleans exactly true or false, with JSON Pointers", async () => {
+    const ok = await call("GET", "/cards?limit=1&ai_enabled=false", { key: t.key });
+    expect(ok.status).toBe(200);
+    for (const [q, field, code] of [
+      ["limit=0", "/limit", "out_of_range"],
+      ["limit=101", "/limit", "out_of_range"],
+      ["limit=1e2", "/limit", "invalid_format"],
+      ["limit=5.0", "/limit", "invalid_format"],
+      ["limit=", "/limit", "invalid_format"],
+      ["ai_enabled=1", "/ai_enabled", "invalid_value"],
+      ["ai_enabled=TRUE", "/ai_enabled", "invalid_value"],
+    ] as const) {
+      const r = await call("GET", `/cards?${q}`, { key: t.key });
+      expect(r.status, q).toBe(422);
+      expect(r.body.errors, q).toEqual([expect.objectContaining({ field, code })]);
+    }
+  });
+
   it("answers the document at /api/public/v1/openapi.json without a key, with an ETag", async () => {
     const r = serveDocument(new Request("https://api.example.ru/api/public/v1/openapi.json"));
     expect(r.status).toBe(200);
@@ -192,9 +234,32 @@ describe("served over HTTP", () => {
     await expect(call("POST", "/conversations", { key: t.key, json: {} })).resolves.toMatchObject({ status: 404 });
   });
 
+  it("validates every request call() got a 2xx for against the document's request side, and no refused one", async () => {
+    const spy = vi.spyOn(RequestValidator.prototype, "check");
+    const made = await call("POST", "/cards", { key: t.key, idempotencyKey: "doc-check-1", json: { code: "doc-check", name: "Doc check" } });
+    expect(made.status).toBe(201);
+    expect(spy).toHaveBeenCalledTimes(1);
+    const [sent, status] = spy.mock.calls[0];
+    expect(status).toBe(201);
+    expect(sent).toMatchObject({ method: "POST", path: "/cards", body: { json: { code: "doc-check", name: "Doc check" } } });
+    expect(new Headers(sent.headers).get("idempotency-key")).toBe("doc-check-1");
+    await call("POST", "/cards", { key: t.key, json: { code: "doc-check-2", name: "No key" } }); // 400: refused, not checked
+    expect(spy).toHaveBeenCalledTimes(1);
+    spy.mockImplementationOnce(() => {
+      throw new RequestMismatch({ method: "PATCH", path: "/cards/doc-check", headers: {} }, 200, ["planted"]);
+    });
+    await expect(call("PATCH", "/cards/doc-check", { key: t.key, json: { badge: "Hit" } })).rejects.toThrow(/planted/);
+    spy.mockRestore();
+    await expect(call("PATCH", "/cards/doc-check", { key: t.key, json: { badge: "Hit" } })).resolves.toMatchObject({ status: 200 });
+  });
+
   it("serves the reference page and its assets from the app, with the right content types", async () => {
-    const html = renderToStaticMarkup(ApiReferencePage());
+    // The page itself only adds the response's CSP nonce (app/docs/api/page.tsx); its scripts carry it.
+    const html = renderToStaticMarkup(ApiReference({ nonce: "bm9uY2Utb2YtdGhpcw==" }));
     expect(html).toContain('id="swagger-ui"');
+    const scripts = [...html.matchAll(/<script [^>]*>/g)].map((m) => m[0]);
+    expect(scripts).toHaveLength(2);
+    for (const tag of scripts) expect(tag).toContain('nonce="bm9uY2Utb2YtdGhpcw=="');
     const srcs = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]).filter((u) => u.startsWith("/docs/api/assets/"));
     expect(srcs).toEqual(expect.arrayContaining(["/docs/api/assets/swagger-ui.css", "/docs/api/assets/swagger-ui-bundle.js", "/docs/api/assets/init.js"]));
     expect(html).not.toMatch(/https?:\/\//); // nothing from another origin: it works offline

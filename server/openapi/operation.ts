@@ -4,7 +4,8 @@ import { ERROR_CATALOG, type ErrorCode } from "@/server/errors";
 import type { AnyRoute } from "@/server/public-api/define-route";
 import { ProblemSchema } from "@/server/schemas/problem";
 import { idempotencyKeyParam, problemHeaders, successHeaders } from "./headers";
-import { codesByStatus, idempotencyMode, problemCodes } from "./problem-codes";
+import { idempotencyMode } from "@/server/public-api/define-route";
+import { codesByStatus, problemCodes } from "./problem-codes";
 
 /** Name of the bearer security scheme in `components.securitySchemes`. */
 export const SECURITY_SCHEME = "ApiKey";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ZodOpenApiPathsObject } from "zod-openapi";
 import { EVENT_DATA, eventEnvelope } from "@/server/schemas/event-payloads";
-import { EVENT_TYPES } from "@/server/webhooks/event-catalog";
+import { EVENT_TYPES } from "@/server/webhook-transport/event-catalog";
 
 /** Headers of every delivery (spec "Events: Delivery format"). */
 const DeliveryHeaders = z.object({
@@ -21,7 +21,7 @@ export function webhookOperationId(type: string): string {
 
 /**
  * The OpenAPI 3.1 `webhooks` of the document: one POST per event type of the catalog
- * (server/webhooks/event-catalog.ts), with the delivery headers, the envelope and the type's `data`.
+ * (server/webhook-transport/event-catalog.ts), with the delivery headers, the envelope and the type's `data`.
  * @throws Error when a catalog type has no `data` shape in server/schemas/event-payloads.ts.
  */
 export function webhooksOf(): ZodOpenApiPathsObject {

@@ -7,7 +7,7 @@ import { setLicense, setTenantStatus } from "@/server/services/tenants/tenants";
 import { call, type ApiAnswer, type CallOptions } from "@/server/testing/api-client";
 import { makeStaff, makeTenant, setMembership, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
-import { SCOPES, type Right } from "@/server/services/access/scopes";
+import { SCOPES, type Right } from "@/server/schemas/scopes";
 
 // Spec "Authentication" 1-5 and the catalog's 401/403 codes, seen from the caller: what each failure
 // answers, that key failures are indistinguishable, and what GET /me reports as the effective scopes.
@@ -43,8 +43,8 @@ async function ownedIntegration(rights: Right[], scopes: string[] = [...SCOPES])
   return { tenant, staffId, integrationId: i.id, key: k.key };
 }
 
-describe("invalid_api_key: every key failure answers the same 401", () => {
-  it("for missing, malformed, unknown, wrong-secret, wrong-mode, revoked and expired keys", async () => {
+describe("invalid_api_key: one code, a detail that says what to fix, and never whether a key existed", () => {
+  it("tells a missing header and a header without a key of this platform apart, and answers unknown, wrong-secret, wrong-mode, revoked and expired keys identically", async () => {
     const [, id, secret] = /^sk_live_ru_([a-z2-7]{20})_([A-Za-z0-9]{40})$/.exec(t.key)!;
     const otherSecret = secret.slice(0, -1) + (secret.endsWith("A") ? "B" : "A");
     const revoked = await extraKey();
@@ -54,36 +54,50 @@ describe("invalid_api_key: every key failure answers the same 401", () => {
     const testKey = await extraKey({ mode: "test" });
     const asLive = testKey.key.replace("sk_test_", "sk_live_");
 
-    const cases: [string, CallOptions & { key: string | null }][] = [
-      ["no Authorization header", { key: null }],
-      ["an empty bearer", { key: null, headers: { authorization: "Bearer " } }],
-      ["another scheme", { key: null, headers: { authorization: `Basic ${Buffer.from(`x:${t.key}`).toString("base64")}` } }],
-      ["no scheme", { key: null, headers: { authorization: t.key } }],
-      ["two tokens", { key: null, headers: { authorization: `Bearer ${t.key} ${t.key}` } }],
-      ["a malformed key", { key: "sk_live_ru_short_secret" }],
-      ["the public key_id instead of the key", { key: t.keyId }],
-      ["an unknown key_id", { key: `sk_live_ru_${"a".repeat(20)}_${secret}` }],
-      ["a wrong secret", { key: `sk_live_ru_${id}_${otherSecret}` }],
-      ["a test key presented as live", { key: asLive }],
-      ["a revoked key", { key: revoked.key }],
-      ["an expired key", { key: expired.key }],
-    ];
-    const answers: [string, ApiAnswer][] = [];
-    for (const [name, o] of cases) answers.push([name, await me(o.key, o)]);
-    const first = answers[0][1];
-    expect(first.status).toBe(401);
-    expect(first.headers.get("content-type")).toBe("application/problem+json");
-    expect(first.body).toEqual({
-      type: "https://api.example.ru/developers/errors#invalid_api_key",
-      title: "Invalid API key",
-      status: 401,
-      code: "invalid_api_key",
-      detail: "The API key is missing, malformed, unknown, revoked or expired.",
-      request_id: first.headers.get("x-request-id"),
-    });
-    for (const [name, a] of answers) {
-      expect(sameness(a), name).toEqual(sameness(first));
-      expect(a.body.request_id, name).toBe(a.headers.get("x-request-id"));
+    const groups: Record<"missing" | "malformed" | "unknown", [string, CallOptions & { key: string | null }][]> = {
+      missing: [
+        ["no Authorization header", { key: null }],
+        ["an empty Authorization header", { key: null, headers: { authorization: "" } }],
+      ],
+      malformed: [
+        ["an empty bearer", { key: null, headers: { authorization: "Bearer " } }],
+        ["another scheme", { key: null, headers: { authorization: `Basic ${Buffer.from(`x:${t.key}`).toString("base64")}` } }],
+        ["no scheme", { key: null, headers: { authorization: t.key } }],
+        ["two tokens", { key: null, headers: { authorization: `Bearer ${t.key} ${t.key}` } }],
+        ["a malformed key", { key: "sk_live_ru_short_secret" }],
+        ["the public key_id instead of the key", { key: t.keyId }],
+      ],
+      unknown: [
+        ["an unknown key_id", { key: `sk_live_ru_${"a".repeat(20)}_${secret}` }],
+        ["a wrong secret", { key: `sk_live_ru_${id}_${otherSecret}` }],
+        ["a test key presented as live", { key: asLive }],
+        ["a revoked key", { key: revoked.key }],
+        ["an expired key", { key: expired.key }],
+      ],
+    };
+    const details: Record<string, string> = {
+      missing: "The Authorization header is missing; send `Authorization: Bearer <API key>`.",
+      malformed: "The Authorization header does not hold an API key of this platform; send `Authorization: Bearer sk_live_...` (or `sk_test_...`) with the key exactly as it was issued.",
+      unknown: "The API key is unknown, revoked or expired; check it in the tenant console, or issue a new one there.",
+    };
+    for (const [group, cases] of Object.entries(groups)) {
+      const answers: [string, ApiAnswer][] = [];
+      for (const [name, o] of cases) answers.push([name, await me(o.key, o)]);
+      const first = answers[0][1];
+      expect(first.status).toBe(401);
+      expect(first.headers.get("content-type")).toBe("application/problem+json");
+      expect(first.body).toEqual({
+        type: "https://api.example.ru/developers/errors#invalid_api_key",
+        title: "Invalid API key",
+        status: 401,
+        code: "invalid_api_key",
+        detail: details[group],
+        request_id: first.headers.get("x-request-id"),
+      });
+      for (const [name, a] of answers) {
+        expect(sameness(a), `${group}: ${name}`).toEqual(sameness(first));
+        expect(a.body.request_id, name).toBe(a.headers.get("x-request-id"));
+      }
     }
     // The real keys still work, so the table above is the checks and not broken fixtures.
     expect((await me(t.key)).status).toBe(200);

@@ -1,4 +1,5 @@
 import { ApiError } from "@/server/errors";
+import { BodyTooLargeError, readLimited } from "@/server/lib/read-limited";
 
 /** Largest accepted request body, bytes (spec "Limits": 256 KB). */
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -13,9 +14,12 @@ const JSON_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
  * @returns the parsed value, or `undefined` when no body was sent.
  */
 export async function readJsonBody(request: Request): Promise<unknown> {
-  const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
-  const bytes = await readLimited(request);
+  let bytes: Uint8Array;
+  try {
+    bytes = await readLimited(request, MAX_BODY_BYTES);
+  } catch (err) {
+    throw err instanceof BodyTooLargeError ? tooLarge() : err;
+  }
   if (bytes.length === 0) return undefined;
   const type = request.headers.get("content-type");
   if (!type || !JSON_TYPE.test(type.trim())) {
@@ -38,26 +42,18 @@ function tooLarge(): ApiError {
   return new ApiError("payload_too_large", `The body is larger than ${MAX_BODY_BYTES} bytes (256 KB).`);
 }
 
-async function readLimited(request: Request): Promise<Uint8Array> {
-  if (!request.body) return new Uint8Array();
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > MAX_BODY_BYTES) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
+/**
+ * The body limit of a route that takes no body (spec "Limits": 256 KB for every request): a declared or
+ * streamed body over {@link MAX_BODY_BYTES} answers 413 `payload_too_large`; a smaller one is ignored, as
+ * before. Reading stops at the limit, so nothing larger is ever buffered.
+ */
+export async function refuseLargeBody(request: Request): Promise<void> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
+  if (!request.body) return;
+  try {
+    await readLimited(request, MAX_BODY_BYTES);
+  } catch (err) {
+    throw err instanceof BodyTooLargeError ? tooLarge() : err;
   }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
 }

@@ -1,42 +1,62 @@
 import type { z } from "zod";
-import type { ErrorCode } from "@/server/errors";
 import type { Db } from "@/db/client";
-import type { Scope } from "@/server/services/access/scopes";
-import type { ApiCaller } from "@/server/services/actor";
+import type { ErrorCode } from "@/server/errors";
+import type { Scope } from "@/server/schemas/scopes";
+import type { ApiCaller, IntegrationActor } from "@/server/services/actor";
+import type { RateClass } from "@/server/services/limits/rate-limiter";
 
+export type { RateClass };
 export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
-/** Rate classes of the spec's "Limits": reads, writes, paid operations. */
-export type RateClass = "read" | "write" | "paid";
 
-/** What a handler answers. `resource` names what an idempotent POST/PATCH created or changed, for replays. */
+/** Resource types of the disclosure journal (spec general fact 6: conversations, messages, leads). */
+export type DisclosedResource = "conversation" | "message" | "lead";
+
+/**
+ * What a handler answers. `resource` names what an idempotent POST/PATCH created or changed, for replays.
+ * A list route answers with {@link page}: `body` is `{data, next_cursor: null}` and `next` the keyset
+ * position after the last item, which the pipeline signs into `next_cursor`.
+ */
 export interface Reply {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
   resource?: { type: string; id: string };
+  /** List routes: the position after the page (the sort values of its last row), null at the end. */
+  next?: readonly unknown[] | null;
 }
 
 /** Everything a handler gets; `db` is a transaction for POST, PATCH, PUT and DELETE. */
-export interface RouteContext<P, Q, B> {
+export interface RouteContext<P, Q, B, K = readonly unknown[]> {
   db: Db;
+  /** The acting integration: what every service receives. */
+  actor: IntegrationActor;
+  /** Everything authentication established about the key; only `/me` and `/wallet` report it. */
   caller: ApiCaller;
   params: P;
   query: Q;
   body: B;
+  /** List routes: the keyset position of the presented cursor, checked against its binding; undefined on the first page. */
+  after?: K;
   requestId: string;
   request: Request;
 }
 
 /**
- * A public route, declared once with everything the pipeline (and the OpenAPI document) needs.
+ * A public route, declared once with everything the pipeline, the OpenAPI document and the route matrix
+ * tests need (DESIGN "Hot path").
  * - `path` uses `{name}` for parameters; a path parameter that fails `params` answers 404.
  * - `idempotency`: `required` answers 400 `idempotency_key_required` without the header; `optional` honours
- *   it when sent; `none` ignores it (PUT, DELETE and reads).
+ *   it when sent; `none` ignores it. Default: {@link idempotencyMode}.
  * - `walletExempt`: served while exchange is suspended (only `/me` and `/wallet`).
  * - `pii`: answers carry personal data; the RU-cell transfer rule is checked before any read.
+ * - `discloses`: the answer's items (a page's `data`, or the single resource) are written to the disclosure
+ *   journal by the pipeline before the answer leaves; a failed write answers 503 and no data.
+ * - `list`: a keyset-paged list (spec "Limits: pagination rules"). The pipeline binds the cursor to the
+ *   tenant, key mode, integration, route and every other query and path parameter, checks a presented one
+ *   (422 on `/cursor`), hands the handler `after` (shape-checked by `position`), and signs `next_cursor`.
  * - `replay`: rebuilds the answer of a completed idempotent request from the resource's current state.
  */
-export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
+export interface RouteDef<P = unknown, Q = unknown, B = unknown, K = readonly unknown[]> {
   operationId: string;
   summary: string;
   method: HttpMethod;
@@ -49,6 +69,8 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
   idempotency?: "required" | "optional" | "none";
   walletExempt?: boolean;
   pii?: boolean;
+  discloses?: DisclosedResource;
+  list?: { position: z.ZodType<K> };
   cacheControl?: string;
   /** A 200 answer carries an `ETag` header (set by the handler); documented in OpenAPI as required. */
   etag?: boolean;
@@ -56,24 +78,35 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
   deprecation?: { deprecatedAt: Date; sunsetAt: Date; link?: string };
   responses: Record<number, z.ZodType | null>;
   /**
-   * Problem codes the handler itself may answer beyond those the pipeline derives from the declaration
-   * (auth, wallet, scope, body, idempotency, params, validation): e.g. `invalid_state`. Documented in OpenAPI.
+   * Problem codes the handler itself may answer beyond those the pipeline's steps derive from the
+   * declaration (server/public-api/pipeline-steps.ts): e.g. `invalid_state`. Documented in OpenAPI.
    */
   problems?: ErrorCode[];
-  handler: (ctx: RouteContext<P, Q, B>) => Promise<Reply>;
-  replay?: (ctx: RouteContext<P, Q, B>, resourceId: string, status: number) => Promise<Reply>;
+  handler: (ctx: RouteContext<P, Q, B, K>) => Promise<Reply>;
+  replay?: (ctx: RouteContext<P, Q, B, K>, resourceId: string, status: number) => Promise<Reply>;
 }
 
-/** Declares a route; the identity function that gives handlers typed `params`, `query` and `body`. */
-export function defineRoute<P = Record<string, never>, Q = Record<string, never>, B = undefined>(def: RouteDef<P, Q, B>): RouteDef<P, Q, B> {
+/** Declares a route; the identity function that gives handlers typed `params`, `query`, `body` and `after`. */
+export function defineRoute<P = Record<string, never>, Q = Record<string, never>, B = undefined, K = readonly unknown[]>(def: RouteDef<P, Q, B, K>): RouteDef<P, Q, B, K> {
   return def;
 }
 
 /** A route as stored in the table, its types erased. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyRoute = RouteDef<any, any, any>;
+export type AnyRoute = RouteDef<any, any, any, any>;
+
+/**
+ * How the pipeline treats `Idempotency-Key` on a route (spec "Common request rules": accepted on POST and
+ * PATCH, required where an endpoint says so, ignored on PUT and DELETE): the declaration, else `optional`
+ * for POST and PATCH and `none` otherwise. The one place this default lives; OpenAPI reads it too.
+ */
+export function idempotencyMode(route: Pick<AnyRoute, "idempotency" | "method">): "required" | "optional" | "none" {
+  return route.idempotency ?? (route.method === "POST" || route.method === "PATCH" ? "optional" : "none");
+}
 
 /** Reply helpers. */
 export const ok = (body: unknown, headers?: Record<string, string>): Reply => ({ status: 200, body, headers });
 export const created = (body: unknown, resource?: Reply["resource"]): Reply => ({ status: 201, body, resource });
 export const noContent = (): Reply => ({ status: 204 });
+/** A list page: `{data, next_cursor}`, where the pipeline turns `next` (the position after the page) into the signed cursor. */
+export const page = (data: readonly unknown[], next: readonly unknown[] | null): Reply => ({ status: 200, body: { data, next_cursor: null }, next });

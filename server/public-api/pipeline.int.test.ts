@@ -1,7 +1,7 @@
 import { and, count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { idempotencyRecords, products } from "@/db/schema";
-import { PEER_HEADER } from "@/server/public-api/client-ip";
+import { PEER_HEADER } from "@/server/lib/client-ip";
 import { call, TEST_ORIGIN } from "@/server/testing/api-client";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";

@@ -6,7 +6,7 @@ import { issueKey } from "@/server/services/keys/keys";
 import { setLimitOverride } from "@/server/services/limits/limit-overrides";
 import { setWalletSource } from "@/server/services/wallet/wallet-state";
 import { changeBalance } from "@/server/services/wallet/wallet-ledger";
-import { PEER_HEADER } from "@/server/public-api/client-ip";
+import { PEER_HEADER } from "@/server/lib/client-ip";
 import { call, TEST_ORIGIN } from "@/server/testing/api-client";
 import { makeTenant } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";

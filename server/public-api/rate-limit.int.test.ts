@@ -9,7 +9,7 @@ import { redisLimitStore } from "@/server/services/limits/redis-limit-store";
 import { call } from "@/server/testing/api-client";
 import { makeTenant } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
-import { setLimitStore } from "./rate-limit";
+import { setLimitStore } from "@/server/services/limits/rate-limiter";
 
 let db: Awaited<ReturnType<typeof openTestDatabase>>;
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";

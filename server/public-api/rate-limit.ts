@@ -1,76 +1,12 @@
-import { getDb } from "@/db/client";
-import { env } from "@/server/env";
-import { ApiError } from "@/server/errors";
-import { nowMs } from "@/server/lib/clock";
-import { log } from "@/server/log";
 import type { ApiCaller } from "@/server/services/actor";
-import type { LimitStore } from "@/server/services/limits/limit-store";
-import { memoryLimitStore } from "@/server/services/limits/memory-limit-store";
-import { pgLimitStore } from "@/server/services/limits/pg-limit-store";
-import type { RateLimits } from "@/server/services/limits/rate-limits";
-import { redisLimitStore } from "@/server/services/limits/redis-limit-store";
-import { previousWeight, remaining, resetSeconds, retryAfterSeconds } from "@/server/services/limits/sliding-window";
-import type { RateClass } from "./define-route";
-
-const KEY = Symbol.for("platform.limitStore");
-const SOFT = Symbol.for("platform.softLimitStore");
-type Holder = { [KEY]?: LimitStore; [SOFT]?: LimitStore };
-
-/** The limit store of this process: Redis when `REDIS_URL` is set, else PostgreSQL. */
-export function limitStore(): LimitStore {
-  const g = globalThis as Holder;
-  return (g[KEY] ??= env().redisUrl ? redisLimitStore(env().redisUrl!) : pgLimitStore(getDb));
-}
-
-/** Replaces the limit store (tests); `undefined` goes back to the configured one. */
-export function setLimitStore(store: LimitStore | undefined): void {
-  (globalThis as Holder)[KEY] = store;
-  (globalThis as Holder)[SOFT] = undefined;
-}
-
-function softStore(): LimitStore {
-  return ((globalThis as Holder)[SOFT] ??= memoryLimitStore());
-}
-
-/** Seconds a client should wait when the limit store is down. */
-const STORE_DOWN_RETRY_S = 5;
-
-const PER_MIN: Record<RateClass, keyof RateLimits> = { read: "read_per_min", write: "write_per_min", paid: "paid_per_min" };
+import { rateLimitHeaders, takeRateLimit, type RateClass } from "@/server/services/limits/rate-limiter";
 
 /**
- * Counts a request against its key's and its tenant's sliding windows of its class (spec "Limits"),
- * and writes `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds) into `headers`,
- * from whichever of the two buckets has less room.
- * When the store cannot be reached: reads go on under a soft in-process limit, writes and paid
- * operations fail closed.
- * @throws ApiError 429 `rate_limited` with `Retry-After`; 503 `service_unavailable` with `Retry-After`.
+ * The pipeline's rate-limit step (spec "Limits"): counts the request against its key's and tenant's
+ * windows ({@link takeRateLimit}) and writes `RateLimit-Limit`, `-Remaining` and `-Reset` into `headers`.
+ * @throws ApiError 429 `rate_limited` (with the same headers) or 503 `service_unavailable`.
  */
 export async function applyRateLimit(caller: ApiCaller, rateClass: RateClass, headers: Record<string, string>): Promise<void> {
-  const now = nowMs();
-  const field = PER_MIN[rateClass];
-  const buckets = [
-    { bucket: `key:${caller.key.keyId}:${rateClass}`, limit: caller.limits[field] },
-    { bucket: `tenant:${caller.tenantId}:${rateClass}`, limit: caller.tenantLimits[field] },
-  ];
-  let result;
-  try {
-    result = await limitStore().take(buckets, now);
-  } catch (err) {
-    log().warn({ store: limitStore().name, err: (err as Error).message }, "limit store unreachable");
-    if (rateClass !== "read") {
-      throw new ApiError("service_unavailable", "Rate limits cannot be checked right now, so writes are refused; retry after a pause with the same Idempotency-Key.", {}, { "retry-after": String(STORE_DOWN_RETRY_S) });
-    }
-    result = await softStore().take(buckets, now);
-  }
-  const tightest = [...result.counts].sort((a, b) => remaining(a, now) - remaining(b, now))[0];
-  headers["ratelimit-limit"] = String(tightest.limit);
-  headers["ratelimit-remaining"] = String(remaining(tightest, now));
-  headers["ratelimit-reset"] = String(resetSeconds(now));
-  if (!result.allowed) {
-    const weight = previousWeight(now);
-    const full = result.counts.filter((c) => c.previous * weight + c.current + 1 > c.limit);
-    const wait = Math.max(1, ...full.map((c) => retryAfterSeconds(c, now)));
-    const which = full.some((c) => c.bucket.startsWith("tenant:")) ? "the tenant" : "this key";
-    throw new ApiError("rate_limited", `Too many ${rateClass} requests for ${which} (${tightest.limit} per minute); retry after ${wait} s.`, {}, { "retry-after": String(wait) });
-  }
+  const room = await takeRateLimit({ keyId: caller.key.keyId, tenantId: caller.tenantId, limits: caller.limits, tenantLimits: caller.tenantLimits }, rateClass);
+  Object.assign(headers, rateLimitHeaders(room));
 }

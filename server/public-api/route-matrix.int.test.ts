@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { apiKeys } from "@/db/schema";
 import { setClock } from "@/server/lib/clock";
-import { SCOPES } from "@/server/services/access/scopes";
+import { SCOPES } from "@/server/schemas/scopes";
 import { setLimitOverride } from "@/server/services/limits/limit-overrides";
 import { changeBalance } from "@/server/services/wallet/wallet-ledger";
 import { call, type ApiAnswer } from "@/server/testing/api-client";

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operations } from "@/db/schema";
-import { seedTenantData } from "@/db/seed-data";
+import { seedTenantData } from "@/server/services/seed/seed-data";
 import { call, type ApiAnswer } from "@/server/testing/api-client";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";

@@ -9,18 +9,69 @@ export const MoneySchema = z.object({
 /** ISO 8601 UTC timestamp with Z. */
 export const Timestamp = z.iso.datetime();
 
-/** `limit` query parameter: an integer 1 to 100 given as text (spec "Common query parameters"). */
+/**
+ * `limit` query parameter (spec "Common query parameters"): an integer 1 to 100. It arrives as text and is
+ * parsed here (digits only, so `1e2`, ` 5` or `5.0` are 422 `invalid_format`, 0 and 101 `out_of_range`),
+ * while the OpenAPI document declares it as what it means, `integer` with its bounds and default, so
+ * generated clients take a number (`limit: 100`) and serialize it as `limit=100`.
+ */
 export function limitParam(defaultValue: number) {
   return z
     .string()
     .regex(/^\d+$/, "must be an integer from 1 to 100")
     .transform(Number)
     .pipe(z.number().int().min(1, "must be from 1 to 100").max(100, "must be from 1 to 100"))
-    .default(defaultValue);
+    .default(defaultValue)
+    .meta({ override: integerQuery({ minimum: 1, maximum: 100, default: defaultValue }) });
 }
 
-/** A boolean query parameter: exactly `true` or `false`. */
-export const boolParam = z.enum(["true", "false"], { message: "must be true or false" }).transform((v) => v === "true");
+/**
+ * A boolean query parameter: exactly `true` or `false` in the query string, parsed to a boolean; the
+ * document declares `boolean` (spec: `include_deleted` "boolean, default false"), which clients serialize
+ * as `true` / `false`.
+ */
+export const boolParam = z
+  .enum(["true", "false"], { message: "must be true or false" })
+  .transform((v) => v === "true")
+  .meta({ override: typedQuery({ type: "boolean" }) });
+
+/**
+ * Rendering of a text-parsed query parameter in the OpenAPI document: the string rules zod renders for
+ * the input side (`type: string`, `pattern`, `enum`) are replaced by the parameter's real type, keeping
+ * everything else (description, default).
+ */
+function typedQuery(schema: Record<string, unknown>) {
+  return ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
+    for (const k of ["type", "pattern", "enum", "format", "minLength", "maxLength"]) delete jsonSchema[k];
+    Object.assign(jsonSchema, schema);
+  };
+}
+
+function integerQuery(bounds: { minimum: number; maximum: number; default: number }) {
+  return typedQuery({ type: "integer", ...bounds });
+}
+
+/**
+ * `include_deleted` of a list whose items are deleted for good (spec "Common query parameters"; spec
+ * "GET /leads", "GET /articles", "Strategist reads"): `false` (the default) is accepted, `true` answers 422
+ * `validation_failed` with field error `not_supported` on `/include_deleted`, since there are no tombstones
+ * to return and an answer without them would read as "nothing was deleted". `what` names the items in the
+ * message, e.g. "deleted leads are not stored".
+ */
+export function includeDeletedNotStored(what: string) {
+  return boolParam
+    .refine((v) => !v, { message: `${what}, so include_deleted=true is not supported; omit it or send false`, params: { code: "not_supported" } })
+    .optional()
+    .meta({ description: `only false is accepted: ${what}` });
+}
+
+/**
+ * `include_deleted` of a list whose items are never deleted one by one (spec "GET /conversations":
+ * "accepted, adds nothing"): `true` and `false` answer the same page. `why` is the description's reason.
+ */
+export function includeDeletedAddsNothing(why: string) {
+  return boolParam.optional().meta({ description: `accepted, adds nothing (${why})` });
+}
 
 /** `cursor` query parameter: the opaque `next_cursor` of the previous page. */
 export const cursorParam = z.string().min(1).max(2048);

@@ -61,4 +61,3 @@ export const DashboardOverviewQuery = z.strictObject({
     })
     .optional(),
 });
-export type DashboardOverviewQueryInput = z.infer<typeof DashboardOverviewQuery>;

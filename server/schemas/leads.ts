@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { boolParam, cursorParam, dateOrInstantParam, limitParam, MoneySchema, Timestamp } from "./common";
+import { boolParam, cursorParam, dateOrInstantParam, includeDeletedNotStored, limitParam, MoneySchema, Timestamp } from "./common";
 
 /** The six canonical lead statuses (spec "Lead"); archive is a flag, not a status. */
 export const LEAD_STATUSES = ["new", "qualified", "proposal", "negotiation", "won", "lost"] as const;
@@ -19,10 +19,7 @@ export const LeadListQuery = z
     updated_since: dateOrInstantParam.optional().meta({ description: "changed at or after this moment (inclusive); date or date-time with zone" }),
     updated_after: dateOrInstantParam.optional().meta({ description: "changed strictly after this moment; not together with updated_since" }),
     source: z.string().min(1).max(200).optional().meta({ description: "exact source value" }),
-    include_deleted: boolParam
-      .refine((v) => !v, { message: "deleted leads are not stored, so include_deleted=true is not supported", params: { code: "not_supported" } })
-      .optional()
-      .meta({ description: "only false is accepted: deleted leads are not stored" }),
+    include_deleted: includeDeletedNotStored("deleted leads are not stored"),
   })
   .superRefine((q, ctx) => {
     if (q.updated_since && q.updated_after) {

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { isEventPattern } from "@/server/webhooks/event-catalog";
-import { cursorParam, limitParam, Timestamp } from "./common";
+import { isEventPattern } from "@/server/webhook-transport/event-catalog";
+import { cursorParam, includeDeletedAddsNothing, includeDeletedNotStored, limitParam, Timestamp } from "./common";
 
 /** Most patterns one subscription may list (the catalog has 21 types; this only bounds the payload). */
 export const MAX_EVENTS_PER_SUBSCRIPTION = 50;
@@ -102,12 +102,17 @@ export const WebhookTestResultSchema = z.object({
   status: z.literal("queued"),
 });
 
-/** Query of `GET /webhooks`: common list parameters (at most 10 subscriptions exist per integration). */
-export const WebhookListQuery = z.strictObject({ limit: limitParam(25), cursor: cursorParam.optional() });
+/** Query of `GET /webhooks`: common list parameters (at most 10 subscriptions exist per integration); `include_deleted=true` is 422 `not_supported`. */
+export const WebhookListQuery = z.strictObject({
+  limit: limitParam(25),
+  cursor: cursorParam.optional(),
+  include_deleted: includeDeletedNotStored("a deleted subscription is removed with its delivery journal"),
+});
 
-/** Query of `GET /webhooks/{id}/deliveries`: `limit` (default 25), `cursor`, `state`. */
+/** Query of `GET /webhooks/{id}/deliveries`: `limit` (default 25), `cursor`, `state`, `include_deleted` (adds nothing). */
 export const DeliveryListQuery = z.strictObject({
   limit: limitParam(25),
   cursor: cursorParam.optional(),
   state: z.enum(["pending", "delivered", "failed", "dead"], { message: "must be one of pending, delivered, failed, dead" }).optional(),
+  include_deleted: includeDeletedAddsNothing("deliveries are never deleted one by one; the journal keeps 30 days"),
 });

@@ -1,26 +1,70 @@
 import type { Cell } from "@/server/env";
-import type { Scope } from "./access/scopes";
+import type { Right, Scope } from "@/server/schemas/scopes";
 import type { RateLimits } from "./limits/rate-limits";
 
 /**
- * Who is acting, passed to every service as `(db, actor, input)`. Every query a service makes is
- * filtered by `tenantId`, so another tenant's row reads as missing.
+ * Who acts, passed to every service as `(db, actor, input)` (DESIGN "One process, several doors, one
+ * core"). Every query a service makes is filtered by `actor.tenantId`, so another tenant's row reads as
+ * missing. The actor is narrow on purpose: a service never sees a request, a tRPC context or a key.
  */
-export interface Actor {
+export type Actor = IntegrationActor | StaffActor | OperatorActor | SystemActor;
+
+/** An integration acting through an API key (the public API door). */
+export interface IntegrationActor {
+  via: "api";
   tenantId: string;
-  /** Set when an integration acts through an API key. */
-  integrationId?: string;
-  /** Key mode of the calling key (`live` or `test`). */
-  keyMode?: "live" | "test";
-  /** Set when a staff member acts through the console. */
-  staffUserId?: string;
-  /** `operator` when platform staff act through `npm run admin`. */
-  via: "api" | "console" | "operator";
+  integrationId: string;
+  /** Public key id of the calling key (`key_id`), for journals and logs; never the secret. */
+  keyId: string;
+  /** Key mode: `test` keys see and write test data only, and are charged nothing. */
+  keyMode: "live" | "test";
+  /** Effective scopes of the key (spec "Authentication" 5). */
+  scopes: readonly Scope[];
+  /** The tenant's cell (spec general fact 1); the RU personal-data rule applies in `ru`. */
+  cell: Cell;
 }
 
-/** The authenticated caller of a public API request: the actor plus what the pipeline checked. */
-export interface ApiCaller extends Actor {
-  via: "api";
+/** A staff member acting in one tenant through the console, with the rights of their membership. */
+export interface StaffActor {
+  via: "console";
+  tenantId: string;
+  staffUserId: string;
+  rights: readonly Right[];
+}
+
+/** Platform staff acting through the operator CLI (`npm run admin`). */
+export interface OperatorActor {
+  via: "operator";
+  tenantId: string;
+}
+
+/** The platform itself: background jobs and the demo seed. */
+export interface SystemActor {
+  via: "system";
+  tenantId: string;
+}
+
+/** `integration:<id>`, `staff:<id>`, `operator` or `system`: who changed a row, as ledgers and logs write it. */
+export function actorLabel(actor: Actor): string {
+  switch (actor.via) {
+    case "api":
+      return `integration:${actor.integrationId}`;
+    case "console":
+      return `staff:${actor.staffUserId}`;
+    default:
+      return actor.via;
+  }
+}
+
+/**
+ * What authenticating a public request established (server/services/access/authenticate.ts): the acting
+ * integration plus the facts of its key that `GET /me`, `GET /wallet`, the rate limits and the wallet gate
+ * report or check. Only the public API door and the account service see it; other services get `actor`.
+ */
+export interface ApiCaller {
+  /** The narrow actor every other service receives. */
+  actor: IntegrationActor;
+  tenantId: string;
   integrationId: string;
   keyMode: "live" | "test";
   tenant: { id: string; name: string; cell: Cell; crmMode: string; mainDomain: string | null };

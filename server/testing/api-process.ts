@@ -4,7 +4,7 @@
 import { createServer } from "node:http";
 import { Readable } from "node:stream";
 import { installDatabase, openDatabase } from "@/db/client";
-import { PEER_HEADER } from "@/server/public-api/client-ip";
+import { PEER_HEADER } from "@/server/lib/client-ip";
 import { handlePublicRequest } from "@/server/public-api/pipeline";
 import { publicRouter } from "@/server/public-api/routes";
 import { setTestEnv } from "./test-db";

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { memberships, staffUsers } from "@/db/schema";
 import type { Cell } from "@/server/env";
-import { SCOPES, type Right } from "@/server/services/access/scopes";
+import { SCOPES, type Right } from "@/server/schemas/scopes";
 import { createIntegration, type IntegrationCreate } from "@/server/services/integrations/integrations";
 import { issueKey } from "@/server/services/keys/keys";
 import { createTenant } from "@/server/services/tenants/tenants";

@@ -1,9 +1,9 @@
-import Ajv2020, { type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import Ajv2020, { type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import type { OpenApiDocument } from "@/server/openapi/document";
+import { describeError as describe, DocumentIndex, escapePointer as escape, relativePath, type Json } from "./openapi-lookup";
 
 // Only types and Ajv here: the e2e tests load this file in the Playwright process, without the server.
-const API_PREFIX = "/api/public/v1";
 
 /** One answer as a client saw it. `path` is the request path, with or without `/api/public/v1` and query. */
 export interface SeenResponse {
@@ -15,7 +15,6 @@ export interface SeenResponse {
   body: unknown;
 }
 
-type Json = Record<string, unknown>;
 type Operation = Json & { responses: Record<string, Json> };
 
 /** Thrown when an answer does not match the OpenAPI document; the message says what and where. */
@@ -38,8 +37,8 @@ export class ResponseMismatch extends Error {
  */
 export class ResponseValidator {
   private readonly doc: Json;
+  private readonly index: DocumentIndex;
   private readonly ajv: Ajv2020;
-  private readonly templates: { template: string; re: RegExp }[];
   private readonly compiled = new Map<string, ValidateFunction>();
 
   constructor(document: OpenApiDocument | Json) {
@@ -47,9 +46,27 @@ export class ResponseValidator {
     this.ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
     addFormats(this.ajv);
     this.ajv.addSchema(this.doc, "openapi.json");
-    this.templates = Object.keys(this.doc.paths as Json)
-      .map((template) => ({ template, re: templateRe(template), params: (template.match(/\{/g) ?? []).length }))
-      .sort((a, b) => a.params - b.params);
+    this.index = new DocumentIndex(this.doc);
+  }
+
+  /**
+   * Compiles every answer schema of the document now (bodies and headers), instead of on first use:
+   * for tests whose timing matters, where a first compile would stall the event loop mid-burst.
+   */
+  precompile(): void {
+    for (const [template, item] of Object.entries(this.doc.paths as Record<string, Record<string, Operation>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        if (!op?.responses) continue;
+        for (const [status, raw] of Object.entries(op.responses)) {
+          const pointer = `#/paths/${escape(template)}/${method}/responses/${status}`;
+          const response = this.index.deref(raw);
+          for (const type of Object.keys((response.content ?? {}) as Json)) this.validate(`${pointer}/content/${escape(type)}/schema`, null);
+          for (const [name, h] of Object.entries((response.headers ?? {}) as Record<string, Json>)) {
+            if (this.index.deref(h).schema) this.validate(typeof h.$ref === "string" ? `${h.$ref}/schema` : `${pointer}/headers/${escape(name)}/schema`, "");
+          }
+        }
+      }
+    }
   }
 
   /** @throws ResponseMismatch listing every difference. */
@@ -61,17 +78,15 @@ export class ResponseValidator {
   /** Every difference between the answer and the document (empty when it matches). */
   differences(seen: SeenResponse): string[] {
     const headers = seen.headers instanceof Headers ? seen.headers : new Headers(seen.headers);
-    const rel = relativePath(seen.path);
-    const found = this.templates.find((t) => t.re.test(rel));
-    const item = found ? ((this.doc.paths as Json)[found.template] as Json) : undefined;
-    const op = item?.[seen.method.toLowerCase()] as Operation | undefined;
-    if (!found || !op) return this.undocumentedRoute(seen, headers, Boolean(found));
+    const found = this.index.find(seen.method, seen.path);
+    const op = found?.operation as Operation | undefined;
+    if (!found || !op) return this.undocumentedRoute(seen, headers, this.index.template(seen.path) !== undefined);
 
-    const pointer = `#/paths/${escape(found.template)}/${seen.method.toLowerCase()}/responses`;
+    const pointer = `${found.pointer}/responses`;
     const key = String(seen.status);
     const statusKey = key in op.responses ? key : `${key[0]}XX` in op.responses ? `${key[0]}XX` : "default" in op.responses ? "default" : undefined;
     if (!statusKey) return [`status ${seen.status} is not documented for ${seen.method} ${found.template} (documented: ${Object.keys(op.responses).join(", ")})`];
-    const response = this.deref(op.responses[statusKey]);
+    const response = this.index.deref(op.responses[statusKey]);
     const out = this.checkHeaders(response, headers, `${pointer}/${statusKey}`);
     const content = response.content as Record<string, Json> | undefined;
     if (!content) {
@@ -104,7 +119,7 @@ export class ResponseValidator {
   private checkHeaders(response: Json, headers: Headers, pointer: string): string[] {
     const out: string[] = [];
     for (const [name, raw] of Object.entries((response.headers ?? {}) as Record<string, Json>)) {
-      const h = this.deref(raw);
+      const h = this.index.deref(raw);
       const value = headers.get(name);
       if (value === null) {
         if (h.required) out.push(`required header ${name} is missing`);
@@ -124,17 +139,6 @@ export class ResponseValidator {
     }
     return fn(value) ? [] : (fn.errors ?? []).slice(0, 10).map(describe);
   }
-
-  private deref(obj: Json): Json {
-    let cur = obj;
-    while (typeof cur.$ref === "string") {
-      cur = String(cur.$ref)
-        .slice(2)
-        .split("/")
-        .reduce<Json>((o, k) => o[k.replace(/~1/g, "/").replace(/~0/g, "~")] as Json, this.doc);
-    }
-    return cur;
-  }
 }
 
 /** `status` equals the HTTP status and `request_id` equals `X-Request-Id` (spec "Problem body"). */
@@ -144,12 +148,6 @@ function problemRules(seen: SeenResponse, headers: Headers): string[] {
   if (b?.status !== seen.status) out.push(`problem status ${String(b?.status)} differs from HTTP ${seen.status}`);
   if (b?.request_id !== headers.get("x-request-id")) out.push(`problem request_id ${String(b?.request_id)} differs from X-Request-Id ${headers.get("x-request-id")}`);
   return out;
-}
-
-function describe(e: ErrorObject): string {
-  const at = e.instancePath || "(root)";
-  if (e.keyword === "additionalProperties") return `${at}: field "${String(e.params.additionalProperty)}" is not documented`;
-  return `${at}: ${e.message ?? e.keyword}${e.keyword === "enum" ? ` (${JSON.stringify(e.params.allowedValues)})` : ""}`;
 }
 
 /**
@@ -166,21 +164,4 @@ function closeObjects(node: unknown, parentKey = ""): unknown {
   }
   if (parentKey !== "allOf" && o.type === "object" && o.properties && !("additionalProperties" in o)) o.additionalProperties = false;
   return o;
-}
-
-function templateRe(template: string): RegExp {
-  const src = template
-    .split("/")
-    .map((seg) => (/^\{\w+\}$/.test(seg) ? "[^/]+" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
-    .join("/");
-  return new RegExp(`^${src}/?$`);
-}
-
-function relativePath(path: string): string {
-  const p = path.split("?")[0].replace(/^https?:\/\/[^/]+/, "");
-  return p.startsWith(API_PREFIX) ? p.slice(API_PREFIX.length) || "/" : p;
-}
-
-function escape(segment: string): string {
-  return segment.replace(/~/g, "~0").replace(/\//g, "~1");
 }

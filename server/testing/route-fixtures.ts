@@ -1,7 +1,7 @@
 import type { Db } from "@/db/client";
 import { webhookSubscriptions } from "@/db/schema";
 import { createCard } from "@/server/services/cards/cards";
-import { newSigningSecret, sealSecret } from "@/server/webhooks/secret-box";
+import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
 import type { AnyRoute } from "@/server/public-api/define-route";
 import type { TenantFixture } from "./fixtures";
 import { ARTICLE_FIXTURES } from "./route-fixtures/articles";

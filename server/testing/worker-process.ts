@@ -7,7 +7,7 @@ import { openDatabase } from "@/db/client";
 import { startLocalDriver } from "@/server/jobs/local-driver";
 import { LOOPBACK_RECEIVER_ENV } from "@/server/testing/https-receiver";
 import { setTestEnv } from "@/server/testing/test-db";
-import { createDeliveryClient } from "@/server/webhooks/delivery-client";
+import { createDeliveryClient } from "@/server/webhook-transport/delivery-client";
 
 const [url, caFile, lease] = process.argv.slice(2);
 setTestEnv({ DATABASE_URL: url!, ...LOOPBACK_RECEIVER_ENV, LOG_LEVEL: "warn" });

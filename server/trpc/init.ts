@@ -1,13 +1,12 @@
 import { initTRPC, TRPCError } from "@trpc/server";
-import { and, eq } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
 import { getDb } from "@/db/client";
-import { memberships } from "@/db/schema";
 import { auth } from "@/server/auth/auth";
-import { ApiError, notFound, type ErrorCode } from "@/server/errors";
-import type { Right } from "@/server/services/access/scopes";
-import type { Actor } from "@/server/services/actor";
+import { ApiError, type ErrorCode, type FieldError } from "@/server/errors";
+import type { Right } from "@/server/schemas/scopes";
+import { staffMembership } from "@/server/services/tenants/memberships";
+import { TRPC_CODE } from "./error-map";
 
 /** Per-request context of the console's tRPC: the database and the signed-in staff user, if any. */
 export interface TrpcContext {
@@ -22,26 +21,35 @@ export async function createContext(headers: Headers): Promise<TrpcContext> {
   return { db, staff: session ? { id: session.user.id, email: session.user.email, name: session.user.name } : null };
 }
 
-/** Catalog code → tRPC code: the console shows the same errors as the API (DESIGN "one catalog, two mappings"). */
-const TRPC_CODE: Partial<Record<ErrorCode, TRPCError["code"]>> = {
-  bad_request: "BAD_REQUEST",
-  validation_failed: "BAD_REQUEST",
-  not_found: "NOT_FOUND",
-  scope_missing: "FORBIDDEN",
-  pii_transfer_not_allowed: "FORBIDDEN",
-  tenant_inactive: "FORBIDDEN",
-  invalid_state: "CONFLICT",
-  idempotency_conflict: "CONFLICT",
-  operation_in_progress: "CONFLICT",
-  rate_limited: "TOO_MANY_REQUESTS",
-  payload_too_large: "PAYLOAD_TOO_LARGE",
-  service_unavailable: "SERVICE_UNAVAILABLE",
-  upstream_unavailable: "SERVICE_UNAVAILABLE",
-};
+/** RFC 6901 JSON Pointer of a schema issue's path (`["cursor", "createdAt"]` → `/cursor/createdAt`). */
+function pointer(path: readonly unknown[] | undefined): string {
+  return (path ?? []).map((p) => `/${String(typeof p === "object" && p !== null && "key" in p ? (p as { key: unknown }).key : p).replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
+}
+
+/**
+ * A procedure's input that failed its zod schema, as the catalog's `validation_failed` field errors;
+ * null for any other error. tRPC passes the schema's error (with `issues`) as the cause.
+ */
+function inputErrors(error: TRPCError): FieldError[] | null {
+  if (error.code !== "BAD_REQUEST") return null;
+  const issues = (error.cause as { issues?: unknown } | undefined)?.issues;
+  if (!Array.isArray(issues) || !issues.length) return null;
+  return issues.map((i: { path?: unknown[]; code?: unknown; message?: unknown }) => ({
+    field: pointer(i.path),
+    code: typeof i.code === "string" ? i.code : "invalid",
+    message: typeof i.message === "string" ? i.message : "is invalid",
+  }));
+}
 
 const t = initTRPC.context<TrpcContext>().create({
   errorFormatter({ shape, error }) {
     const cause = error.cause instanceof ApiError ? error.cause : null;
+    const invalid = cause ? null : inputErrors(error);
+    if (invalid) {
+      // A 400 naming each field, never a 500 or a dump of the schema error (issue 23 item 6).
+      const message = `Invalid input: ${invalid.map((e) => `${e.field || "input"}: ${e.message}`).join("; ")}.`;
+      return { ...shape, message, data: { ...shape.data, stack: undefined, code: "validation_failed" as ErrorCode, errors: invalid } };
+    }
     return {
       ...shape,
       message: cause ? cause.message : error.code === "INTERNAL_SERVER_ERROR" ? "Something went wrong on our side." : shape.message,
@@ -55,7 +63,7 @@ const mapErrors = t.middleware(async ({ next }) => {
   const result = await next();
   if (!result.ok && result.error.cause instanceof ApiError) {
     const cause = result.error.cause;
-    throw new TRPCError({ code: TRPC_CODE[cause.code] ?? "INTERNAL_SERVER_ERROR", message: cause.message, cause });
+    throw new TRPCError({ code: TRPC_CODE[cause.code], message: cause.message, cause });
   }
   return result;
 });
@@ -75,13 +83,8 @@ export const staffProcedure = publicProcedure.use(({ ctx, next }) => {
  * they do not belong to reads as not found. Adds `actor` and the membership's `rights`.
  */
 export const tenantProcedure = staffProcedure.input(z.object({ tenantId: z.uuid() })).use(async ({ ctx, input, next }) => {
-  const [m] = await ctx.db
-    .select({ rights: memberships.rights, role: memberships.role })
-    .from(memberships)
-    .where(and(eq(memberships.tenantId, input.tenantId), eq(memberships.staffUserId, ctx.staff.id), eq(memberships.active, true)));
-  if (!m) throw notFound("Tenant");
-  const actor: Actor = { tenantId: input.tenantId, staffUserId: ctx.staff.id, via: "console" };
-  return next({ ctx: { ...ctx, actor, rights: m.rights as Right[], role: m.role } });
+  const { actor, role } = await staffMembership(ctx.db, ctx.staff.id, input.tenantId);
+  return next({ ctx: { ...ctx, actor, rights: actor.rights, role } });
 });
 
 /** {@link tenantProcedure} that also needs a right; without it: FORBIDDEN naming the right. */

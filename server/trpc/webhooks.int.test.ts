@@ -3,12 +3,12 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { events, webhookDeliveries, webhookSubscriptions } from "@/db/schema";
 import { ApiError } from "@/server/errors";
-import { registerLocalWaker } from "@/server/jobs/dispatch";
-import { createStaffMember } from "@/server/services/tenants/staff";
+import { registerWorkListener } from "@/server/services/events/work-notifier";
+import { addMembership, createStaffMember } from "@/server/services/tenants/staff";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
-import { openTestDatabase } from "@/server/testing/test-db";
-import { openSecret } from "@/server/webhooks/secret-box";
-import { setHostResolver } from "@/server/webhooks/url-check";
+import { openTestDatabase, setTestEnv } from "@/server/testing/test-db";
+import { openSecret } from "@/server/webhook-transport/secret-box";
+import { setHostResolver } from "@/server/webhook-transport/url-check";
 import { createCaller } from "./root";
 
 // The console's webhook procedures: the same services as /v1/webhooks, behind the staff member's tenant
@@ -18,8 +18,9 @@ let db: Awaited<ReturnType<typeof openTestDatabase>>;
 let a: TenantFixture;
 let b: TenantFixture;
 type Staff = { id: string; email: string; name: string };
-const staff: Record<"hooks" | "noRight" | "other", Staff> = {
+const staff: Record<"hooks" | "pii" | "noRight" | "other", Staff> = {
   hooks: { id: "", email: "hooks@a.example", name: "H" },
+  pii: { id: "", email: "pii@a.example", name: "PII" },
   noRight: { id: "", email: "plain@a.example", name: "P" },
   other: { id: "", email: "hooks@b.example", name: "B" },
 };
@@ -62,6 +63,7 @@ beforeAll(async () => {
   a = await makeTenant(db.db);
   b = await makeTenant(db.db);
   staff.hooks.id = (await createStaffMember(db.db, { tenantId: a.tenantId, email: staff.hooks.email, password: "correct-horse-battery", name: "H", role: "admin", rights: ["manage_webhooks"] })).staffUserId;
+  staff.pii.id = (await createStaffMember(db.db, { tenantId: a.tenantId, email: staff.pii.email, password: "correct-horse-battery", name: "PII", role: "admin", rights: ["manage_webhooks", "view_personal_data"] })).staffUserId;
   staff.noRight.id = (await createStaffMember(db.db, { tenantId: a.tenantId, email: staff.noRight.email, password: "correct-horse-battery", name: "P", role: "admin", rights: ["manage_integrations"] })).staffUserId;
   staff.other.id = (await createStaffMember(db.db, { tenantId: b.tenantId, email: staff.other.email, password: "correct-horse-battery", name: "B" })).staffUserId;
 });
@@ -69,8 +71,8 @@ beforeAll(async () => {
 // test never reaches another.
 beforeEach(async () => {
   a = await makeTenant(db.db);
-  await createStaffMember(db.db, { tenantId: a.tenantId, email: staff.hooks.email, password: "correct-horse-battery", name: "H", role: "admin", rights: ["manage_webhooks"] });
-  await createStaffMember(db.db, { tenantId: a.tenantId, email: staff.noRight.email, password: "correct-horse-battery", name: "P", role: "admin", rights: ["manage_integrations"] });
+  await addMembership(db.db, { tenantId: a.tenantId, staffUserId: staff.hooks.id, role: "admin", rights: ["manage_webhooks"] });
+  await addMembership(db.db, { tenantId: a.tenantId, staffUserId: staff.noRight.id, role: "admin", rights: ["manage_integrations"] });
 });
 afterAll(async () => {
   setHostResolver(undefined);
@@ -108,20 +110,43 @@ describe("subscriptions", () => {
   });
 
   it("applies the API's personal-data rules to include_pii", async () => {
+    // Setting include_pii needs view_personal_data (SECURITY.md "Rights"; rights.int.test.ts); this staff
+    // member holds it, so what is proven here is the API's own rules.
+    const P = () => as(staff.pii).webhooks;
+    await addMembership(db.db, { tenantId: a.tenantId, staffUserId: staff.pii.id, role: "admin", rights: ["manage_webhooks", "view_personal_data"] });
     // Tenant A's integration has no IP allowlist: on the RU cell personal data may not leave.
-    const err = await rejects(A().create({ tenantId: a.tenantId, integrationId: a.integrationId, url: URL_OK, events: ["lead.*"], include_pii: true }));
+    const err = await rejects(P().create({ tenantId: a.tenantId, integrationId: a.integrationId, url: URL_OK, events: ["lead.*"], include_pii: true }));
     expect([err.code, catalogCode(err)]).toEqual(["FORBIDDEN", "pii_transfer_not_allowed"]);
     expect(await db.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.integrationId, a.integrationId))).toEqual([]);
     // With a narrow allowlist, a Russian recipient and a legal basis it is allowed, as on the API.
     const c = await makeTenant(db.db, { integration: { ipAllowlist: ["203.0.113.10"] } });
-    await createStaffMember(db.db, { tenantId: c.tenantId, email: staff.hooks.email, password: "correct-horse-battery", name: "H", role: "admin", rights: ["manage_webhooks"] });
-    const ok = await A().create({ tenantId: c.tenantId, integrationId: c.integrationId, url: URL_OK, events: ["lead.*"], include_pii: true });
+    await addMembership(db.db, { tenantId: c.tenantId, staffUserId: staff.pii.id, role: "admin", rights: ["manage_webhooks", "view_personal_data"] });
+    const ok = await P().create({ tenantId: c.tenantId, integrationId: c.integrationId, url: URL_OK, events: ["lead.*"], include_pii: true });
     expect(ok.webhook.include_pii).toBe(true);
     // Events outside the personal-data families while include_pii stays on: refused on /events.
-    const wider = await rejects(A().update({ tenantId: c.tenantId, subscriptionId: ok.webhook.id, events: ["task.created"] }));
+    const wider = await rejects(P().update({ tenantId: c.tenantId, subscriptionId: ok.webhook.id, events: ["task.created"] }));
     expect(fieldsOf(wider)).toEqual(["/events"]);
-    const both = await A().update({ tenantId: c.tenantId, subscriptionId: ok.webhook.id, events: ["task.created"], include_pii: false });
+    const both = await P().update({ tenantId: c.tenantId, subscriptionId: ok.webhook.id, events: ["task.created"], include_pii: false });
     expect(both).toMatchObject({ events: ["task.created"], include_pii: false });
+  });
+
+  it("puts include_pii under the RU rule by the tenant's cell, not the cell of the process serving the console", async () => {
+    // An EN tenant's integration with a recipient outside Russia and no allowlist, on a process of the RU cell.
+    const en = await makeTenant(db.db, { cell: "en", integration: { piiCountry: "DE" } });
+    // Setting include_pii needs view_personal_data: act as the member holding it, in both tenants.
+    const P = () => as(staff.pii).webhooks;
+    for (const tenantId of [en.tenantId, a.tenantId]) await addMembership(db.db, { tenantId, staffUserId: staff.pii.id, role: "admin", rights: ["manage_webhooks", "view_personal_data"] });
+    const ok = await P().create({ tenantId: en.tenantId, integrationId: en.integrationId, url: URL_OK, events: ["lead.*"], include_pii: true });
+    expect(ok.webhook.include_pii).toBe(true);
+    // An RU tenant's integration without an allowlist, on a process of the EN cell: still refused.
+    setTestEnv({ CELL: "en" });
+    try {
+      const err = await rejects(P().create({ tenantId: a.tenantId, integrationId: a.integrationId, url: URL_OK, events: ["lead.*"], include_pii: true }));
+      expect([err.code, catalogCode(err)]).toEqual(["FORBIDDEN", "pii_transfer_not_allowed"]);
+    } finally {
+      setTestEnv();
+    }
+    expect(await db.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.integrationId, a.integrationId))).toEqual([]);
   });
 
   it("refuses the 11th subscription of an integration", async () => {
@@ -197,7 +222,7 @@ describe("journal and resend", () => {
     const { webhook } = await newSub();
     const id = await deliveryIn(a, webhook.id, "dead");
     let wakes = 0;
-    const off = registerLocalWaker(() => wakes++);
+    const off = registerWorkListener({ deliveriesDue: () => void wakes++, exchangeResumed: () => {} });
     try {
       const r = await A().resend({ tenantId: a.tenantId, deliveryId: id });
       expect(r).toMatchObject({ id, state: "pending", attempt: 0, error: null });

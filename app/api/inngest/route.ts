@@ -1,7 +1,5 @@
-import { serve } from "inngest/next";
-import { inngest } from "@/inngest/client";
-import { functions } from "@/inngest";
+import { inngestHandlers } from "@/inngest/serve";
 
-// The Inngest door (JOBS_DRIVER=inngest): Inngest calls here to run the functions' steps.
+// The Inngest door: served only under JOBS_DRIVER=inngest, 404 otherwise (inngest/serve.ts).
 export const dynamic = "force-dynamic";
-export const { GET, POST, PUT } = serve({ client: inngest, functions });
+export const { GET, POST, PUT } = inngestHandlers;

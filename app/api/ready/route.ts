@@ -1,13 +1,9 @@
-import { checkReadiness } from "@/server/services/health/readiness";
+import { serveReadiness } from "@/server/public-api/side-routes";
 
 // Readiness for load balancers: 200 while the database and the limit store answer, else 503 with
-// Retry-After, so traffic is sent elsewhere until they are back. No auth; names no hosts or errors.
+// Retry-After, so traffic is sent elsewhere until they are back.
 export const dynamic = "force-dynamic";
 
-export async function GET(): Promise<Response> {
-  const r = await checkReadiness();
-  return Response.json(
-    { status: r.ready ? "ready" : "unavailable", checks: r.checks },
-    { status: r.ready ? 200 : 503, headers: r.ready ? { "cache-control": "no-store" } : { "cache-control": "no-store", "retry-after": "5" } },
-  );
+export function GET(): Promise<Response> {
+  return serveReadiness();
 }

@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { PII_SCOPES, ROLE_NAMES, SCOPES, type Scope } from "@/server/services/access/scopes";
+import { PII_SCOPES, ROLE_NAMES, SCOPES, type Scope } from "@/server/schemas/scopes";
 import { ErrorBox, parseList, type ConsoleError } from "../_components/field-errors";
 import { QueryState } from "../_components/query-state";
 import { useTRPC } from "../_components/trpc-provider";

@@ -1,6 +1,6 @@
 "use client";
 
-import { EVENT_TYPES } from "@/server/webhooks/event-catalog";
+import { EVENT_TYPES } from "@/server/webhook-transport/event-catalog";
 import { ErrorBox, parseList, type ConsoleError } from "../_components/field-errors";
 
 /** What the create and edit forms send (the API's WebhookCreate fields). */

@@ -1,23 +1,12 @@
 import type { Metadata } from "next";
-import { ASSETS_PATH } from "@/server/openapi/reference-assets";
+import { headers } from "next/headers";
+import { NONCE_HEADER } from "@/server/lib/content-security-policy";
+import { ApiReference } from "./api-reference";
 
 export const metadata: Metadata = { title: "API reference", description: "Public HTTP API v1: the OpenAPI document rendered by Swagger UI" };
 
-/**
- * The API reference: Swagger UI over `/api/public/v1/openapi.json`, every file served by the app itself
- * (app/docs/api/assets), so it renders offline; no inline script, so a `script-src 'self'` policy holds.
- */
-export default function ApiReferencePage() {
-  return (
-    <>
-      <link rel="stylesheet" href={`${ASSETS_PATH}/swagger-ui.css`} />
-      <link rel="icon" type="image/png" href={`${ASSETS_PATH}/favicon-32x32.png`} />
-      <noscript>
-        The reference needs JavaScript. The document itself is at <a href="/api/public/v1/openapi.json">/api/public/v1/openapi.json</a>.
-      </noscript>
-      <div id="swagger-ui" />
-      <script src={`${ASSETS_PATH}/swagger-ui-bundle.js`} defer />
-      <script src={`${ASSETS_PATH}/init.js`} defer />
-    </>
-  );
+/** The API reference page, rendered per request so its scripts carry this response's CSP nonce. */
+export default async function ApiReferencePage() {
+  const nonce = (await headers()).get(NONCE_HEADER) ?? undefined;
+  return <ApiReference nonce={nonce} />;
 }

@@ -2,9 +2,9 @@ import { z } from "zod";
 import * as articles from "@/server/services/articles/articles";
 import { ArticleFormat, ArticleSchema, ArticleStatus, ArticleSummarySchema } from "@/server/schemas/articles";
 import { boolParam, cursorParam, dateOrInstantParam, limitParam, pageOf, UuidParam } from "@/server/schemas/common";
-import { decodeCursor, encodeCursor, type CursorBinding } from "../cursor";
 import type { AnyRoute } from "../define-route";
-import { defineRoute, ok } from "../define-route";
+import { defineRoute, ok, page } from "../define-route";
+import { ArticleListPosition } from "../positions";
 
 const ListQuery = z.strictObject({
   limit: limitParam(25),
@@ -29,13 +29,11 @@ export const listArticlesRoute = defineRoute({
   scope: "articles:read",
   rate: "read",
   query: ListQuery,
+  list: { position: ArticleListPosition },
   responses: { 200: pageOf(ArticleSummarySchema) },
-  handler: async ({ db, caller, query }) => {
-    const filters = { status: query.status, updated_after: query.updated_after?.toISOString() };
-    const binding: CursorBinding = { tenantId: caller.tenantId, keyMode: caller.keyMode, route: "listArticles", filters };
-    const after = query.cursor ? (decodeCursor(query.cursor, binding) as articles.ArticlePosition) : undefined;
-    const page = await articles.listArticles(db, caller, { limit: query.limit, status: query.status, updatedAfter: query.updated_after, after });
-    return ok({ data: page.articles, next_cursor: page.next ? encodeCursor(binding, page.next) : null });
+  handler: async ({ db, actor, query, after }) => {
+    const p = await articles.listArticles(db, actor, { limit: query.limit, status: query.status, updatedAfter: query.updated_after, after });
+    return page(p.articles, p.next);
   },
 });
 
@@ -56,7 +54,7 @@ export const getArticleRoute = defineRoute({
   query: GetQuery,
   cacheControl: "no-store",
   responses: { 200: ArticleSchema },
-  handler: async ({ db, caller, params, query }) => ok(await articles.getArticle(db, caller, params.id, query.format)),
+  handler: async ({ db, actor, params, query }) => ok(await articles.getArticle(db, actor, params.id, query.format)),
 });
 
 /** Routes of this domain, in the order of the spec. */

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import * as cards from "@/server/services/cards/cards";
-import { boolParam, cursorParam, limitParam, pageOf } from "@/server/schemas/common";
+import { boolParam, cursorParam, includeDeletedNotStored, limitParam, pageOf } from "@/server/schemas/common";
 import { CardCode, CardCreateSchema, CardSchema, CardUpdateSchema } from "@/server/schemas/cards";
-import { decodeCursor, encodeCursor, type CursorBinding } from "../cursor";
-import { created, defineRoute, noContent, ok } from "../define-route";
+import { created, defineRoute, noContent, ok, page } from "../define-route";
+import { CardListPosition } from "../positions";
 
 const CodeParam = z.object({ code: CardCode });
 
@@ -11,6 +11,7 @@ const ListQuery = z.strictObject({
   limit: limitParam(50),
   cursor: cursorParam.optional(),
   ai_enabled: boolParam.optional(),
+  include_deleted: includeDeletedNotStored("deleted cards are not kept (deleting a card clears it from its product)"),
 });
 
 /** `GET /cards`: ordered by `sort`, then creation; `limit` 1-100 (default 50), `ai_enabled`, `cursor`. */
@@ -22,12 +23,11 @@ export const listCardsRoute = defineRoute({
   scope: "cards:read",
   rate: "read",
   query: ListQuery,
+  list: { position: CardListPosition },
   responses: { 200: pageOf(CardSchema) },
-  handler: async ({ db, caller, query }) => {
-    const binding: CursorBinding = { tenantId: caller.tenantId, keyMode: caller.keyMode, route: "listCards", filters: { ai_enabled: query.ai_enabled } };
-    const after = query.cursor ? (decodeCursor(query.cursor, binding) as cards.CardPosition) : undefined;
-    const page = await cards.listCards(db, caller, { limit: query.limit, aiEnabled: query.ai_enabled, after });
-    return ok({ data: page.cards, next_cursor: page.next ? encodeCursor(binding, page.next) : null });
+  handler: async ({ db, actor, query, after }) => {
+    const p = await cards.listCards(db, actor, { limit: query.limit, aiEnabled: query.ai_enabled, after });
+    return page(p.cards, p.next);
   },
 });
 
@@ -42,11 +42,11 @@ export const createCardRoute = defineRoute({
   idempotency: "required",
   body: CardCreateSchema,
   responses: { 201: CardSchema },
-  handler: async ({ db, caller, body }) => {
-    const card = await cards.createCard(db, caller, body);
+  handler: async ({ db, actor, body }) => {
+    const card = await cards.createCard(db, actor, body);
     return created(card, { type: "card", id: card.id });
   },
-  replay: async ({ db, caller }, id, status) => ({ status, body: await cards.getCardById(db, caller, id) }),
+  replay: async ({ db, actor }, id, status) => ({ status, body: await cards.getCardById(db, actor, id) }),
 });
 
 /** `GET /cards/{code}`. */
@@ -59,7 +59,7 @@ export const getCardRoute = defineRoute({
   rate: "read",
   params: CodeParam,
   responses: { 200: CardSchema },
-  handler: async ({ db, caller, params }) => ok(await cards.getCard(db, caller, params.code)),
+  handler: async ({ db, actor, params }) => ok(await cards.getCard(db, actor, params.code)),
 });
 
 /** `PATCH /cards/{code}`: at least one field; no idempotency key needed (honoured when sent). */
@@ -73,11 +73,11 @@ export const updateCardRoute = defineRoute({
   params: CodeParam,
   body: CardUpdateSchema,
   responses: { 200: CardSchema },
-  handler: async ({ db, caller, params, body }) => {
-    const card = await cards.updateCard(db, caller, params.code, body);
+  handler: async ({ db, actor, params, body }) => {
+    const card = await cards.updateCard(db, actor, params.code, body);
     return { status: 200, body: card, resource: { type: "card", id: card.id } };
   },
-  replay: async ({ db, caller }, id, status) => ({ status, body: await cards.getCardById(db, caller, id) }),
+  replay: async ({ db, actor }, id, status) => ({ status, body: await cards.getCardById(db, actor, id) }),
 });
 
 /** `DELETE /cards/{code}`: 204; the product stays; a repeat is 404. */
@@ -90,8 +90,8 @@ export const deleteCardRoute = defineRoute({
   rate: "write",
   params: CodeParam,
   responses: { 204: null },
-  handler: async ({ db, caller, params }) => {
-    await cards.deleteCard(db, caller, params.code);
+  handler: async ({ db, actor, params }) => {
+    await cards.deleteCard(db, actor, params.code);
     return noContent();
   },
 });

@@ -5,7 +5,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { conversations, disclosures, messageAttachments, messages } from "@/db/schema";
 import { setClock } from "@/server/lib/clock";
-import { serveAttachment } from "@/server/services/conversations/attachment-download";
+import { serveAttachment } from "@/server/public-api/side-routes";
 import { setStorageRoot } from "@/server/services/storage/file-store";
 import { call } from "@/server/testing/api-client";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";

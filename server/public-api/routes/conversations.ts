@@ -2,12 +2,11 @@ import { z } from "zod";
 import * as conversations from "@/server/services/conversations/conversations";
 import * as messages from "@/server/services/conversations/messages";
 import { getSentCards, sendCards } from "@/server/services/conversations/send-cards";
-import { recordDisclosure } from "@/server/services/disclosures/disclosures";
 import { boolParam, cursorParam, instantParam, limitParam, pageOf, UuidParam } from "@/server/schemas/common";
 import { ConversationSchema, MessageSchema, SendCardsSchema, SentCardsSchema } from "@/server/schemas/conversations";
-import { decodeCursor, encodeCursor, type CursorBinding } from "../cursor";
 import type { AnyRoute } from "../define-route";
-import { defineRoute, ok } from "../define-route";
+import { defineRoute, ok, page } from "../define-route";
+import { InstantIdPosition } from "../positions";
 
 // Conversation and message answers carry personal data: never cached by anything between us and the
 // integrator (spec "Common request rules"), and each answer is written to the disclosure journal first.
@@ -33,13 +32,12 @@ export const listConversationsRoute = defineRoute({
   rate: "read",
   pii: true,
   cacheControl: PRIVATE,
+  discloses: "conversation",
   query: ListQuery,
+  list: { position: InstantIdPosition },
   responses: { 200: pageOf(ConversationSchema) },
-  handler: async ({ db, caller, query, requestId }) => {
-    const filters = { channel: query.channel, status: query.status, mode: query.mode, updated_after: query.updated_after?.toISOString() };
-    const binding: CursorBinding = { tenantId: caller.tenantId, keyMode: caller.keyMode, route: "listConversations", filters };
-    const after = query.cursor ? (decodeCursor(query.cursor, binding) as conversations.ConversationPosition) : undefined;
-    const page = await conversations.listConversations(db, caller, {
+  handler: async ({ db, actor, query, after }) => {
+    const p = await conversations.listConversations(db, actor, {
       limit: query.limit,
       channel: query.channel,
       status: query.status,
@@ -47,8 +45,7 @@ export const listConversationsRoute = defineRoute({
       updatedAfter: query.updated_after,
       after,
     });
-    await recordDisclosure(db, caller, { route: "GET /conversations", resourceType: "conversation", resourceIds: page.conversations.map((c) => c.id), requestId });
-    return ok({ data: page.conversations, next_cursor: page.next ? encodeCursor(binding, page.next) : null });
+    return page(p.conversations, p.next);
   },
 });
 
@@ -62,13 +59,10 @@ export const getConversationRoute = defineRoute({
   rate: "read",
   pii: true,
   cacheControl: PRIVATE,
+  discloses: "conversation",
   params: UuidParam,
   responses: { 200: ConversationSchema },
-  handler: async ({ db, caller, params, requestId }) => {
-    const conversation = await conversations.getConversation(db, caller, params.id);
-    await recordDisclosure(db, caller, { route: "GET /conversations/{id}", resourceType: "conversation", resourceIds: [conversation.id], requestId });
-    return ok(conversation);
-  },
+  handler: async ({ db, actor, params }) => ok(await conversations.getConversation(db, actor, params.id)),
 });
 
 const MessagesQuery = z.strictObject({
@@ -87,21 +81,15 @@ export const listMessagesRoute = defineRoute({
   rate: "read",
   pii: true,
   cacheControl: PRIVATE,
+  discloses: "message",
   params: UuidParam,
   query: MessagesQuery,
+  // The conversation is part of the walk (a path parameter): a cursor of one conversation does not page another.
+  list: { position: InstantIdPosition },
   responses: { 200: pageOf(MessageSchema) },
-  handler: async ({ db, caller, params, query, requestId }) => {
-    // The conversation is part of the walk: a cursor of one conversation does not page another.
-    const binding: CursorBinding = {
-      tenantId: caller.tenantId,
-      keyMode: caller.keyMode,
-      route: "listConversationMessages",
-      filters: { conversation_id: params.id, include_deleted: query.include_deleted },
-    };
-    const after = query.cursor ? (decodeCursor(query.cursor, binding) as messages.MessagePosition) : undefined;
-    const page = await messages.listMessages(db, caller, params.id, { limit: query.limit, includeDeleted: query.include_deleted, after });
-    await recordDisclosure(db, caller, { route: "GET /conversations/{id}/messages", resourceType: "message", resourceIds: page.messages.map((m) => m.id), requestId });
-    return ok({ data: page.messages, next_cursor: page.next ? encodeCursor(binding, page.next) : null });
+  handler: async ({ db, actor, params, query, after }) => {
+    const p = await messages.listMessages(db, actor, params.id, { limit: query.limit, includeDeleted: query.include_deleted, after });
+    return page(p.messages, p.next);
   },
 });
 
@@ -118,11 +106,11 @@ export const sendCardsRoute = defineRoute({
   params: UuidParam,
   body: SendCardsSchema,
   responses: { 201: SentCardsSchema },
-  handler: async ({ db, caller, params, body }) => {
-    const sent = await sendCards(db, caller, params.id, body);
+  handler: async ({ db, actor, params, body }) => {
+    const sent = await sendCards(db, actor, params.id, body);
     return { status: 201, body: sent, resource: { type: "message", id: sent.message_id } };
   },
-  replay: async ({ db, caller }, id, status) => ({ status, body: await getSentCards(db, caller, id) }),
+  replay: async ({ db, actor }, id, status) => ({ status, body: await getSentCards(db, actor, id) }),
 });
 
 /** Routes of conversations and messages, in the order of the spec. */

@@ -17,7 +17,7 @@ export const getDashboardOverviewRoute = defineRoute({
   query: DashboardOverviewQuery,
   responses: { 200: DashboardOverviewSchema },
   problems: ["service_unavailable"],
-  handler: async ({ db, caller, query }) => ok(await getOverview(db, caller, query)),
+  handler: async ({ db, actor, query }) => ok(await getOverview(db, actor, query)),
 });
 
 /** Routes of this domain, in the order of the spec. */

@@ -1,10 +1,9 @@
-import { recordDisclosure } from "@/server/services/disclosures/disclosures";
 import * as leads from "@/server/services/leads/leads";
 import { pageOf, UuidParam } from "@/server/schemas/common";
 import { LeadListQuery, LeadSchema } from "@/server/schemas/leads";
-import { decodeCursor, encodeCursor, type CursorBinding } from "../cursor";
 import type { AnyRoute } from "../define-route";
-import { defineRoute, ok } from "../define-route";
+import { defineRoute, ok, page } from "../define-route";
+import { InstantIdPosition } from "../positions";
 
 // Leads carry personal data: never cached between us and the integrator, and every answer is written to
 // the disclosure journal before it leaves (spec general fact 6).
@@ -23,21 +22,12 @@ export const listLeadsRoute = defineRoute({
   rate: "read",
   pii: true,
   cacheControl: PRIVATE,
+  discloses: "lead",
   query: LeadListQuery,
+  list: { position: InstantIdPosition },
   responses: { 200: pageOf(LeadSchema) },
-  handler: async ({ db, caller, query, requestId }) => {
-    // Every filter is part of the walk: a cursor of one filter set does not page another.
-    const filters = {
-      status: query.status,
-      archived: query.archived,
-      updated_since: query.updated_since?.toISOString(),
-      updated_after: query.updated_after?.toISOString(),
-      source: query.source,
-      include_deleted: query.include_deleted,
-    };
-    const binding: CursorBinding = { tenantId: caller.tenantId, keyMode: caller.keyMode, route: "listLeads", filters };
-    const after = query.cursor ? (decodeCursor(query.cursor, binding) as leads.LeadPosition) : undefined;
-    const page = await leads.listLeads(db, caller, {
+  handler: async ({ db, actor, query, after }) => {
+    const p = await leads.listLeads(db, actor, {
       limit: query.limit,
       status: query.status,
       archived: query.archived,
@@ -46,8 +36,7 @@ export const listLeadsRoute = defineRoute({
       source: query.source,
       after,
     });
-    await recordDisclosure(db, caller, { route: "GET /leads", resourceType: "lead", resourceIds: page.leads.map((l) => l.id), requestId });
-    return ok({ data: page.leads, next_cursor: page.next ? encodeCursor(binding, page.next) : null });
+    return page(p.leads, p.next);
   },
 });
 
@@ -62,11 +51,11 @@ export const getLeadRoute = defineRoute({
   pii: true,
   cacheControl: PRIVATE,
   etag: true,
+  discloses: "lead",
   params: UuidParam,
   responses: { 200: LeadSchema },
-  handler: async ({ db, caller, params, requestId }) => {
-    const lead = await leads.getLead(db, caller, params.id);
-    await recordDisclosure(db, caller, { route: "GET /leads/{id}", resourceType: "lead", resourceIds: [lead.id], requestId });
+  handler: async ({ db, actor, params }) => {
+    const lead = await leads.getLead(db, actor, params.id);
     return ok(lead, { etag: lead.etag });
   },
 });

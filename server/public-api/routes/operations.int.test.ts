@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operations } from "@/db/schema";
-import { SCOPES } from "@/server/services/access/scopes";
+import { SCOPES } from "@/server/schemas/scopes";
 import { createIntegration } from "@/server/services/integrations/integrations";
 import { issueKey } from "@/server/services/keys/keys";
 import { call } from "@/server/testing/api-client";

@@ -17,7 +17,7 @@ export const getOperationRoute = defineRoute({
   rate: "read",
   params: UuidParam,
   responses: { 200: OperationEnvelopeSchema },
-  handler: async ({ db, caller, params }) => ok({ operation: await getOperation(db, caller, params.id) }),
+  handler: async ({ db, actor, params }) => ok({ operation: await getOperation(db, actor, params.id) }),
 });
 
 /** Routes of this domain, in the order of the spec. */

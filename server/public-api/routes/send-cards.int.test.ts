@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { conversations, events, messages, webhookDeliveries, webhookSubscriptions } from "@/db/schema";
 import { createCard } from "@/server/services/cards/cards";
-import { newSigningSecret, sealSecret } from "@/server/webhooks/secret-box";
+import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
 import { call } from "@/server/testing/api-client";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";

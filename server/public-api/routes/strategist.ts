@@ -3,7 +3,7 @@ import * as actions from "@/server/services/strategist/actions";
 import * as reports from "@/server/services/strategist/reports";
 import * as topics from "@/server/services/strategist/topics";
 import { invalidField } from "@/server/errors";
-import { boolParam, cursorParam, limitParam, pageOf, UuidParam } from "@/server/schemas/common";
+import { boolParam, cursorParam, includeDeletedNotStored, limitParam, pageOf, UuidParam } from "@/server/schemas/common";
 import {
   ActionStatus,
   ReportType,
@@ -13,14 +13,15 @@ import {
   StrategistTopicSchema,
   TopicStatus,
 } from "@/server/schemas/strategist";
-import { decodeCursor, encodeCursor, type CursorBinding } from "../cursor";
 import type { AnyRoute } from "../define-route";
-import { defineRoute, ok } from "../define-route";
+import { defineRoute, ok, page } from "../define-route";
+import { InstantIdPosition, TopicListPosition } from "../positions";
 
 const ReportListQuery = z.strictObject({
   limit: limitParam(25),
   cursor: cursorParam.optional(),
   report_type: ReportType.optional(),
+  include_deleted: includeDeletedNotStored("deleted reports are not stored"),
 });
 
 /** `GET /strategist/reports`: summaries newest first; creative runs never appear; `report_type` daily|weekly. */
@@ -32,12 +33,11 @@ export const listStrategistReportsRoute = defineRoute({
   scope: "strategist:read",
   rate: "read",
   query: ReportListQuery,
+  list: { position: InstantIdPosition },
   responses: { 200: pageOf(StrategistReportSummarySchema) },
-  handler: async ({ db, caller, query }) => {
-    const binding: CursorBinding = { tenantId: caller.tenantId, keyMode: caller.keyMode, route: "listStrategistReports", filters: { report_type: query.report_type } };
-    const after = query.cursor ? (decodeCursor(query.cursor, binding) as reports.ReportPosition) : undefined;
-    const page = await reports.listReports(db, caller, { limit: query.limit, reportType: query.report_type, after });
-    return ok({ data: page.reports, next_cursor: page.next ? encodeCursor(binding, page.next) : null });
+  handler: async ({ db, actor, query, after }) => {
+    const p = await reports.listReports(db, actor, { limit: query.limit, reportType: query.report_type, after });
+    return page(p.reports, p.next);
   },
 });
 
@@ -51,7 +51,7 @@ export const getStrategistReportRoute = defineRoute({
   rate: "read",
   params: UuidParam,
   responses: { 200: StrategistReportSchema },
-  handler: async ({ db, caller, params }) => ok(await reports.getReport(db, caller, params.id)),
+  handler: async ({ db, actor, params }) => ok(await reports.getReport(db, actor, params.id)),
 });
 
 const TopicListQuery = z.strictObject({
@@ -73,13 +73,12 @@ export const listStrategistTopicsRoute = defineRoute({
   scope: "strategist:read",
   rate: "read",
   query: TopicListQuery,
+  list: { position: TopicListPosition },
   responses: { 200: pageOf(StrategistTopicSchema) },
-  handler: async ({ db, caller, query }) => {
+  handler: async ({ db, actor, query, after }) => {
     if (query.include_deleted) throw invalidField("/include_deleted", "not_supported", "deleted topics are not stored, so include_deleted=true is not supported");
-    const binding: CursorBinding = { tenantId: caller.tenantId, keyMode: caller.keyMode, route: "listStrategistTopics", filters: { status: query.status } };
-    const after = query.cursor ? (decodeCursor(query.cursor, binding) as topics.TopicPosition) : undefined;
-    const page = await topics.listTopics(db, caller, { limit: query.limit, status: query.status, after });
-    return ok({ data: page.topics, next_cursor: page.next ? encodeCursor(binding, page.next) : null });
+    const p = await topics.listTopics(db, actor, { limit: query.limit, status: query.status, after });
+    return page(p.topics, p.next);
   },
 });
 
@@ -93,7 +92,7 @@ export const getStrategistTopicRoute = defineRoute({
   rate: "read",
   params: UuidParam,
   responses: { 200: StrategistTopicSchema },
-  handler: async ({ db, caller, params }) => ok(await topics.getTopic(db, caller, params.id)),
+  handler: async ({ db, actor, params }) => ok(await topics.getTopic(db, actor, params.id)),
 });
 
 const ActionListQuery = z.strictObject({
@@ -101,6 +100,7 @@ const ActionListQuery = z.strictObject({
   cursor: cursorParam.optional(),
   status: ActionStatus.optional(),
   session_id: z.uuid({ message: "must be a uuid" }).optional(),
+  include_deleted: includeDeletedNotStored("deleted actions are not stored"),
 });
 
 /** `GET /strategist/actions`: this integration's actions only, newest first; `status` (as read), `session_id`. */
@@ -112,17 +112,11 @@ export const listStrategistActionsRoute = defineRoute({
   scope: "strategist:read",
   rate: "read",
   query: ActionListQuery,
+  list: { position: InstantIdPosition },
   responses: { 200: pageOf(StrategistActionSchema) },
-  handler: async ({ db, caller, query }) => {
-    const binding: CursorBinding = {
-      tenantId: caller.tenantId,
-      keyMode: caller.keyMode,
-      route: "listStrategistActions",
-      filters: { status: query.status, session_id: query.session_id },
-    };
-    const after = query.cursor ? (decodeCursor(query.cursor, binding) as actions.ActionPosition) : undefined;
-    const page = await actions.listActions(db, caller, { limit: query.limit, status: query.status, sessionId: query.session_id, after });
-    return ok({ data: page.actions, next_cursor: page.next ? encodeCursor(binding, page.next) : null });
+  handler: async ({ db, actor, query, after }) => {
+    const p = await actions.listActions(db, actor, { limit: query.limit, status: query.status, sessionId: query.session_id, after });
+    return page(p.actions, p.next);
   },
 });
 
@@ -136,7 +130,7 @@ export const getStrategistActionRoute = defineRoute({
   rate: "read",
   params: UuidParam,
   responses: { 200: StrategistActionSchema },
-  handler: async ({ db, caller, params }) => ok(await actions.getAction(db, caller, params.id)),
+  handler: async ({ db, actor, params }) => ok(await actions.getAction(db, actor, params.id)),
 });
 
 /** Routes of this domain, in the order of the spec. */

@@ -4,14 +4,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { events, integrations, webhookDeliveries, webhookSubscriptions } from "@/db/schema";
 import { setClock } from "@/server/lib/clock";
 import { createLogger, setLogger } from "@/server/log";
-import { SCOPES } from "@/server/services/access/scopes";
+import { SCOPES } from "@/server/schemas/scopes";
 import { createIntegration } from "@/server/services/integrations/integrations";
 import { issueKey } from "@/server/services/keys/keys";
 import { call } from "@/server/testing/api-client";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
-import { openSecret } from "@/server/webhooks/secret-box";
-import { setHostResolver } from "@/server/webhooks/url-check";
+import { openSecret } from "@/server/webhook-transport/secret-box";
+import { setHostResolver } from "@/server/webhook-transport/url-check";
 
 let db: Awaited<ReturnType<typeof openTestDatabase>>;
 let t: TenantFixture;

@@ -1,4 +1,3 @@
-import { env } from "@/server/env";
 import { UuidParam, pageOf } from "@/server/schemas/common";
 import {
   DeliveryListQuery,
@@ -11,19 +10,26 @@ import {
   WebhookWithSecretSchema,
 } from "@/server/schemas/webhooks";
 import type { ApiCaller } from "@/server/services/actor";
+import type { WebhookOwner } from "@/server/services/webhooks/owner";
 import * as journal from "@/server/services/webhooks/journal";
 import * as subs from "@/server/services/webhooks/subscriptions";
-import { decodeCursor, encodeCursor, type CursorBinding } from "../cursor";
-import { created, defineRoute, noContent, ok } from "../define-route";
-import { assertPiiTransferAllowed } from "../pipeline";
+import { created, defineRoute, noContent, ok, page } from "../define-route";
+import { InstantIdPosition } from "../positions";
 
 // Spec "Endpoints: Webhooks". Every route needs `webhooks:manage`; a subscription is visible only to the
 // integration that created it, so another integration's id answers 404 like a missing one.
 
-/** `include_pii` follows the RU-cell rule of personal-data scopes, checked by the pipeline's own function. */
-const piiTransferCheck = (caller: ApiCaller) => {
-  if (env().cell === "ru") assertPiiTransferAllowed(caller);
-};
+/**
+ * Through the API, a subscription's owner is the calling key's integration: its effective scopes, and for
+ * the RU transfer rule of `include_pii` the same facts as personal-data routes (the key's allowlist).
+ */
+const ownerOf = (caller: ApiCaller): WebhookOwner => ({
+  tenantId: caller.tenantId,
+  integrationId: caller.integrationId,
+  cell: caller.actor.cell,
+  scopes: caller.scopes,
+  transfer: { country: caller.integration.piiCountry, legalBasis: caller.integration.legalBasis, ipAllowlist: caller.key.ipAllowlist },
+});
 
 /** `GET /webhooks`: this integration's subscriptions (at most 10), secret never returned. */
 export const listWebhooksRoute = defineRoute({
@@ -34,13 +40,11 @@ export const listWebhooksRoute = defineRoute({
   scope: "webhooks:manage",
   rate: "read",
   query: WebhookListQuery,
+  list: { position: InstantIdPosition },
   responses: { 200: pageOf(WebhookSchema) },
-  handler: async ({ db, caller, query }) => {
-    // Bound to the integration too: another integration of the tenant walks another list.
-    const binding: CursorBinding = { tenantId: caller.tenantId, keyMode: caller.keyMode, route: "listWebhooks", filters: { integration: caller.integrationId } };
-    const after = query.cursor ? (decodeCursor(query.cursor, binding) as subs.SubscriptionPosition) : undefined;
-    const page = await subs.listSubscriptions(db, caller, { limit: query.limit, after });
-    return ok({ data: page.webhooks, next_cursor: page.next ? encodeCursor(binding, page.next) : null });
+  handler: async ({ db, caller, query, after }) => {
+    const p = await subs.listSubscriptions(db, ownerOf(caller), { limit: query.limit, after });
+    return page(p.webhooks, p.next);
   },
 });
 
@@ -56,11 +60,11 @@ export const createWebhookRoute = defineRoute({
   body: WebhookCreateSchema,
   responses: { 201: WebhookWithSecretSchema },
   problems: ["pii_transfer_not_allowed", "invalid_state"],
-  handler: async ({ db, caller, body }) => {
-    const { webhook, secret } = await subs.createSubscription(db, caller, body, piiTransferCheck);
+  handler: async ({ db, actor, caller, body }) => {
+    const { webhook, secret } = await subs.createSubscription(db, actor, ownerOf(caller), body);
     return created({ ...webhook, secret }, { type: "webhook", id: webhook.id });
   },
-  replay: async ({ db, caller }, id, status) => ({ status, body: { ...(await subs.getSubscription(db, caller, id)), secret: null } }),
+  replay: async ({ db, caller }, id, status) => ({ status, body: { ...(await subs.getSubscription(db, ownerOf(caller), id)), secret: null } }),
 });
 
 /** `GET /webhooks/{id}`: one subscription, no secret. */
@@ -73,7 +77,7 @@ export const getWebhookRoute = defineRoute({
   rate: "read",
   params: UuidParam,
   responses: { 200: WebhookSchema },
-  handler: async ({ db, caller, params }) => ok(await subs.getSubscription(db, caller, params.id)),
+  handler: async ({ db, caller, params }) => ok(await subs.getSubscription(db, ownerOf(caller), params.id)),
 });
 
 /** `PATCH /webhooks/{id}`: url, events, include_pii, description, status (at least one). */
@@ -88,11 +92,11 @@ export const updateWebhookRoute = defineRoute({
   body: WebhookUpdateSchema,
   responses: { 200: WebhookSchema },
   problems: ["pii_transfer_not_allowed"],
-  handler: async ({ db, caller, params, body }) => {
-    const webhook = await subs.updateSubscription(db, caller, params.id, body, piiTransferCheck);
+  handler: async ({ db, actor, caller, params, body }) => {
+    const webhook = await subs.updateSubscription(db, actor, ownerOf(caller), params.id, body);
     return { status: 200, body: webhook, resource: { type: "webhook", id: webhook.id } };
   },
-  replay: async ({ db, caller }, id, status) => ({ status, body: await subs.getSubscription(db, caller, id) }),
+  replay: async ({ db, caller }, id, status) => ({ status, body: await subs.getSubscription(db, ownerOf(caller), id) }),
 });
 
 /** `DELETE /webhooks/{id}`: 204 with its delivery journal; a repeat is 404. */
@@ -106,7 +110,7 @@ export const deleteWebhookRoute = defineRoute({
   params: UuidParam,
   responses: { 204: null },
   handler: async ({ db, caller, params }) => {
-    await subs.deleteSubscription(db, caller, params.id);
+    await subs.deleteSubscription(db, ownerOf(caller), params.id);
     return noContent();
   },
 });
@@ -123,10 +127,10 @@ export const rotateWebhookSecretRoute = defineRoute({
   params: UuidParam,
   responses: { 200: WebhookWithSecretSchema },
   handler: async ({ db, caller, params }) => {
-    const { webhook, secret } = await subs.rotateSecret(db, caller, params.id);
+    const { webhook, secret } = await subs.rotateSecret(db, ownerOf(caller), params.id);
     return { status: 200, body: { ...webhook, secret }, resource: { type: "webhook", id: webhook.id } };
   },
-  replay: async ({ db, caller }, id, status) => ({ status, body: { ...(await subs.getSubscription(db, caller, id)), secret: null } }),
+  replay: async ({ db, caller }, id, status) => ({ status, body: { ...(await subs.getSubscription(db, ownerOf(caller), id)), secret: null } }),
 });
 
 const testResult = (eventId: string) => ({ event_id: eventId, type: "webhook.test" as const, status: "queued" as const });
@@ -144,7 +148,7 @@ export const testWebhookRoute = defineRoute({
   responses: { 202: WebhookTestResultSchema },
   problems: ["invalid_state"],
   handler: async ({ db, caller, params }) => {
-    const eventId = await subs.sendTestEvent(db, caller, params.id);
+    const eventId = await subs.sendTestEvent(db, ownerOf(caller), params.id);
     return { status: 202, body: testResult(eventId), resource: { type: "event", id: eventId } };
   },
   replay: async (_ctx, eventId, status) => ({ status, body: testResult(eventId) }),
@@ -161,11 +165,10 @@ export const listWebhookDeliveriesRoute = defineRoute({
   params: UuidParam,
   query: DeliveryListQuery,
   responses: { 200: pageOf(WebhookDeliverySchema) },
-  handler: async ({ db, caller, params, query }) => {
-    const binding: CursorBinding = { tenantId: caller.tenantId, keyMode: caller.keyMode, route: "listWebhookDeliveries", filters: { webhook: params.id, state: query.state } };
-    const after = query.cursor ? (decodeCursor(query.cursor, binding) as journal.DeliveryPosition) : undefined;
-    const page = await journal.listDeliveries(db, caller, params.id, { limit: query.limit, state: query.state, after });
-    return ok({ data: page.deliveries, next_cursor: page.next ? encodeCursor(binding, page.next) : null });
+  list: { position: InstantIdPosition },
+  handler: async ({ db, caller, params, query, after }) => {
+    const p = await journal.listDeliveries(db, ownerOf(caller), params.id, { limit: query.limit, state: query.state, after });
+    return page(p.deliveries, p.next);
   },
 });
 

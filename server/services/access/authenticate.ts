@@ -2,7 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Db } from "@/db/client";
 import { apiKeys, channels, integrationDailySpend, integrations, memberships, rateLimitOverrides, tenants, wallets } from "@/db/schema";
-import { baseUrl, env } from "@/server/env";
+import { baseUrl, env, type Cell } from "@/server/env";
 import { ApiError } from "@/server/errors";
 import type { ApiCaller } from "../actor";
 import { isAllowed } from "./ip-allowlist";
@@ -13,8 +13,17 @@ import { resolveLimits, tenantLimits, type LimitOverride } from "../limits/rate-
 const keyLimits = alias(rateLimitOverrides, "key_limits");
 const tenantLimitRow = alias(rateLimitOverrides, "tenant_limits");
 
-/** One detail for every key failure, so the answer never confirms that a key existed (spec "Authentication" 3). */
-const INVALID_KEY = "The API key is missing, malformed, unknown, revoked or expired.";
+/**
+ * Details of the 401 `invalid_api_key` (spec "Authentication" 3): the code is the same for every case, the
+ * detail tells a person what to fix. What the request itself shows is told apart (no header; a header that
+ * is not `Bearer <a key of this platform>`); whether a well-formed key is unknown, revoked or expired is
+ * never told apart, so the answer does not confirm that a key existed.
+ */
+export const INVALID_KEY_DETAIL = {
+  missing: "The Authorization header is missing; send `Authorization: Bearer <API key>`.",
+  malformed: "The Authorization header does not hold an API key of this platform; send `Authorization: Bearer sk_live_...` (or `sk_test_...`) with the key exactly as it was issued.",
+  unknown: "The API key is unknown, revoked or expired; check it in the tenant console, or issue a new one there.",
+} as const;
 
 /** `last_used_at` is written at most this often per key, ms, to keep a write off every request. */
 const LAST_USED_EVERY_MS = 60_000;
@@ -28,9 +37,10 @@ const LAST_USED_EVERY_MS = 60_000;
  * @throws ApiError with the codes above
  */
 export async function authenticate(db: Db, authorization: string | null, callerIp: string | null, now = new Date()): Promise<ApiCaller> {
-  const m = authorization ? /^Bearer ([^\s]+)$/i.exec(authorization.trim()) : null;
+  if (authorization === null || authorization.trim() === "") throw new ApiError("invalid_api_key", INVALID_KEY_DETAIL.missing);
+  const m = /^Bearer ([^\s]+)$/i.exec(authorization.trim());
   const parsed = m ? parseKey(m[1]) : null;
-  if (!parsed) throw new ApiError("invalid_api_key", INVALID_KEY);
+  if (!parsed) throw new ApiError("invalid_api_key", INVALID_KEY_DETAIL.malformed);
   if (parsed.cell !== env().cell) {
     throw new ApiError("wrong_cell", `This key was issued in the ${parsed.cell.toUpperCase()} cell; call that cell's base URL.`, {
       correct_base_url: baseUrl(parsed.cell),
@@ -41,14 +51,14 @@ export async function authenticate(db: Db, authorization: string | null, callerI
   // The hash is compared even for a missing key's stand-in so both paths take the same time.
   const ok = secretMatches(parsed.secret, r?.secretHash ?? "0".repeat(64));
   if (!r || !ok || r.mode !== parsed.mode || r.expiresAt.getTime() <= now.getTime() || r.tenantCell !== env().cell) {
-    throw new ApiError("invalid_api_key", INVALID_KEY);
+    throw new ApiError("invalid_api_key", INVALID_KEY_DETAIL.unknown);
   }
   // Revoking an integration also revokes its keys; the holder of a correct secret is told the integration
   // is revoked (spec catalog: integration_inactive), which reveals nothing the key itself does not.
   if (r.integrationStatus !== "active") {
     throw new ApiError("integration_inactive", `The integration is ${r.integrationStatus}.`);
   }
-  if (r.revokedAt) throw new ApiError("invalid_api_key", INVALID_KEY);
+  if (r.revokedAt) throw new ApiError("invalid_api_key", INVALID_KEY_DETAIL.unknown);
   if (r.ownerId !== null && r.ownerActive !== true) {
     throw new ApiError("integration_inactive", "The staff member who owns this integration no longer has access to the tenant.");
   }
@@ -67,24 +77,26 @@ export async function authenticate(db: Db, authorization: string | null, callerI
   const mode = r.mode as "live" | "test";
   const keyOverride: LimitOverride = { readPerMin: r.kRead, writePerMin: r.kWrite, paidPerMin: r.kPaid, paidConcurrency: r.kConc };
   const tenantOverride: LimitOverride = { readPerMin: r.tRead, writePerMin: r.tWrite, paidPerMin: r.tPaid, paidConcurrency: r.tConc };
+  const scopes = effectiveScopes({
+    integrationScopes: r.scopes,
+    role: r.role,
+    ownerRights: r.ownerId === null ? null : (r.ownerRights ?? []),
+    licenseFeatures: r.features,
+  });
+  const cell = r.tenantCell as Cell;
   return {
-    via: "api",
+    actor: { via: "api", tenantId: r.tenantId, integrationId: r.integrationId, keyId: parsed.keyId, keyMode: mode, scopes, cell },
     tenantId: r.tenantId,
     integrationId: r.integrationId,
     keyMode: mode,
-    tenant: { id: r.tenantId, name: r.tenantName, cell: env().cell, crmMode: r.crmMode, mainDomain: r.mainDomain },
+    tenant: { id: r.tenantId, name: r.tenantName, cell, crmMode: r.crmMode, mainDomain: r.mainDomain },
     integration: { id: r.integrationId, name: r.integrationName, piiCountry: r.piiCountry, legalBasis: r.legalBasis, dailySpendLimitMinor: r.dailySpendLimitMinor, spentTodayMinor: r.spentTodayMinor ?? 0n },
     apiChannelId: r.apiChannelId,
     walletRow: r.walletBalance === null ? null : { balanceMinor: r.walletBalance, blocked: r.walletBlocked ?? false, lowMinor: r.lowMinor },
     key: { id: r.keyUuid, keyId: parsed.keyId, mode, expiresAt: r.expiresAt, ipAllowlist: r.keyAllowlist ?? r.integrationAllowlist ?? null },
     limits: resolveLimits(tenantOverride, keyOverride),
     tenantLimits: tenantLimits(tenantOverride),
-    scopes: effectiveScopes({
-      integrationScopes: r.scopes,
-      role: r.role,
-      ownerRights: r.ownerId === null ? null : (r.ownerRights ?? []),
-      licenseFeatures: r.features,
-    }),
+    scopes,
   };
 }
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "@/server/errors";
-import { assertPiiTransferAllowed } from "@/server/public-api/pipeline";
-import { effectiveScopes, FEATURE_NAMES, FEATURES, isScope, PII_SCOPES, ROLES, SCOPES, type ScopeInputs } from "./scopes";
+import { assertPiiTransferAllowed, ruPersonalDataRuleApplies, type TransferFacts } from "./pii-transfer";
+import { FEATURE_NAMES, FEATURES, isScope, PII_SCOPES, ROLES, SCOPES } from "@/server/schemas/scopes";
+import { effectiveScopes, type ScopeInputs } from "./scopes";
 
 // Effective scopes (spec "Authentication" 5-7): integration scopes ∩ role ∩ owner's current rights ∩
 // license. GET /me shows exactly this set and the pipeline enforces it.
@@ -71,12 +72,11 @@ describe("isScope", () => {
 });
 
 describe("RU personal-data transfer rule (spec \"Authentication\" 7)", () => {
-  type Caller = Parameters<typeof assertPiiTransferAllowed>[0];
-  const caller = (piiCountry: string | null, legalBasis: string | null, ipAllowlist: string[] | null) =>
-    ({ integration: { piiCountry, legalBasis }, key: { ipAllowlist } }) as unknown as Caller;
+  type Caller = TransferFacts;
+  const caller = (country: string | null, legalBasis: string | null, ipAllowlist: string[] | null): Caller => ({ country, legalBasis, ipAllowlist });
   const refused = (c: Caller) => {
     try {
-      assertPiiTransferAllowed(c);
+      assertPiiTransferAllowed("ru", c);
     } catch (e) {
       return e instanceof ApiError ? [e.status, e.code] : e;
     }
@@ -97,5 +97,17 @@ describe("RU personal-data transfer rule (spec \"Authentication\" 7)", () => {
     ["IPv6 network wider than /56", caller("RU", "contract", ["2001:db8::/48"])],
   ])("refuses with 403 pii_transfer_not_allowed: %s", (_name, c) => {
     expect(refused(c)).toEqual([403, "pii_transfer_not_allowed"]);
+  });
+});
+
+describe("RU personal-data transfer rule outside the RU cell", () => {
+  it.each(["en", "id"] as const)("does not apply to tenants of the %s cell", (cell) => {
+    expect(() => assertPiiTransferAllowed(cell, { country: "DE", legalBasis: null, ipAllowlist: null })).not.toThrow();
+  });
+});
+
+describe("when the RU personal-data rule is in force: by the tenant's cell, whatever the process's CELL", () => {
+  it("applies to RU tenants only", () => {
+    expect(["ru", "en", "id"].map((cell) => ruPersonalDataRuleApplies({ cell }))).toEqual([true, false, false]);
   });
 });

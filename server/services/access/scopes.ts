@@ -1,67 +1,12 @@
+import { FEATURES, PII_SCOPES, ROLES, SCOPES, type Right, type Scope } from "@/server/schemas/scopes";
+
 /**
- * Scopes and how the effective set of a request is computed (spec "Authentication" 5-7):
+ * How the effective scopes of a request are computed (spec "Authentication" 5-7):
  * integration scopes ∩ role ∩ owner's current rights ∩ license.
  */
-export const SCOPES = [
-  "conversations:read",
-  "conversations:write",
-  "ai_seller:invoke",
-  "leads:read",
-  "leads:write",
-  "leads:score",
-  "analytics:read",
-  "analytics:write",
-  "dashboards:read",
-  "articles:read",
-  "articles:write",
-  "articles:generate",
-  "strategist:read",
-  "strategist:write",
-  "strategist:chat",
-  "webhooks:manage",
-  "cards:read",
-  "cards:write",
-] as const;
-export type Scope = (typeof SCOPES)[number];
 
-/** Scopes whose answers carry personal data (spec "Authentication" 6 and 7: `conversations:*`, `leads:*`, `ai_seller:invoke`). */
-export const PII_SCOPES: ReadonlySet<Scope> = new Set<Scope>([
-  "conversations:read",
-  "conversations:write",
-  "ai_seller:invoke",
-  "leads:read",
-  "leads:write",
-  "leads:score",
-]);
-
-/** Integration roles: the most a role lets an integration hold, whatever scopes it was given. */
-export const ROLES = {
-  full: SCOPES,
-  read_only: SCOPES.filter((s) => s.endsWith(":read")),
-  sales: ["conversations:read", "conversations:write", "ai_seller:invoke", "leads:read", "leads:write", "leads:score", "cards:read", "cards:write", "dashboards:read", "webhooks:manage"],
-  content: ["articles:read", "articles:write", "articles:generate", "strategist:read", "strategist:write", "strategist:chat", "cards:read", "cards:write", "analytics:read", "dashboards:read", "webhooks:manage"],
-} as const satisfies Record<string, readonly Scope[]>;
-export type Role = keyof typeof ROLES;
-export const ROLE_NAMES = Object.keys(ROLES) as Role[];
-
-/** Rights of a staff member in a tenant (console and owner-rights cut). */
-export const RIGHTS = ["manage_integrations", "manage_webhooks", "topup_wallet", "view_personal_data"] as const;
-export type Right = (typeof RIGHTS)[number];
-
-/** License features and the scopes each one unlocks; `webhooks:manage` needs only `api_access`. */
-export const FEATURES = {
-  chat: ["conversations:read", "conversations:write", "ai_seller:invoke"],
-  catalog: ["cards:read", "cards:write"],
-  crm: ["leads:read", "leads:write", "leads:score"],
-  articles: ["articles:read", "articles:write", "articles:generate"],
-  strategist: ["strategist:read", "strategist:write", "strategist:chat"],
-  analytics: ["analytics:read", "analytics:write", "dashboards:read"],
-} as const satisfies Record<string, readonly Scope[]>;
-export type Feature = keyof typeof FEATURES;
-export const FEATURE_NAMES = Object.keys(FEATURES) as Feature[];
-
-/** The scope a staff right must back for an owner's integration to keep it; unlisted scopes need no right. */
-function rightFor(scope: Scope): Right | null {
+/** The staff right a scope needs (an integration owner's for the scope to stay effective; a key issuer's to issue it) for an owner's integration to keep it; unlisted scopes need no right. */
+export function rightFor(scope: Scope): Right | null {
   if (PII_SCOPES.has(scope)) return "view_personal_data";
   if (scope === "webhooks:manage") return "manage_webhooks";
   return null;
@@ -91,7 +36,18 @@ export function effectiveScopes(i: ScopeInputs): Scope[] {
   });
 }
 
-/** Type guard for scope strings from the outside (CLI, console). */
-export function isScope(s: string): s is Scope {
-  return (SCOPES as readonly string[]).includes(s);
+
+/**
+ * The rule for a staff member issuing a key (SECURITY.md "Rights"): a key never carries a scope its
+ * issuer's rights do not cover, so issuing for an integration whose effective scopes include personal
+ * data needs `view_personal_data`, and one holding `webhooks:manage` needs `manage_webhooks`.
+ * @returns the rights the issuer lacks for these scopes, with the scopes that need each (empty = allowed).
+ */
+export function rightsMissingToIssue(scopes: readonly Scope[], issuerRights: readonly string[]): { right: Right; scopes: Scope[] }[] {
+  const missing = new Map<Right, Scope[]>();
+  for (const s of scopes) {
+    const right = rightFor(s);
+    if (right && !issuerRights.includes(right)) missing.set(right, [...(missing.get(right) ?? []), s]);
+  }
+  return [...missing].map(([right, s]) => ({ right, scopes: s }));
 }

@@ -2,9 +2,9 @@ import { and, asc, eq, isNotNull, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { products, tenants } from "@/db/schema";
 import { invalidField, notFound } from "@/server/errors";
-import { validationError } from "@/server/public-api/validation";
+import { validationError } from "@/server/lib/validation";
 import type { Card, CardCreate, CardUpdate } from "@/server/schemas/cards";
-import type { Actor, ApiCaller } from "../actor";
+import type { Actor } from "../actor";
 import { checkCardAddresses, expandSiteAddress } from "./card-addresses";
 import { formatPrice } from "./price-text";
 
@@ -13,10 +13,11 @@ type ProductRow = typeof products.$inferSelect;
 /** Keyset position of a card in the list order: (sort, created_at, id). */
 export type CardPosition = [number, string, string];
 
-async function tenantContext(db: Db, actor: Actor): Promise<{ mainDomain: string | null; cell: string }> {
-  // An API caller carries its tenant as read with the key; the console and operators ask for it.
-  const known = (actor as Partial<ApiCaller>).tenant;
-  if (known) return { mainDomain: known.mainDomain, cell: known.cell };
+/**
+ * What rendering a card needs of its tenant: the main domain that site paths expand against and the cell
+ * that formats prices. @throws ApiError 404 when the tenant is gone.
+ */
+export async function tenantContext(db: Db, actor: Actor): Promise<{ mainDomain: string | null; cell: string }> {
   const tenantId = actor.tenantId;
   const [t] = await db.select({ mainDomain: tenants.mainDomain, cell: tenants.cell }).from(tenants).where(eq(tenants.id, tenantId));
   if (!t) throw notFound("Tenant");

@@ -4,8 +4,8 @@ import { conversations, messages, products, type MessageCardCopy } from "@/db/sc
 import { invalidField, notFound } from "@/server/errors";
 import type { SendCards, SentCards } from "@/server/schemas/conversations";
 import { recordEvent } from "../events/outbox";
-import type { ApiCaller } from "../actor";
-import { toCard } from "../cards/cards";
+import type { IntegrationActor } from "../actor";
+import { tenantContext, toCard } from "../cards/cards";
 import { findConversation } from "./conversations";
 
 /** Channels whose messengers show cards in their own format (spec: Telegram, VK, Max). */
@@ -33,21 +33,22 @@ function asText(comment: string | null, cards: MessageCardCopy[]): string {
  * @throws ApiError 404 `not_found` for a missing, foreign, mailbox or cabinet conversation; 422
  *   `validation_failed` on `/codes` for a repeated, unknown or inactive code.
  */
-export async function sendCards(db: Db, caller: ApiCaller, conversationId: string, input: SendCards): Promise<SentCards> {
-  const conversation = await findConversation(db, caller, conversationId, true);
+export async function sendCards(db: Db, actor: IntegrationActor, conversationId: string, input: SendCards): Promise<SentCards> {
+  const conversation = await findConversation(db, actor, conversationId, true);
   const codes = input.codes;
   if (new Set(codes).size !== codes.length) throw invalidField("/codes", "duplicate", "Each card code may be sent once per message.");
   const rows = await db
     .select()
     .from(products)
-    .where(and(eq(products.tenantId, caller.tenantId), inArray(products.code, codes)));
+    .where(and(eq(products.tenantId, actor.tenantId), inArray(products.code, codes)));
   const byCode = new Map(rows.map((p) => [p.code!, p]));
   const unusable = codes.filter((c) => !byCode.get(c)?.active);
   if (unusable.length) {
     throw invalidField("/codes", "unknown_card", `No active card with code ${unusable.map((c) => `"${c}"`).join(", ")}.`);
   }
+  const tenant = await tenantContext(db, actor);
   const cards: MessageCardCopy[] = codes.map((code) => {
-    const card = toCard(byCode.get(code)!, caller.tenant.mainDomain, caller.tenant.cell);
+    const card = toCard(byCode.get(code)!, tenant.mainDomain, tenant.cell);
     return {
       code: card.code,
       name: card.name,
@@ -64,7 +65,7 @@ export async function sendCards(db: Db, caller: ApiCaller, conversationId: strin
   const [message] = await db
     .insert(messages)
     .values({
-      tenantId: caller.tenantId,
+      tenantId: actor.tenantId,
       conversationId,
       sender: "operator",
       contentType: "cards",
@@ -75,9 +76,9 @@ export async function sendCards(db: Db, caller: ApiCaller, conversationId: strin
     .returning();
   await db.update(conversations).set({ updatedAt: message.createdAt }).where(eq(conversations.id, conversationId));
   await recordEvent(db, {
-    tenantId: caller.tenantId,
+    tenantId: actor.tenantId,
     type: "message.created",
-    livemode: caller.keyMode === "live",
+    livemode: actor.keyMode === "live",
     data: { conversation_id: conversationId, message_id: message.id, sender: "operator" },
   });
   return toSentCards(message, delivery);
@@ -98,12 +99,12 @@ function toSentCards(m: typeof messages.$inferSelect, delivery: SentCards["deliv
  * The answer of a completed send-cards request, rebuilt from the message (idempotent replay).
  * @throws ApiError 404 when the message or its conversation is no longer visible.
  */
-export async function getSentCards(db: Db, caller: ApiCaller, messageId: string): Promise<SentCards> {
+export async function getSentCards(db: Db, actor: IntegrationActor, messageId: string): Promise<SentCards> {
   const [m] = await db
     .select()
     .from(messages)
-    .where(and(eq(messages.tenantId, caller.tenantId), eq(messages.id, messageId)));
+    .where(and(eq(messages.tenantId, actor.tenantId), eq(messages.id, messageId)));
   if (!m) throw notFound("Message");
-  const conversation = await findConversation(db, caller, m.conversationId);
+  const conversation = await findConversation(db, actor, m.conversationId);
   return toSentCards(m, deliveryFor(conversation.channelType));
 }

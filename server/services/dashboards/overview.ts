@@ -4,7 +4,7 @@ import { dashboardBlocks } from "@/db/schema";
 import { ApiError, invalidField } from "@/server/errors";
 import { nowMs } from "@/server/lib/clock";
 import { DASHBOARD_BLOCKS, type DashboardBlock, type DashboardBlockName, type DashboardOverview } from "@/server/schemas/dashboards";
-import type { ApiCaller } from "../actor";
+import type { IntegrationActor } from "../actor";
 
 const DAY_MS = 86_400_000;
 
@@ -33,13 +33,13 @@ export function overviewPeriod(q: { from?: string; to?: string }, at: number = n
  * @throws ApiError 503 `service_unavailable` (Retry-After) when any requested block's source is failing now:
  *   a failing source is never shown as an empty block.
  */
-export async function getOverview(db: Db, caller: ApiCaller, q: { from?: string; to?: string; blocks?: DashboardBlockName[] }): Promise<DashboardOverview> {
+export async function getOverview(db: Db, actor: IntegrationActor, q: { from?: string; to?: string; blocks?: DashboardBlockName[] }): Promise<DashboardOverview> {
   const { from, to } = overviewPeriod(q);
   const names = q.blocks ?? [...DASHBOARD_BLOCKS];
   const rows = await db
     .select()
     .from(dashboardBlocks)
-    .where(and(eq(dashboardBlocks.tenantId, caller.tenantId), inArray(dashboardBlocks.block, names)));
+    .where(and(eq(dashboardBlocks.tenantId, actor.tenantId), inArray(dashboardBlocks.block, names)));
   if (rows.some((r) => r.sourceError !== null)) {
     throw new ApiError("service_unavailable", "A data source of the dashboard is failing; try again later.", {}, { "Retry-After": String(SOURCE_RETRY_AFTER_S) });
   }

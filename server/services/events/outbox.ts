@@ -1,6 +1,6 @@
 import type { Db } from "@/db/client";
 import { events } from "@/db/schema";
-import { noteQueuedDeliveries } from "@/server/jobs/dispatch";
+import { announceDeliveries } from "./work-notifier";
 import { fanOutEvent, type FanOutOptions } from "@/server/services/webhooks/fan-out";
 
 /** One event to record (spec "Events"): `data` holds thin ids only (lead events add `version`). */
@@ -24,7 +24,7 @@ export interface RecordedEvent {
  * Records an event in the outbox and fans it out to the matching active webhook subscriptions of its
  * tenant ({@link fanOutEvent}). Call it with the transaction of the change that causes the event, so
  * the event and its deliveries exist exactly when the change does (none for a rolled-back write).
- * The jobs driver is told about the deliveries once the request's transaction commits (server/jobs/dispatch.ts).
+ * The jobs driver is told about the deliveries once the request's transaction commits (work-notifier.ts).
  */
 export async function recordEventWithDeliveries(db: Db, input: EventInput, opts: FanOutOptions = {}): Promise<RecordedEvent> {
   const [row] = await db
@@ -32,8 +32,8 @@ export async function recordEventWithDeliveries(db: Db, input: EventInput, opts:
     .values({ tenantId: input.tenantId, type: input.type, data: input.data, livemode: input.livemode ?? true })
     .returning({ id: events.id });
   const eventId = row!.id;
-  const deliveryIds = await fanOutEvent(db, { id: eventId, tenantId: input.tenantId, type: input.type }, opts);
-  noteQueuedDeliveries(deliveryIds);
+  const deliveryIds = await fanOutEvent(db, { id: eventId, tenantId: input.tenantId, type: input.type, data: input.data }, opts);
+  announceDeliveries(deliveryIds);
   return { eventId, deliveryIds };
 }
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { GET } from "@/app/api/ready/route";
 import { openDatabase, installDatabase, type Database } from "@/db/client";
-import { setLimitStore } from "@/server/public-api/rate-limit";
+import { setLimitStore } from "@/server/services/limits/rate-limiter";
 import { redisLimitStore } from "@/server/services/limits/redis-limit-store";
 import { tcpProxy } from "@/server/testing/tcp-proxy";
 import { openTestDatabase } from "@/server/testing/test-db";

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { getDb } from "@/db/client";
-import { limitStore } from "@/server/public-api/rate-limit";
+import { limitStore } from "@/server/services/limits/rate-limiter";
 
 /** What `GET /api/ready` reports: each dependency `ok` or `unavailable`. */
 export interface Readiness {

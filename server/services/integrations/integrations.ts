@@ -2,8 +2,10 @@ import { and, eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { apiKeys, channels, integrations, memberships, tenants } from "@/db/schema";
 import { ApiError, type FieldError, notFound } from "@/server/errors";
+import { ruPersonalDataRuleApplies } from "../access/pii-transfer";
 import { isNarrowAllowlist, validateAllowlist } from "../access/ip-allowlist";
-import { effectiveScopes, isScope, PII_SCOPES, ROLE_NAMES, type Scope } from "../access/scopes";
+import { isScope, PII_SCOPES, ROLE_NAMES, type Scope } from "@/server/schemas/scopes";
+import { effectiveScopes } from "../access/scopes";
 
 /** An integration row. */
 export type Integration = typeof integrations.$inferSelect;
@@ -57,7 +59,7 @@ function checkSettings(cell: string, input: IntegrationCreate): { allowlist: str
     allowlist = v.ok;
   }
   const scopes = [...new Set(input.scopes.filter(isScope))];
-  if (cell === "ru" && scopes.some((s) => PII_SCOPES.has(s))) {
+  if (ruPersonalDataRuleApplies({ cell }) && scopes.some((s) => PII_SCOPES.has(s))) {
     if (!input.piiCountry) errors.push({ field: "/pii_country", code: "required", message: "On the RU cell personal-data scopes need the recipient country." });
     if (!input.legalBasis) errors.push({ field: "/legal_basis", code: "required", message: "On the RU cell personal-data scopes need the legal basis of transfer." });
     if (input.requireTransferReady) {

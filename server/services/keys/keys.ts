@@ -5,6 +5,9 @@ import type { Cell } from "@/server/env";
 import { ApiError, type FieldError, notFound } from "@/server/errors";
 import { nowMs } from "@/server/lib/clock";
 import { validateAllowlist } from "../access/ip-allowlist";
+import { rightsMissingToIssue } from "../access/scopes";
+import type { StaffActor } from "../actor";
+import { integrationEffectiveScopes } from "../integrations/integrations";
 import { generateKey, type KeyMode } from "./key-format";
 
 /** Default lifetime of a key when no expiry is given, ms (one year). */
@@ -27,12 +30,15 @@ export interface IssuedKey {
 /**
  * Issues a key for an active integration. Only the SHA-256 of the secret is stored (DESIGN "Decisions").
  * @param input.expiresAt must lie in the future and at most {@link MAX_KEY_LIFETIME_MS} ahead.
+ * @param input.issuer the staff member issuing through the console: their rights must cover every scope
+ *   the key would carry ({@link rightsMissingToIssue}). Absent for platform staff (operator CLI, demo seed).
  * @throws ApiError `not_found` (integration, or another tenant's when `tenantId` is given),
- *   `invalid_state` (integration not active), `validation_failed` (mode, expiry, allowlist).
+ *   `invalid_state` (integration not active), `validation_failed` (mode, expiry, allowlist),
+ *   403 `scope_missing` naming the right the issuer lacks.
  */
 export async function issueKey(
   db: Db,
-  input: { integrationId: string; tenantId?: string; mode?: string; expiresAt?: Date | null; ipAllowlist?: string[] | null },
+  input: { integrationId: string; tenantId?: string; mode?: string; expiresAt?: Date | null; ipAllowlist?: string[] | null; issuer?: StaffActor },
 ): Promise<IssuedKey> {
   const where = input.tenantId
     ? and(eq(integrations.id, input.integrationId), eq(integrations.tenantId, input.tenantId))
@@ -44,6 +50,14 @@ export async function issueKey(
     .where(where);
   if (!i) throw notFound("Integration");
   if (i.status !== "active") throw new ApiError("invalid_state", `Keys cannot be issued for a ${i.status} integration.`);
+  if (input.issuer) {
+    if (input.issuer.tenantId !== i.tenantId) throw notFound("Integration");
+    const missing = rightsMissingToIssue(await integrationEffectiveScopes(db, i.id), input.issuer.rights);
+    if (missing.length) {
+      const what = missing.map((m) => `"${m.right}" (for ${m.scopes.join(", ")})`).join(" and ");
+      throw new ApiError("scope_missing", `Issuing a key for this integration needs the ${what} right: a key never carries more than its issuer may see.`);
+    }
+  }
   const errors: FieldError[] = [];
   const mode = input.mode ?? "live";
   if (mode !== "live" && mode !== "test") errors.push({ field: "/mode", code: "invalid_value", message: "mode must be live or test." });

@@ -3,7 +3,7 @@ import type { Db } from "@/db/client";
 import { operations } from "@/db/schema";
 import { notFound } from "@/server/errors";
 import type { Operation } from "@/server/schemas/operations";
-import type { ApiCaller } from "../actor";
+import type { IntegrationActor } from "../actor";
 
 type OperationRow = typeof operations.$inferSelect;
 
@@ -26,11 +26,11 @@ export function toOperation(o: OperationRow): Operation {
  * `GET /operations/{id}`: an operation the caller's integration started.
  * @throws ApiError 404 `not_found` for a missing one, or one of another integration or tenant.
  */
-export async function getOperation(db: Db, caller: ApiCaller, id: string): Promise<Operation> {
+export async function getOperation(db: Db, actor: IntegrationActor, id: string): Promise<Operation> {
   const [row] = await db
     .select()
     .from(operations)
-    .where(and(eq(operations.id, id), eq(operations.tenantId, caller.tenantId), eq(operations.integrationId, caller.integrationId)));
+    .where(and(eq(operations.id, id), eq(operations.tenantId, actor.tenantId), eq(operations.integrationId, actor.integrationId)));
   if (!row) throw notFound("Operation");
   return toOperation(row);
 }

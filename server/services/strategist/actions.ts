@@ -4,7 +4,7 @@ import { strategistActions, strategistSessions } from "@/db/schema";
 import { notFound } from "@/server/errors";
 import { nowMs } from "@/server/lib/clock";
 import type { StrategistAction } from "@/server/schemas/strategist";
-import type { ApiCaller } from "../actor";
+import type { IntegrationActor } from "../actor";
 
 type ActionRow = typeof strategistActions.$inferSelect;
 
@@ -57,8 +57,8 @@ function statusCondition(status: string, at: number): SQL {
 
 // Only actions of sessions this integration opened: staff sessions (integration_id null) and other
 // integrations' sessions are invisible (spec "Strategist reads").
-const visibleTo = (caller: ApiCaller) =>
-  and(eq(strategistActions.tenantId, caller.tenantId), eq(strategistSessions.tenantId, caller.tenantId), eq(strategistSessions.integrationId, caller.integrationId));
+const visibleTo = (actor: IntegrationActor) =>
+  and(eq(strategistActions.tenantId, actor.tenantId), eq(strategistSessions.tenantId, actor.tenantId), eq(strategistSessions.integrationId, actor.integrationId));
 
 /**
  * `GET /strategist/actions`: a page of this integration's actions, newest first (`created_at` DESC, `id` DESC),
@@ -66,11 +66,11 @@ const visibleTo = (caller: ApiCaller) =>
  */
 export async function listActions(
   db: Db,
-  caller: ApiCaller,
+  actor: IntegrationActor,
   q: { limit: number; status?: string; sessionId?: string; after?: ActionPosition },
 ): Promise<{ actions: StrategistAction[]; next: ActionPosition | null }> {
   const at = nowMs();
-  const conds = [visibleTo(caller)!];
+  const conds = [visibleTo(actor)!];
   if (q.status) conds.push(statusCondition(q.status, at));
   if (q.sessionId) conds.push(eq(strategistActions.sessionId, q.sessionId));
   if (q.after) {
@@ -90,12 +90,12 @@ export async function listActions(
 }
 
 /** `GET /strategist/actions/{id}`. @throws ApiError 404 `not_found` for a missing, foreign, staff or other integration's action. */
-export async function getAction(db: Db, caller: ApiCaller, id: string): Promise<StrategistAction> {
+export async function getAction(db: Db, actor: IntegrationActor, id: string): Promise<StrategistAction> {
   const [row] = await db
     .select({ a: strategistActions })
     .from(strategistActions)
     .innerJoin(strategistSessions, eq(strategistSessions.id, strategistActions.sessionId))
-    .where(and(visibleTo(caller), eq(strategistActions.id, id)));
+    .where(and(visibleTo(actor), eq(strategistActions.id, id)));
   if (!row) throw notFound("Strategist action");
   return toAction(row.a);
 }

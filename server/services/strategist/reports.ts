@@ -3,7 +3,7 @@ import type { Db } from "@/db/client";
 import { strategistReports } from "@/db/schema";
 import { notFound } from "@/server/errors";
 import type { StrategistReport, StrategistReportSummary } from "@/server/schemas/strategist";
-import type { ApiCaller } from "../actor";
+import type { IntegrationActor } from "../actor";
 import { competitorMasker, maskJson } from "./competitor-mask";
 
 type ReportRow = typeof strategistReports.$inferSelect;
@@ -53,10 +53,10 @@ export function toReport(r: ReportRow): StrategistReport {
  */
 export async function listReports(
   db: Db,
-  caller: ApiCaller,
+  actor: IntegrationActor,
   q: { limit: number; reportType?: string; after?: ReportPosition },
 ): Promise<{ reports: StrategistReportSummary[]; next: ReportPosition | null }> {
-  const conds = [eq(strategistReports.tenantId, caller.tenantId), notCreative];
+  const conds = [eq(strategistReports.tenantId, actor.tenantId), notCreative];
   if (q.reportType) conds.push(eq(strategistReports.reportType, q.reportType));
   if (q.after) {
     const [c, id] = q.after;
@@ -74,11 +74,11 @@ export async function listReports(
 }
 
 /** `GET /strategist/reports/{id}`. @throws ApiError 404 `not_found` for a missing, foreign or creative report. */
-export async function getReport(db: Db, caller: ApiCaller, id: string): Promise<StrategistReport> {
+export async function getReport(db: Db, actor: IntegrationActor, id: string): Promise<StrategistReport> {
   const [row] = await db
     .select()
     .from(strategistReports)
-    .where(and(eq(strategistReports.tenantId, caller.tenantId), eq(strategistReports.id, id), notCreative));
+    .where(and(eq(strategistReports.tenantId, actor.tenantId), eq(strategistReports.id, id), notCreative));
   if (!row) throw notFound("Strategist report");
   return toReport(row);
 }

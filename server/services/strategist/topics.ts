@@ -3,7 +3,7 @@ import type { Db } from "@/db/client";
 import { strategistTopics } from "@/db/schema";
 import { notFound } from "@/server/errors";
 import type { StrategistTopic } from "@/server/schemas/strategist";
-import type { ApiCaller } from "../actor";
+import type { IntegrationActor } from "../actor";
 import { competitorMasker } from "./competitor-mask";
 
 type TopicRow = typeof strategistTopics.$inferSelect;
@@ -50,10 +50,10 @@ function afterPosition([score, id]: TopicPosition) {
  */
 export async function listTopics(
   db: Db,
-  caller: ApiCaller,
+  actor: IntegrationActor,
   q: { limit: number; status?: string; after?: TopicPosition },
 ): Promise<{ topics: StrategistTopic[]; next: TopicPosition | null }> {
-  const conds = [eq(strategistTopics.tenantId, caller.tenantId)];
+  const conds = [eq(strategistTopics.tenantId, actor.tenantId)];
   if (q.status) conds.push(eq(strategistTopics.status, q.status));
   if (q.after) conds.push(afterPosition(q.after)!);
   const rows = await db
@@ -68,8 +68,8 @@ export async function listTopics(
 }
 
 /** `GET /strategist/topics/{id}`. @throws ApiError 404 `not_found` for a missing or foreign topic. */
-export async function getTopic(db: Db, caller: ApiCaller, id: string): Promise<StrategistTopic> {
-  const [row] = await db.select().from(strategistTopics).where(and(eq(strategistTopics.tenantId, caller.tenantId), eq(strategistTopics.id, id)));
+export async function getTopic(db: Db, actor: IntegrationActor, id: string): Promise<StrategistTopic> {
+  const [row] = await db.select().from(strategistTopics).where(and(eq(strategistTopics.tenantId, actor.tenantId), eq(strategistTopics.id, id)));
   if (!row) throw notFound("Strategist topic");
   return toTopic(row);
 }

@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { tenants, wallets } from "@/db/schema";
-import { CELLS, type Cell } from "@/server/env";
+import { CELLS, env, type Cell } from "@/server/env";
 import { invalidField, notFound } from "@/server/errors";
-import { FEATURE_NAMES, type Feature } from "../access/scopes";
+import { FEATURE_NAMES, type Feature } from "@/server/schemas/scopes";
 
 /** A tenant as operators and the console see it. */
 export type Tenant = typeof tenants.$inferSelect;
@@ -12,13 +12,14 @@ export type Tenant = typeof tenants.$inferSelect;
 const DOMAIN_RE = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
 /**
- * Creates a tenant with an empty wallet (balance 0, RUB minor units) in one transaction.
+ * Creates a tenant with an empty wallet (balance 0, RUB minor units) in one transaction. Without `cell` the
+ * tenant belongs to this process's cell (`CELL`): its keys are issued for, and answered by, this cell.
  * @throws ApiError `validation_failed` for an empty name, an unknown cell or a bad domain.
  */
 export async function createTenant(db: Db, input: { name: string; cell?: Cell; mainDomain?: string | null }): Promise<Tenant> {
   const name = input.name.trim();
   if (!name || name.length > 200) throw invalidField("/name", "invalid_length", "name must be 1 to 200 characters.");
-  const cell = input.cell ?? "ru";
+  const cell = input.cell ?? env().cell;
   if (!(CELLS as readonly string[]).includes(cell)) throw invalidField("/cell", "invalid_value", `cell must be one of ${CELLS.join(", ")}.`);
   const mainDomain = input.mainDomain?.trim().toLowerCase() || null;
   if (mainDomain && !DOMAIN_RE.test(mainDomain)) throw invalidField("/main_domain", "invalid_format", "main domain must be a host name such as shop.example.ru.");

@@ -20,5 +20,13 @@ export const manualProvider: PaymentProvider = {
     changeBalance(db, { tenantId: i.tenantId, amountMinor: i.amountMinor, kind: "topup", actor: `staff:${i.staffUserId}`, description: i.note?.trim() || "Manual top-up" }),
 };
 
-/** Providers by id. */
-export const PAYMENT_PROVIDERS: Record<string, PaymentProvider> = { [manualProvider.id]: manualProvider };
+/** Providers by id (no prototype: a name such as `constructor` or `__proto__` is simply not there). */
+export const PAYMENT_PROVIDERS: Readonly<Record<string, PaymentProvider>> = Object.freeze(Object.assign(Object.create(null) as Record<string, PaymentProvider>, { [manualProvider.id]: manualProvider }));
+
+/** Ids of the providers, for input validation. */
+export const PAYMENT_PROVIDER_IDS = Object.keys(PAYMENT_PROVIDERS) as [string, ...string[]];
+
+/** The provider with this id, or undefined; only the providers' own ids match. */
+export function findPaymentProvider(id: string): PaymentProvider | undefined {
+  return Object.hasOwn(PAYMENT_PROVIDERS, id) ? PAYMENT_PROVIDERS[id] : undefined;
+}

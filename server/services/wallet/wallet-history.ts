@@ -1,6 +1,6 @@
 import { and, desc, eq, lt, or } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { integrations, walletLedger } from "@/db/schema";
+import { integrationDailySpend, integrations, walletLedger } from "@/db/schema";
 import { ApiError, notFound } from "@/server/errors";
 import { formatMinor } from "@/server/lib/money";
 
@@ -54,4 +54,26 @@ export async function setDailySpendLimit(db: Db, tenantId: string, integrationId
     .where(and(eq(integrations.id, integrationId), eq(integrations.tenantId, tenantId)))
     .returning({ id: integrations.id });
   if (!done.length) throw notFound("Integration");
+}
+
+/** One integration's spend today as the console shows it: Money strings in RUB, `limit` null = none set. */
+export interface IntegrationDailySpendView {
+  integrationId: string;
+  name: string;
+  limit: string | null;
+  used: string;
+}
+
+/**
+ * Today's (UTC day) spend of each integration of the tenant against its daily limit (spec "Me":
+ * `wallet.daily_spend`). One query, filtered by the tenant.
+ */
+export async function dailySpendByIntegration(db: Db, tenantId: string, day = new Date().toISOString().slice(0, 10)): Promise<IntegrationDailySpendView[]> {
+  const rows = await db
+    .select({ id: integrations.id, name: integrations.name, limit: integrations.dailySpendLimitMinor, used: integrationDailySpend.usedMinor })
+    .from(integrations)
+    .leftJoin(integrationDailySpend, and(eq(integrationDailySpend.integrationId, integrations.id), eq(integrationDailySpend.day, day)))
+    .where(eq(integrations.tenantId, tenantId))
+    .orderBy(integrations.createdAt);
+  return rows.map((r) => ({ integrationId: r.id, name: r.name, limit: r.limit === null ? null : formatMinor(r.limit), used: formatMinor(r.used ?? 0n) }));
 }

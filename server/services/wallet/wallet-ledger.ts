@@ -1,9 +1,9 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { walletLedger, wallets } from "@/db/schema";
 import { ApiError, notFound } from "@/server/errors";
-import { resumeDeferredDeliveries } from "@/server/jobs/delivery-queue";
-import { dispatchExchangeResumed } from "@/server/jobs/dispatch";
+import { resumeDeferredDeliveries } from "@/server/services/webhooks/delivery-queue";
+import { announceExchangeResumed } from "../events/work-notifier";
 
 /** Who changed a wallet, written on each ledger row: `operator`, `staff:<id>`, `integration:<id>` or `system`. */
 export type LedgerActor = string;
@@ -16,11 +16,16 @@ export interface WalletChange {
   ledgerId: string;
 }
 
+/** Largest and smallest balance a wallet holds, RUB minor units: the range of the bigint column. */
+export const BALANCE_MAX_MINOR = 9_223_372_036_854_775_807n;
+export const BALANCE_MIN_MINOR = -9_223_372_036_854_775_808n;
+
 /**
  * Adds (positive) or takes (negative) `amountMinor` RUB minor units, with its ledger row, in one
  * transaction; the wallet row is locked so concurrent changes serialize. A debit may take the balance
  * below zero (the wallet then reads `negative` and exchange is suspended).
- * @throws ApiError `not_found` (no wallet for the tenant), `validation_failed` (zero amount).
+ * @throws ApiError `not_found` (no wallet for the tenant), `validation_failed` (zero amount, or a
+ *   balance the wallet cannot hold: beyond {@link BALANCE_MAX_MINOR} / {@link BALANCE_MIN_MINOR}).
  */
 export async function changeBalance(
   db: Db,
@@ -31,12 +36,20 @@ export async function changeBalance(
   }
   let resumed = false;
   const change = await db.transaction(async (tx) => {
+    const amount = input.amountMinor.toString();
+    // The sum is checked in numeric, so a balance that would leave the bigint range changes nothing
+    // instead of failing the statement.
     const [w] = await tx
       .update(wallets)
-      .set({ balanceMinor: sql`${wallets.balanceMinor} + ${input.amountMinor.toString()}::bigint`, updatedAt: new Date() })
-      .where(eq(wallets.tenantId, input.tenantId))
+      .set({ balanceMinor: sql`${wallets.balanceMinor} + ${amount}::bigint`, updatedAt: new Date() })
+      .where(and(eq(wallets.tenantId, input.tenantId), sql`${wallets.balanceMinor}::numeric + ${amount}::numeric between ${BALANCE_MIN_MINOR.toString()}::numeric and ${BALANCE_MAX_MINOR.toString()}::numeric`))
       .returning();
-    if (!w) throw notFound("Wallet");
+    if (!w) {
+      const [exists] = await tx.select({ tenantId: wallets.tenantId }).from(wallets).where(eq(wallets.tenantId, input.tenantId));
+      if (!exists) throw notFound("Wallet");
+      const message = "The balance cannot hold this amount: it would pass the largest balance a wallet can hold.";
+      throw new ApiError("validation_failed", message, { errors: [{ field: "/amount", code: "out_of_range", message }] });
+    }
     const [l] = await tx
       .insert(walletLedger)
       .values({
@@ -57,7 +70,7 @@ export async function changeBalance(
     return { tenantId: w.tenantId, balanceMinor: w.balanceMinor, blocked: w.blocked, ledgerId: l.id };
   });
   // After the commit, so the driver finds the rows already due.
-  if (resumed) void dispatchExchangeResumed(change.tenantId);
+  if (resumed) announceExchangeResumed(change.tenantId);
   return change;
 }
 
@@ -77,6 +90,6 @@ export async function setWalletBlocked(db: Db, tenantId: string, blocked: boolea
     if (!blocked && w.balanceMinor >= 0n) await resumeDeferredDeliveries(tx as unknown as Db, tenantId);
     return { tenantId, balanceMinor: w.balanceMinor, blocked: w.blocked, ledgerId: l.id };
   });
-  if (!blocked && change.balanceMinor >= 0n) void dispatchExchangeResumed(tenantId);
+  if (!blocked && change.balanceMinor >= 0n) announceExchangeResumed(tenantId);
   return change;
 }

@@ -2,7 +2,7 @@ import { and, count, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { integrationDailySpend, integrations, walletLedger, wallets } from "@/db/schema";
 import { defineRoute, ok } from "@/server/public-api/define-route";
-import { PEER_HEADER } from "@/server/public-api/client-ip";
+import { PEER_HEADER } from "@/server/lib/client-ip";
 import { handlePublicRequest } from "@/server/public-api/pipeline";
 import { Router } from "@/server/public-api/router";
 import { ApiError } from "@/server/errors";

@@ -2,16 +2,17 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { events, webhookDeliveries, webhookSubscriptions } from "@/db/schema";
 import { recordEvent, recordEventWithDeliveries } from "@/server/services/events/outbox";
+import { createIntegration } from "@/server/services/integrations/integrations";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
-import { newSigningSecret, sealSecret } from "@/server/webhooks/secret-box";
+import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
 
 let db: Awaited<ReturnType<typeof openTestDatabase>>;
 let a: TenantFixture;
 let b: TenantFixture;
 const sub: Record<string, string> = {};
 
-async function subscribe(t: TenantFixture, patterns: string[], status = "active"): Promise<string> {
+async function subscribe(t: Pick<TenantFixture, "tenantId" | "integrationId">, patterns: string[], status = "active"): Promise<string> {
   const [row] = await db.db
     .insert(webhookSubscriptions)
     .values({ tenantId: t.tenantId, integrationId: t.integrationId, url: "https://hooks.example.com/x", events: patterns, status, secretEnc: sealSecret(newSigningSecret()) })
@@ -91,5 +92,48 @@ describe("fan-out of recorded events", () => {
     expect(await receivers(committed)).toEqual([sub.foreign]);
     const all = await db.db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.tenantId, b.tenantId)));
     expect(all.every((d) => d.subscriptionId === sub.foreign)).toBe(true);
+  });
+});
+
+describe("who may receive an event", () => {
+  let c: TenantFixture;
+  /** Another integration of tenant c with `scopes` (and `role`), subscribed to every family used below. */
+  const integrationWith = async (scopes: string[], role?: string) => {
+    const i = await createIntegration(db.db, c.tenantId, { name: `scopes ${scopes.join(" ")}`, scopes, role, piiCountry: "RU", legalBasis: "contract" });
+    return subscribe({ tenantId: c.tenantId, integrationId: i.id }, ["conversation.*", "message.created", "lead.*", "contact.*", "task.*", "api_key.*"]);
+  };
+  const reach: Record<string, string> = {};
+
+  beforeAll(async () => {
+    c = await makeTenant(db.db);
+    reach.all = await subscribe(c, ["conversation.*", "message.created", "lead.*", "contact.*", "task.*", "api_key.*"]);
+    reach.leads = await integrationWith(["leads:read", "webhooks:manage"]);
+    reach.conversations = await integrationWith(["conversations:read", "webhooks:manage"]);
+    reach.none = await integrationWith(["cards:read", "webhooks:manage"]);
+    // Holds leads:read, but the role `content` cuts it from the effective scopes.
+    reach.cutByRole = await integrationWith(["leads:read", "conversations:read", "webhooks:manage"], "content");
+  });
+  const to = (...names: string[]) => names.map((n) => reach[n]).sort();
+
+  it.each([
+    ["lead.created", ["all", "leads"]],
+    ["lead.status_changed", ["all", "leads"]],
+    ["conversation.created", ["all", "conversations"]],
+    ["conversation.handoff_requested", ["all", "conversations"]],
+    ["message.created", ["all", "conversations"]],
+    ["contact.merged", ["all", "leads", "conversations"]],
+    ["task.created", ["all", "leads", "conversations", "none", "cutByRole"]],
+  ])("%s goes only to integrations holding a matching read scope: %j", async (type, names) => {
+    const id = await recordEvent(db.db, { tenantId: c.tenantId, type, data: {} });
+    expect(await receivers(id)).toEqual(to(...names));
+  });
+
+  it("sends api_key.expiring only to subscriptions of the integration owning the key", async () => {
+    const [owner] = await db.db.select({ integrationId: webhookSubscriptions.integrationId }).from(webhookSubscriptions).where(eq(webhookSubscriptions.id, reach.none));
+    const id = await recordEvent(db.db, { tenantId: c.tenantId, type: "api_key.expiring", data: { key_id: "kid_x", integration_id: owner!.integrationId, days_left: 7 } });
+    expect(await receivers(id)).toEqual([reach.none]);
+    // Without the owner in the data nobody is told (never the whole tenant).
+    const orphan = await recordEventWithDeliveries(db.db, { tenantId: c.tenantId, type: "api_key.expiring", data: { key_id: "kid_x" } });
+    expect(orphan.deliveryIds).toEqual([]);
   });
 });

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { events, webhookDeliveries, webhookSubscriptions } from "@/db/schema";
-import { SCOPES } from "@/server/services/access/scopes";
+import { SCOPES } from "@/server/schemas/scopes";
 import { createIntegration } from "@/server/services/integrations/integrations";
 import { issueKey } from "@/server/services/keys/keys";
 import { call } from "@/server/testing/api-client";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
-import { newSigningSecret, sealSecret } from "@/server/webhooks/secret-box";
+import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
 
 let db: Awaited<ReturnType<typeof openTestDatabase>>;
 let t: TenantFixture;

@@ -1,9 +1,9 @@
-import { and, desc, eq, gt, sql } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { webhookDeliveries } from "@/db/schema";
 import { nowMs } from "@/server/lib/clock";
 import type { WebhookDelivery } from "@/server/schemas/webhooks";
-import type { ApiCaller } from "../actor";
+import type { WebhookOwner } from "./owner";
 import { findSubscription } from "./subscriptions";
 
 /** How long the delivery journal is kept and shown (spec "Limits": 30 days), ms. */
@@ -38,13 +38,13 @@ export function toDelivery(row: DeliveryRow): WebhookDelivery {
  */
 export async function listDeliveries(
   db: Db,
-  caller: ApiCaller,
+  owner: WebhookOwner,
   subscriptionId: string,
   q: { limit: number; state?: WebhookDelivery["state"]; after?: DeliveryPosition },
 ): Promise<{ deliveries: WebhookDelivery[]; next: DeliveryPosition | null }> {
-  await findSubscription(db, caller, subscriptionId);
+  await findSubscription(db, owner, subscriptionId);
   const d = webhookDeliveries;
-  const conds = [eq(d.tenantId, caller.tenantId), eq(d.subscriptionId, subscriptionId), gt(d.createdAt, new Date(nowMs() - JOURNAL_RETENTION_MS))];
+  const conds = [eq(d.tenantId, owner.tenantId), eq(d.subscriptionId, subscriptionId), gt(d.createdAt, new Date(nowMs() - JOURNAL_RETENTION_MS))];
   if (q.state) conds.push(eq(d.state, q.state));
   if (q.after) conds.push(sql`(${d.createdAt}, ${d.id}) < (${q.after[0]}::timestamptz, ${q.after[1]}::uuid)`);
   const rows = await db
@@ -56,4 +56,29 @@ export async function listDeliveries(
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
   return { deliveries: page.map(toDelivery), next: rows.length > q.limit && last ? [last.createdAt.toISOString(), last.id] : null };
+}
+
+/** A journal row as the console shows it: the API's WebhookDelivery plus the event type. */
+export type ConsoleDelivery = WebhookDelivery & { event_type: string };
+
+/**
+ * {@link listDeliveries} with each row's event type, which the API's WebhookDelivery leaves out and the
+ * console shows. @throws ApiError 404 as listDeliveries.
+ */
+export async function listDeliveriesWithTypes(
+  db: Db,
+  owner: WebhookOwner,
+  subscriptionId: string,
+  q: { limit: number; state?: WebhookDelivery["state"]; after?: DeliveryPosition },
+): Promise<{ deliveries: ConsoleDelivery[]; next: DeliveryPosition | null }> {
+  const page = await listDeliveries(db, owner, subscriptionId, q);
+  const ids = page.deliveries.map((d) => d.id);
+  const types = ids.length
+    ? await db
+        .select({ id: webhookDeliveries.id, type: webhookDeliveries.eventType })
+        .from(webhookDeliveries)
+        .where(and(eq(webhookDeliveries.tenantId, owner.tenantId), inArray(webhookDeliveries.id, ids)))
+    : [];
+  const typeOf = new Map(types.map((t) => [t.id, t.type]));
+  return { deliveries: page.deliveries.map((d) => ({ ...d, event_type: typeOf.get(d.id) ?? "" })), next: page.next };
 }

@@ -6,8 +6,8 @@ import { recordEventWithDeliveries } from "@/server/services/events/outbox";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { LOOPBACK_RECEIVER_ENV, startHttpsReceiver, type HttpsReceiver } from "@/server/testing/https-receiver";
 import { openTestDatabase } from "@/server/testing/test-db";
-import { createDeliveryClient, type DeliveryClient } from "@/server/webhooks/delivery-client";
-import { newSigningSecret, sealSecret } from "@/server/webhooks/secret-box";
+import { createDeliveryClient, type DeliveryClient } from "@/server/webhook-transport/delivery-client";
+import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
 
 // include_pii (spec "Events", after the table): the contact is added to conversation.created,
 // conversation.handoff_requested, conversation.summary_ready, lead.* and contact.merged; each such

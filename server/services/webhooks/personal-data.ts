@@ -1,10 +1,11 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { contacts, conversations, integrations, leads, tenants } from "@/db/schema";
+import { ruPersonalDataRuleApplies } from "@/server/services/access/pii-transfer";
 import { writeDisclosureRow } from "@/server/services/disclosures/disclosures";
 import { toLeadContact } from "@/server/services/leads/lead-view";
 import { integrationEffectiveScopes } from "@/server/services/integrations/integrations";
-import { familyOf, isPiiEnrichedType, PII_FAMILIES } from "@/server/webhooks/event-catalog";
+import { familyOf, isPiiEnrichedType, PII_FAMILIES } from "@/server/webhook-transport/event-catalog";
 
 /** What {@link personalDataForDelivery} needs of a subscription row. */
 export interface PiiSubscription {
@@ -52,7 +53,7 @@ export async function personalDataForDelivery(db: Db, sub: PiiSubscription, even
     .innerJoin(tenants, eq(tenants.id, integrations.tenantId))
     .where(and(eq(integrations.id, sub.integrationId), eq(integrations.tenantId, sub.tenantId)));
   if (!integration || integration.status !== "active") return null;
-  if (integration.cell === "ru" && integration.piiCountry !== "RU") return null;
+  if (ruPersonalDataRuleApplies(integration) && integration.piiCountry !== "RU") return null;
   const needed = PII_FAMILIES[familyOf(event.type)] ?? [];
   const scopes = await integrationEffectiveScopes(db, sub.integrationId);
   if (!needed.some((s) => scopes.includes(s))) return null;

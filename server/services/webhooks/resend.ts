@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { webhookDeliveries } from "@/db/schema";
 import { ApiError, notFound } from "@/server/errors";
-import { noteQueuedDeliveries } from "@/server/jobs/dispatch";
+import { announceDeliveries } from "../events/work-notifier";
 import { now } from "@/server/lib/clock";
 import type { WebhookDelivery } from "@/server/schemas/webhooks";
 import { toDelivery } from "./journal";
@@ -11,7 +11,7 @@ import { toDelivery } from "./journal";
  * Manual resend of a `dead` delivery from the console (spec "States and transitions: Webhook delivery":
  * a dead delivery is never resent automatically, so a person decides). The row becomes `pending` with
  * `next_attempt_at` = now, `attempt` 0 and `error` null, and the jobs driver is told it is due (after the
- * commit when run inside `dispatchAfterCommit`).
+ * commit when run inside `afterCommit`).
  * @returns the delivery as the journal shows it (WebhookDelivery).
  * @throws ApiError 404 `not_found` when the delivery is missing or of another tenant; 409 `invalid_state`
  *   when it is not `dead` (pending, failed and delivered rows are still scheduled or already done).
@@ -39,6 +39,6 @@ export async function resendDeadDelivery(db: Db, tenantId: string, deliveryId: s
     if (!other) throw notFound("Webhook delivery");
     throw new ApiError("invalid_state", `Only a dead delivery can be resent; this one is ${other.state}.`);
   }
-  noteQueuedDeliveries([row.id]);
+  announceDeliveries([row.id]);
   return toDelivery(row);
 }

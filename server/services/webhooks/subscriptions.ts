@@ -5,11 +5,13 @@ import { ApiError, invalidField, notFound } from "@/server/errors";
 import { now } from "@/server/lib/clock";
 import { log } from "@/server/log";
 import type { Webhook, WebhookCreate, WebhookUpdate } from "@/server/schemas/webhooks";
-import { allowsIncludePii, piiScopeGroups } from "@/server/webhooks/event-catalog";
-import { newSigningSecret, sealSecret } from "@/server/webhooks/secret-box";
-import { checkWebhookUrl } from "@/server/webhooks/url-check";
-import type { ApiCaller } from "../actor";
+import { allowsIncludePii, piiScopeGroups } from "@/server/webhook-transport/event-catalog";
+import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
+import { checkWebhookUrl } from "@/server/webhook-transport/url-check";
+import { assertPiiTransferAllowed } from "../access/pii-transfer";
+import { actorLabel, type Actor } from "../actor";
 import { recordEvent } from "../events/outbox";
+import type { WebhookOwner } from "./owner";
 
 type SubscriptionRow = typeof webhookSubscriptions.$inferSelect;
 
@@ -20,12 +22,6 @@ export const ROTATION_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /** Keyset position of a subscription in `GET /webhooks`: (updated_at, id), the spec's default list order. */
 export type SubscriptionPosition = [string, string];
-
-/**
- * The RU-cell transfer rule for `include_pii` (spec "Authentication" 7), injected by the route so the
- * service uses exactly the pipeline's check of `pii` routes. Throws 403 `pii_transfer_not_allowed`.
- */
-export type PiiTransferCheck = (caller: ApiCaller) => void;
 
 /** Row → the spec's Webhook. The rotation window shows only while it is open (clock of `now()`). */
 export function toWebhook(row: SubscriptionRow): Webhook {
@@ -44,33 +40,33 @@ export function toWebhook(row: SubscriptionRow): Webhook {
   };
 }
 
-/** Filter of what the caller may see: its own tenant and its own integration (spec: foreign ones are 404). */
-const visibleTo = (caller: ApiCaller, id: string) =>
-  and(eq(webhookSubscriptions.tenantId, caller.tenantId), eq(webhookSubscriptions.integrationId, caller.integrationId), eq(webhookSubscriptions.id, id));
+/** Filter of what the owner may see: its own tenant and its own integration (spec: foreign ones are 404). */
+const visibleTo = (owner: WebhookOwner, id: string) =>
+  and(eq(webhookSubscriptions.tenantId, owner.tenantId), eq(webhookSubscriptions.integrationId, owner.integrationId), eq(webhookSubscriptions.id, id));
 
 /**
  * A subscription row of the calling integration, optionally locked for update.
  * @throws ApiError 404 `not_found` when missing, of another integration or of another tenant.
  */
-export async function findSubscription(db: Db, caller: ApiCaller, id: string, lock = false): Promise<SubscriptionRow> {
-  const q = db.select().from(webhookSubscriptions).where(visibleTo(caller, id));
+export async function findSubscription(db: Db, owner: WebhookOwner, id: string, lock = false): Promise<SubscriptionRow> {
+  const q = db.select().from(webhookSubscriptions).where(visibleTo(owner, id));
   const [row] = await (lock ? q.for("update") : q);
   if (!row) throw notFound("Webhook subscription");
   return row;
 }
 
 /** `GET /webhooks/{id}`. @throws ApiError 404 for a missing or foreign subscription. */
-export async function getSubscription(db: Db, caller: ApiCaller, id: string): Promise<Webhook> {
-  return toWebhook(await findSubscription(db, caller, id));
+export async function getSubscription(db: Db, owner: WebhookOwner, id: string): Promise<Webhook> {
+  return toWebhook(await findSubscription(db, owner, id));
 }
 
 /** `GET /webhooks`: the integration's subscriptions ordered by (updated_at, id), strictly after `after`. */
 export async function listSubscriptions(
   db: Db,
-  caller: ApiCaller,
+  owner: WebhookOwner,
   q: { limit: number; after?: SubscriptionPosition },
 ): Promise<{ webhooks: Webhook[]; next: SubscriptionPosition | null }> {
-  const conds = [eq(webhookSubscriptions.tenantId, caller.tenantId), eq(webhookSubscriptions.integrationId, caller.integrationId)];
+  const conds = [eq(webhookSubscriptions.tenantId, owner.tenantId), eq(webhookSubscriptions.integrationId, owner.integrationId)];
   if (q.after) conds.push(sql`(${webhookSubscriptions.updatedAt}, ${webhookSubscriptions.id}) > (${q.after[0]}::timestamptz, ${q.after[1]}::uuid)`);
   const rows = await db
     .select()
@@ -87,23 +83,38 @@ export async function listSubscriptions(
  * The `include_pii` rules (spec "Events" and "Endpoints: Webhooks"): every pattern of `lead.*`,
  * `contact.*` or `conversation.*` (else 422 on `field`); the integration's effective scopes hold a
  * matching read scope for each family used (else 403 `scope_missing`: a missing scope, as the catalog
- * names it); in the RU cell the transfer conditions of personal-data scopes (403 via `piiCheck`).
+ * names it); in the RU cell the transfer conditions of personal-data scopes (403 `pii_transfer_not_allowed`).
+ * Turning it on also needs the staff member's personal-data right ({@link assertMayRoutePersonalData}).
  */
-function assertIncludePiiAllowed(caller: ApiCaller, events: readonly string[], field: string, piiCheck: PiiTransferCheck): void {
+function assertIncludePiiAllowed(actor: Actor, owner: WebhookOwner, events: readonly string[], field: string, turningOn: boolean): void {
   if (!allowsIncludePii(events)) {
     throw invalidField(field, "not_allowed", "include_pii is allowed only when every event is of lead.*, contact.* or conversation.*");
   }
+  if (turningOn) assertMayRoutePersonalData(actor, "Sending personal data in webhook deliveries (include_pii)");
   for (const group of piiScopeGroups(events)) {
-    if (!group.some((s) => caller.scopes.includes(s))) {
+    if (!group.some((s) => owner.scopes.includes(s))) {
       throw new ApiError("scope_missing", `include_pii for these events needs the scope ${group.join(" or ")}; the key's effective scopes are listed in GET /me.`);
     }
   }
-  piiCheck(caller);
+  assertPiiTransferAllowed(owner.cell, owner.transfer);
 }
 
-function logPiiEnabled(caller: ApiCaller, subscriptionId: string): void {
+/**
+ * Sending personal data to a new place needs the personal-data right (SECURITY.md "Rights"): a staff
+ * member sets `include_pii`, or changes the URL of a subscription that has it, only with
+ * `view_personal_data`. Integrations are bound by their scopes instead ({@link assertIncludePiiAllowed}).
+ * @throws ApiError 403 `scope_missing` naming the right.
+ */
+function assertMayRoutePersonalData(actor: Actor, what: string): void {
+  if (actor.via === "console" && !actor.rights.includes("view_personal_data")) {
+    throw new ApiError("scope_missing", `${what} needs the "view_personal_data" right in this tenant.`);
+  }
+}
+
+function logPiiEnabled(actor: Actor, owner: WebhookOwner, subscriptionId: string): void {
   // Enabling personal data in deliveries is logged (spec "Events"); ids only, never the secret or url.
-  log().info({ tenant_id: caller.tenantId, integration_id: caller.integrationId, key_id: caller.key.keyId, webhook_id: subscriptionId }, "webhook include_pii enabled");
+  const by = actor.via === "api" ? { key_id: actor.keyId } : { by: actorLabel(actor) };
+  log().info({ tenant_id: owner.tenantId, integration_id: owner.integrationId, ...by, webhook_id: subscriptionId }, "webhook include_pii enabled");
 }
 
 /**
@@ -113,23 +124,23 @@ function logPiiEnabled(caller: ApiCaller, subscriptionId: string): void {
  * @throws ApiError 409 `invalid_state` for the 11th subscription of the integration; 422 on `/url`
  *   ({@link checkWebhookUrl}) or `/include_pii`; 403 `scope_missing` / `pii_transfer_not_allowed`.
  */
-export async function createSubscription(db: Db, caller: ApiCaller, input: WebhookCreate, piiCheck: PiiTransferCheck): Promise<{ webhook: Webhook; secret: string }> {
-  await db.select({ id: integrations.id }).from(integrations).where(eq(integrations.id, caller.integrationId)).for("update");
+export async function createSubscription(db: Db, actor: Actor, owner: WebhookOwner, input: WebhookCreate): Promise<{ webhook: Webhook; secret: string }> {
+  await db.select({ id: integrations.id }).from(integrations).where(eq(integrations.id, owner.integrationId)).for("update");
   const [{ n }] = await db
     .select({ n: count() })
     .from(webhookSubscriptions)
-    .where(and(eq(webhookSubscriptions.tenantId, caller.tenantId), eq(webhookSubscriptions.integrationId, caller.integrationId)));
+    .where(and(eq(webhookSubscriptions.tenantId, owner.tenantId), eq(webhookSubscriptions.integrationId, owner.integrationId)));
   if (n >= MAX_SUBSCRIPTIONS_PER_INTEGRATION) {
     throw new ApiError("invalid_state", `An integration may hold at most ${MAX_SUBSCRIPTIONS_PER_INTEGRATION} webhook subscriptions; delete one first.`);
   }
-  if (input.include_pii) assertIncludePiiAllowed(caller, input.events, "/include_pii", piiCheck);
+  if (input.include_pii) assertIncludePiiAllowed(actor, owner, input.events, "/include_pii", true);
   await checkWebhookUrl(input.url);
   const secret = newSigningSecret();
   const [row] = await db
     .insert(webhookSubscriptions)
     .values({
-      tenantId: caller.tenantId,
-      integrationId: caller.integrationId,
+      tenantId: owner.tenantId,
+      integrationId: owner.integrationId,
       url: input.url,
       events: input.events,
       includePii: input.include_pii,
@@ -138,7 +149,7 @@ export async function createSubscription(db: Db, caller: ApiCaller, input: Webho
       secretEnc: sealSecret(secret),
     })
     .returning();
-  if (row.includePii) logPiiEnabled(caller, row.id);
+  if (row.includePii) logPiiEnabled(actor, owner, row.id);
   return { webhook: toWebhook(row), secret };
 }
 
@@ -148,13 +159,14 @@ export async function createSubscription(db: Db, caller: ApiCaller, input: Webho
  * @throws ApiError 404 for a missing or foreign subscription; 422 on `/url`, `/events` or `/include_pii`;
  *   403 `scope_missing` / `pii_transfer_not_allowed`.
  */
-export async function updateSubscription(db: Db, caller: ApiCaller, id: string, input: WebhookUpdate, piiCheck: PiiTransferCheck): Promise<Webhook> {
-  const current = await findSubscription(db, caller, id, true);
+export async function updateSubscription(db: Db, actor: Actor, owner: WebhookOwner, id: string, input: WebhookUpdate): Promise<Webhook> {
+  const current = await findSubscription(db, owner, id, true);
   const events = input.events ?? current.events;
   const includePii = input.include_pii ?? current.includePii;
   if (input.include_pii === true || (includePii && input.events !== undefined)) {
-    assertIncludePiiAllowed(caller, events, input.include_pii === true ? "/include_pii" : "/events", piiCheck);
+    assertIncludePiiAllowed(actor, owner, events, input.include_pii === true ? "/include_pii" : "/events", input.include_pii === true && !current.includePii);
   }
+  if (includePii && input.url !== undefined && input.url !== current.url) assertMayRoutePersonalData(actor, "Changing where a subscription with include_pii sends personal data");
   if (input.url !== undefined) await checkWebhookUrl(input.url);
   const set: Partial<typeof webhookSubscriptions.$inferInsert> = { updatedAt: sql`now()` as unknown as Date };
   if (input.url !== undefined) set.url = input.url;
@@ -162,14 +174,14 @@ export async function updateSubscription(db: Db, caller: ApiCaller, id: string, 
   if (input.include_pii !== undefined) set.includePii = input.include_pii;
   if (input.description !== undefined) set.description = input.description;
   if (input.status !== undefined) set.status = input.status;
-  const [row] = await db.update(webhookSubscriptions).set(set).where(visibleTo(caller, id)).returning();
-  if (row.includePii && !current.includePii) logPiiEnabled(caller, row.id);
+  const [row] = await db.update(webhookSubscriptions).set(set).where(visibleTo(owner, id)).returning();
+  if (row.includePii && !current.includePii) logPiiEnabled(actor, owner, row.id);
   return toWebhook(row);
 }
 
 /** `DELETE /webhooks/{id}`: the delivery journal goes with it (foreign key cascade). @throws ApiError 404. */
-export async function deleteSubscription(db: Db, caller: ApiCaller, id: string): Promise<void> {
-  const gone = await db.delete(webhookSubscriptions).where(visibleTo(caller, id)).returning({ id: webhookSubscriptions.id });
+export async function deleteSubscription(db: Db, owner: WebhookOwner, id: string): Promise<void> {
+  const gone = await db.delete(webhookSubscriptions).where(visibleTo(owner, id)).returning({ id: webhookSubscriptions.id });
   if (gone.length === 0) throw notFound("Webhook subscription");
 }
 
@@ -179,8 +191,8 @@ export async function deleteSubscription(db: Db, caller: ApiCaller, id: string):
  * previous secret with the one just retired, so at most two secrets sign at once.
  * @returns the Webhook and the new secret in clear (shown once). @throws ApiError 404.
  */
-export async function rotateSecret(db: Db, caller: ApiCaller, id: string): Promise<{ webhook: Webhook; secret: string }> {
-  const current = await findSubscription(db, caller, id, true);
+export async function rotateSecret(db: Db, owner: WebhookOwner, id: string): Promise<{ webhook: Webhook; secret: string }> {
+  const current = await findSubscription(db, owner, id, true);
   const at = now();
   const secret = newSigningSecret();
   const [row] = await db
@@ -192,7 +204,7 @@ export async function rotateSecret(db: Db, caller: ApiCaller, id: string): Promi
       secretRotatedAt: at,
       updatedAt: sql`now()` as unknown as Date,
     })
-    .where(visibleTo(caller, id))
+    .where(visibleTo(owner, id))
     .returning();
   return { webhook: toWebhook(row), secret };
 }
@@ -203,8 +215,8 @@ export async function rotateSecret(db: Db, caller: ApiCaller, id: string): Promi
  * @returns the event id (the `Service-Event-Id` of the delivery).
  * @throws ApiError 404 for a missing or foreign subscription; 409 `invalid_state` when it is paused.
  */
-export async function sendTestEvent(db: Db, caller: ApiCaller, id: string): Promise<string> {
-  const sub = await findSubscription(db, caller, id, true);
+export async function sendTestEvent(db: Db, owner: WebhookOwner, id: string): Promise<string> {
+  const sub = await findSubscription(db, owner, id, true);
   if (sub.status !== "active") throw new ApiError("invalid_state", "Test deliveries need an active subscription; set status active first.");
-  return recordEvent(db, { tenantId: caller.tenantId, type: "webhook.test", data: { webhook_id: sub.id }, livemode: false }, { onlySubscriptionId: sub.id });
+  return recordEvent(db, { tenantId: owner.tenantId, type: "webhook.test", data: { webhook_id: sub.id }, livemode: false }, { onlySubscriptionId: sub.id });
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SCOPES, ROLE_NAMES } from "@/server/services/access/scopes";
+import { SCOPES, ROLE_NAMES } from "@/server/schemas/scopes";
 import { getIntegration, listIntegrations, listKeys } from "@/server/services/integrations/integration-queries";
 import { createIntegration, setIntegrationStatus } from "@/server/services/integrations/integrations";
 import { issueKey, revokeKey } from "@/server/services/keys/keys";
@@ -55,6 +55,7 @@ export const integrationsRouter = router({
         mode: input.mode,
         expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
         ipAllowlist: input.ipAllowlist,
+        issuer: ctx.actor,
       });
       // The only time the full key leaves the server.
       return { key: k.key, keyId: k.keyId, mode: k.mode, expiresAt: k.expiresAt.toISOString() };

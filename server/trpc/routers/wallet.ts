@@ -1,11 +1,9 @@
 import { TRPCError } from "@trpc/server";
-import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { integrationDailySpend, integrations } from "@/db/schema";
 import { formatMinor, parseAmount } from "@/server/lib/money";
 import { readWallet, topupUrl } from "@/server/services/wallet/wallet-state";
-import { ledgerPage, setDailySpendLimit } from "@/server/services/wallet/wallet-history";
-import { PAYMENT_PROVIDERS } from "@/server/services/wallet/payment-provider";
+import { dailySpendByIntegration, ledgerPage, setDailySpendLimit } from "@/server/services/wallet/wallet-history";
+import { findPaymentProvider, PAYMENT_PROVIDER_IDS, PAYMENT_PROVIDERS } from "@/server/services/wallet/payment-provider";
 import { ApiError } from "@/server/errors";
 import { router, tenantProcedure, withRight } from "../init";
 
@@ -25,14 +23,9 @@ export const walletRouter = router({
     return { balance: w.balanceMinor === null ? null : formatMinor(w.balanceMinor), currency: "RUB", state: w.state, exchange: w.exchange, topupUrl: topupUrl(ctx.actor.tenantId), canTopUp: ctx.rights.includes("topup_wallet"), providers: Object.values(PAYMENT_PROVIDERS).map((p) => ({ id: p.id, label: p.label })) };
   }),
   ledger: tenantProcedure
-    .input(z.object({ limit: z.number().int().min(1).max(100).default(20), cursor: z.object({ createdAt: z.string(), id: z.uuid() }).nullish() }))
+    .input(z.object({ limit: z.number().int().min(1).max(100).default(20), cursor: z.object({ createdAt: z.iso.datetime({ offset: true, error: "must be the createdAt of a ledger page's next cursor (an ISO 8601 date-time)" }), id: z.uuid() }).nullish() }))
     .query(({ ctx, input }) => ledgerPage(ctx.db, ctx.actor.tenantId, input.limit, input.cursor ?? null)),
-  dailySpend: tenantProcedure.query(async ({ ctx }) => {
-    const day = new Date().toISOString().slice(0, 10);
-    const rows = await ctx.db.select({ id: integrations.id, name: integrations.name, limit: integrations.dailySpendLimitMinor }).from(integrations).where(eq(integrations.tenantId, ctx.actor.tenantId));
-    const used = await ctx.db.select().from(integrationDailySpend).where(eq(integrationDailySpend.day, day));
-    return rows.map((r) => ({ integrationId: r.id, name: r.name, limit: r.limit === null ? null : formatMinor(r.limit), used: formatMinor(used.find((u) => u.integrationId === r.id)?.usedMinor ?? 0n) }));
-  }),
+  dailySpend: tenantProcedure.query(({ ctx }) => dailySpendByIntegration(ctx.db, ctx.actor.tenantId)),
   setDailyLimit: withRight("manage_integrations")
     .input(z.object({ integrationId: z.uuid(), limit: amountText.nullable() }))
     .mutation(async ({ ctx, input }) => {
@@ -40,13 +33,13 @@ export const walletRouter = router({
       return { ok: true };
     }),
   topUp: withRight("topup_wallet")
-    .input(z.object({ amount: amountText, provider: z.string().default("manual"), note: z.string().max(200).optional() }))
+    .input(z.object({ amount: amountText, provider: z.enum(PAYMENT_PROVIDER_IDS, { error: `must be one of the payment providers: ${PAYMENT_PROVIDER_IDS.join(", ")}` }).default("manual"), note: z.string().max(200).optional() }))
     .mutation(async ({ ctx, input }) => {
-      const provider = PAYMENT_PROVIDERS[input.provider];
+      const provider = findPaymentProvider(input.provider);
       if (!provider) throw new TRPCError({ code: "BAD_REQUEST", message: "Unknown payment provider." });
       const amountMinor = toMinor(input.amount, "amount");
       if (amountMinor <= 0n) throw new ApiError("validation_failed", "The amount must be greater than 0.", { errors: [{ field: "/amount", code: "out_of_range", message: "The amount must be greater than 0." }] });
-      const w = await provider.topUp(ctx.db, { tenantId: ctx.actor.tenantId, amountMinor, staffUserId: ctx.actor.staffUserId!, note: input.note });
+      const w = await provider.topUp(ctx.db, { tenantId: ctx.actor.tenantId, amountMinor, staffUserId: ctx.actor.staffUserId, note: input.note });
       return { balance: formatMinor(w.balanceMinor) };
     }),
 });

@@ -1,19 +1,17 @@
-import { and, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "@/db/client";
-import { webhookDeliveries } from "@/db/schema";
-import { dispatchAfterCommit } from "@/server/jobs/dispatch";
-import { check, validationError } from "@/server/public-api/validation";
-import { DeliveryState, WebhookCreateSchema, WebhookUpdateSchema, type Webhook, type WebhookDelivery } from "@/server/schemas/webhooks";
-import { consoleActorForSubscription, consolePiiTransferCheck, consoleWebhookActor } from "@/server/services/webhooks/console-actor";
+import { check, validationError } from "@/server/lib/validation";
+import { DeliveryState, WebhookCreateSchema, WebhookUpdateSchema, type Webhook } from "@/server/schemas/webhooks";
+import { afterCommit } from "@/server/services/events/work-notifier";
 import * as journal from "@/server/services/webhooks/journal";
+import { resolveSubscriptionOwner, resolveWebhookOwner } from "@/server/services/webhooks/owner";
 import { resendDeadDelivery } from "@/server/services/webhooks/resend";
 import * as subs from "@/server/services/webhooks/subscriptions";
 import { router, withRight } from "../init";
 
 // The console's webhook pages (issue 6 item 6). Every procedure needs the `manage_webhooks` right in the
-// staff member's tenant; the same services as `/v1/webhooks` do the work, with an actor standing for the
-// chosen integration (console-actor.ts). Another tenant's integration, subscription or delivery is
+// staff member's tenant; the same services as `/v1/webhooks` do the work for the chosen integration (its
+// owner, server/services/webhooks/owner.ts), with the staff member as the actor. Another tenant's integration, subscription or delivery is
 // NOT_FOUND with code not_found, as on the API.
 
 const manage = withRight("manage_webhooks");
@@ -35,11 +33,11 @@ function parse<T>(schema: z.ZodType<T>, input: unknown): T {
 
 /** Runs a write in one transaction; deliveries it queues are handed to the jobs driver after the commit. */
 function write<T>(db: Db, work: (tx: Db) => Promise<T>): Promise<T> {
-  return dispatchAfterCommit(() => db.transaction((tx) => work(tx as Db)));
+  return afterCommit(() => db.transaction((tx) => work(tx as Db)));
 }
 
 /** A journal row as the console shows it: the API's WebhookDelivery plus the event type. */
-export type ConsoleDelivery = WebhookDelivery & { event_type: string };
+export type ConsoleDelivery = journal.ConsoleDelivery;
 
 /** The keyset position of the journal as the console pages it: (created_at ISO, id) of the last row shown. */
 const DeliveryCursor = z.object({ createdAt: z.iso.datetime({ offset: true }), id: z.uuid() });
@@ -48,8 +46,8 @@ const DeliveryCursor = z.object({ createdAt: z.iso.datetime({ offset: true }), i
 export const webhooksRouter = router({
   /** Subscriptions of one integration (at most 10), oldest change first like `GET /webhooks`; no secrets. */
   list: manage.input(z.object({ integrationId: z.uuid() })).query(async ({ ctx, input }): Promise<Webhook[]> => {
-    const caller = await consoleWebhookActor(ctx.db, ctx.actor, input.integrationId);
-    return (await subs.listSubscriptions(ctx.db, caller, { limit: subs.MAX_SUBSCRIPTIONS_PER_INTEGRATION })).webhooks;
+    const owner = await resolveWebhookOwner(ctx.db, ctx.actor, input.integrationId);
+    return (await subs.listSubscriptions(ctx.db, owner, { limit: subs.MAX_SUBSCRIPTIONS_PER_INTEGRATION })).webhooks;
   }),
 
   /** Creates a subscription; the only answer that carries its signing secret in clear. */
@@ -59,8 +57,8 @@ export const webhooksRouter = router({
       const { integrationId, tenantId: _t, ...body } = input;
       const data = parse(WebhookCreateSchema, body);
       return write(ctx.db, async (tx) => {
-        const caller = await consoleWebhookActor(tx, ctx.actor, integrationId);
-        const { webhook, secret } = await subs.createSubscription(tx, caller, data, consolePiiTransferCheck);
+        const owner = await resolveWebhookOwner(tx, ctx.actor, integrationId);
+        const { webhook, secret } = await subs.createSubscription(tx, ctx.actor, owner, data);
         return { webhook, secret };
       });
     }),
@@ -71,28 +69,28 @@ export const webhooksRouter = router({
     .mutation(async ({ ctx, input }) => {
       const { subscriptionId, tenantId: _t, ...body } = input;
       const data = parse(WebhookUpdateSchema, body);
-      return write(ctx.db, async (tx) => subs.updateSubscription(tx, await consoleActorForSubscription(tx, ctx.actor, subscriptionId), subscriptionId, data, consolePiiTransferCheck));
+      return write(ctx.db, async (tx) => subs.updateSubscription(tx, ctx.actor, await resolveSubscriptionOwner(tx, ctx.actor, subscriptionId), subscriptionId, data));
     }),
 
   /** Pauses or resumes (spec "States and transitions: Webhook subscription"). */
   setStatus: manage.input(z.object({ subscriptionId: z.uuid(), status: z.enum(["active", "paused"]) })).mutation(async ({ ctx, input }) =>
-    write(ctx.db, async (tx) => subs.updateSubscription(tx, await consoleActorForSubscription(tx, ctx.actor, input.subscriptionId), input.subscriptionId, { status: input.status }, consolePiiTransferCheck)),
+    write(ctx.db, async (tx) => subs.updateSubscription(tx, ctx.actor, await resolveSubscriptionOwner(tx, ctx.actor, input.subscriptionId), input.subscriptionId, { status: input.status })),
   ),
 
   /** New signing secret, shown once; the previous one keeps signing for 24 hours. */
   rotateSecret: manage.input(z.object({ subscriptionId: z.uuid() })).mutation(async ({ ctx, input }) =>
-    write(ctx.db, async (tx) => subs.rotateSecret(tx, await consoleActorForSubscription(tx, ctx.actor, input.subscriptionId), input.subscriptionId)),
+    write(ctx.db, async (tx) => subs.rotateSecret(tx, await resolveSubscriptionOwner(tx, ctx.actor, input.subscriptionId), input.subscriptionId)),
   ),
 
   /** Queues `webhook.test` for this subscription only (it must be active, else CONFLICT invalid_state). */
   sendTest: manage.input(z.object({ subscriptionId: z.uuid() })).mutation(async ({ ctx, input }) => {
-    const eventId = await write(ctx.db, async (tx) => subs.sendTestEvent(tx, await consoleActorForSubscription(tx, ctx.actor, input.subscriptionId), input.subscriptionId));
+    const eventId = await write(ctx.db, async (tx) => subs.sendTestEvent(tx, await resolveSubscriptionOwner(tx, ctx.actor, input.subscriptionId), input.subscriptionId));
     return { eventId };
   }),
 
   /** Deletes the subscription with its delivery journal. */
   remove: manage.input(z.object({ subscriptionId: z.uuid() })).mutation(async ({ ctx, input }) => {
-    await write(ctx.db, async (tx) => subs.deleteSubscription(tx, await consoleActorForSubscription(tx, ctx.actor, input.subscriptionId), input.subscriptionId));
+    await write(ctx.db, async (tx) => subs.deleteSubscription(tx, await resolveSubscriptionOwner(tx, ctx.actor, input.subscriptionId), input.subscriptionId));
     return { id: input.subscriptionId };
   }),
 
@@ -100,22 +98,13 @@ export const webhooksRouter = router({
   deliveries: manage
     .input(z.object({ subscriptionId: z.uuid(), state: DeliveryState.nullish(), cursor: DeliveryCursor.nullish(), limit: z.number().int().min(1).max(100).default(25) }))
     .query(async ({ ctx, input }): Promise<{ items: ConsoleDelivery[]; next: z.infer<typeof DeliveryCursor> | null }> => {
-      const caller = await consoleActorForSubscription(ctx.db, ctx.actor, input.subscriptionId);
-      const page = await journal.listDeliveries(ctx.db, caller, input.subscriptionId, {
+      const owner = await resolveSubscriptionOwner(ctx.db, ctx.actor, input.subscriptionId);
+      const page = await journal.listDeliveriesWithTypes(ctx.db, owner, input.subscriptionId, {
         limit: input.limit,
         state: input.state ?? undefined,
         after: input.cursor ? [input.cursor.createdAt, input.cursor.id] : undefined,
       });
-      // The API's WebhookDelivery has no event type; the console shows it, so it is read for the page's rows.
-      const ids = page.deliveries.map((d) => d.id);
-      const types = ids.length
-        ? await ctx.db.select({ id: webhookDeliveries.id, type: webhookDeliveries.eventType }).from(webhookDeliveries).where(and(eq(webhookDeliveries.tenantId, ctx.actor.tenantId), inArray(webhookDeliveries.id, ids)))
-        : [];
-      const typeOf = new Map(types.map((t) => [t.id, t.type]));
-      return {
-        items: page.deliveries.map((d) => ({ ...d, event_type: typeOf.get(d.id) ?? "" })),
-        next: page.next ? { createdAt: page.next[0], id: page.next[1] } : null,
-      };
+      return { items: page.deliveries, next: page.next ? { createdAt: page.next[0], id: page.next[1] } : null };
     }),
 
   /** Manual resend of a `dead` delivery: pending again, attempt 0, due now. Other states: CONFLICT invalid_state. */

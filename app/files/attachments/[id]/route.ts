@@ -1,4 +1,4 @@
-import { serveAttachment } from "@/server/services/conversations/attachment-download";
+import { serveAttachment } from "@/server/public-api/side-routes";
 
 // Temporary signed links to message attachments (spec "Message"): no API key, the signature is the
 // permission; an expired or altered link answers 403, an unknown file 404.

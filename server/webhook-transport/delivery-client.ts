@@ -55,7 +55,7 @@ type LookupCallback = (err: Error | null, address: string | LookupAddress[], fam
 
 /**
  * `connect.lookup` of the Agent: resolves through the same resolver as the URL check
- * (server/webhooks/url-check.ts) and refuses the connection when ANY address is forbidden, so the
+ * (server/webhook-transport/url-check.ts) and refuses the connection when ANY address is forbidden, so the
  * address connected to is one that was checked at this very moment (no DNS rebinding between the
  * check and the connection; DESIGN "Decisions: undici Agent").
  */
@@ -156,9 +156,4 @@ type Holder = { [KEY]?: DeliveryClient };
 export function deliveryClient(): DeliveryClient {
   const g = globalThis as Holder;
   return (g[KEY] ??= createDeliveryClient());
-}
-
-/** Replaces the process-wide client (tests install one trusting their receiver); undefined restores the default. */
-export function setDeliveryClient(c: DeliveryClient | undefined): void {
-  (globalThis as Holder)[KEY] = c;
 }

@@ -2,11 +2,11 @@ import { randomUUID } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { and, eq, sql } from "drizzle-orm";
-import type { Db } from "./client";
+import type { Db } from "@/db/client";
 import {
   articles, channels, contacts, conversations, dashboardBlocks, integrations, leads, messageAttachments, messages,
   operations, strategistActions, strategistReports, strategistSessions, strategistTopics,
-} from "./schema";
+} from "@/db/schema";
 import { storedFilePath } from "@/server/services/storage/file-store";
 
 /** How much `seedTenantData` makes at scale N: conversations, messages and leads grow linearly. */

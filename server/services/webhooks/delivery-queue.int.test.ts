@@ -4,7 +4,7 @@ import { webhookDeliveries, webhookSubscriptions } from "@/db/schema";
 import { recordEventWithDeliveries } from "@/server/services/events/outbox";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
-import { newSigningSecret, sealSecret } from "@/server/webhooks/secret-box";
+import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
 import { claimDueDeliveries, resumeDeferredDeliveries } from "./delivery-queue";
 
 let db: Awaited<ReturnType<typeof openTestDatabase>>;

@@ -1,4 +1,4 @@
-import type { Scope } from "@/server/services/access/scopes";
+import type { Scope } from "@/server/schemas/scopes";
 
 /**
  * Every event type of the spec's table (spec "Events: Event types"), in the order of the table.
@@ -110,3 +110,29 @@ export function piiScopeGroups(patterns: readonly string[]): (readonly Scope[])[
   const families = [...new Set(patterns.map(familyOf))].filter((f) => Object.hasOwn(PII_FAMILIES, f)).sort();
   return families.map((f) => PII_FAMILIES[f]!);
 }
+
+/**
+ * Families whose events are about personal-data resources, each with the read scopes of which the
+ * integration must hold at least one to receive them at all, thin or not (spec "Events" and the scope table
+ * of "Authentication" 6): an event's ids point at a conversation, a message of one, a lead or a contact,
+ * and its type and timing already tell something about a person. `message.created` carries no text but
+ * names a conversation and who wrote in it, so it needs `conversations:read` like `conversation.*`.
+ * `task.*`, `crm.mode_changed`, `article.*` and the rest need no read scope.
+ */
+export const EVENT_READ_SCOPES: Readonly<Record<string, readonly Scope[]>> = {
+  ...PII_FAMILIES,
+  message: ["conversations:read"],
+};
+
+/** The read scopes (any one suffices) an integration needs to receive events of `type`; null when none. */
+export function readScopesForEvent(type: string): readonly Scope[] | null {
+  return EVENT_READ_SCOPES[familyOf(type)] ?? null;
+}
+
+/**
+ * Types addressed to one integration only, with where its id is in `data`: `api_key.expiring` goes only to
+ * subscriptions of the integration that owns the key (`data.integration_id`), never to the tenant's others.
+ */
+export const INTEGRATION_ADDRESSED: Readonly<Record<string, string>> = {
+  "api_key.expiring": "integration_id",
+};

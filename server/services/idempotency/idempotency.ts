@@ -12,12 +12,18 @@ export const IDEMPOTENCY_LOCK_MS = 30_000;
 /** Longest accepted `Idempotency-Key`, characters. */
 export const IDEMPOTENCY_KEY_MAX = 255;
 
+/**
+ * Where a key is unique and what it stands for: keys are per integration (two integrations of a tenant
+ * may pick the same key), and the fingerprint covers the method, the concrete path and the body, so the
+ * same key on another route or another resource is a different request (409), also for routes without a body.
+ */
 export interface IdempotencyScope {
   tenantId: string;
   keyMode: string;
-  /** Method and concrete path, e.g. `POST /cards`. */
+  /** `integration:<id>`: the namespace of the caller's keys. */
   scope: string;
   key: string;
+  /** Hex SHA-256 of the request: method, concrete path and canonical body. */
   fingerprint: string;
 }
 
@@ -80,6 +86,20 @@ export async function beginIdempotency(db: Db, s: IdempotencyScope): Promise<Beg
     if (taken[0]) return { kind: "new", recordId: taken[0].id };
   }
   throw new ApiError("operation_in_progress", "A request with this Idempotency-Key is still running; retry after a pause.", {}, { "retry-after": "1" });
+}
+
+/** How often a running operation renews its lock, ms: well inside {@link IDEMPOTENCY_LOCK_MS}. */
+export const IDEMPOTENCY_RENEW_EVERY_MS = IDEMPOTENCY_LOCK_MS / 3;
+
+/**
+ * Extends the lock of an operation that is still running, so a request that runs longer than the lock is
+ * never taken over and run a second time by a retry. A record no longer running is left alone.
+ */
+export async function renewIdempotencyLock(db: Db, recordId: string): Promise<void> {
+  await db
+    .update(idempotencyRecords)
+    .set({ lockedUntil: new Date(nowMs() + IDEMPOTENCY_LOCK_MS) })
+    .where(and(eq(idempotencyRecords.id, recordId), eq(idempotencyRecords.state, "running")));
 }
 
 /** Marks the operation done, in the handler's transaction, with a reference to what it made. */

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
-import type { Db } from "./client";
-import { products, tenants } from "./schema";
+import type { Db } from "@/db/client";
+import { products, tenants } from "@/db/schema";
 import { seedTenantData } from "./seed-data";
-import { SCOPES } from "@/server/services/access/scopes";
+import { SCOPES } from "@/server/schemas/scopes";
 import { createCard } from "@/server/services/cards/cards";
 import { createIntegration } from "@/server/services/integrations/integrations";
 import { issueKey } from "@/server/services/keys/keys";

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 
-/** Name of the request header that carries the signature (spec "Events: Delivery format"). */
-export const SIGNATURE_HEADER = "Service-Signature";
+/** Request headers of a delivery (spec "Events: Delivery format"). */
+export const DELIVERY_HEADERS = { eventId: "Service-Event-Id", eventType: "Service-Event-Type", signature: "Service-Signature" } as const;
 
 /** Recommended tolerance between the signature's `t` and the receiver's clock, seconds (spec "Events: Signature"). */
 export const DEFAULT_TOLERANCE_SEC = 300;

@@ -1,0 +1,44 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterCommit, announceDeliveries, announceExchangeResumed } from "@/server/services/events/work-notifier";
+import { setTestEnv } from "@/server/testing/test-db";
+import { inngest } from "./client";
+import { DELIVERY_SCHEDULED, EXCHANGE_RESUMED } from "./events";
+import { registerInngestNotifier } from "./notifier";
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("Inngest notifier", () => {
+  it("sends one schedule event per delivery after the commit, and the resume event", async () => {
+    setTestEnv({ JOBS_DRIVER: "inngest" });
+    const send = vi.spyOn(inngest, "send").mockResolvedValue({ ids: [] } as never);
+    const off = registerInngestNotifier();
+    try {
+      await afterCommit(async () => {
+        announceDeliveries(["d1", "d2"]);
+        expect(send).not.toHaveBeenCalled();
+      });
+      await new Promise((r) => setImmediate(r));
+      expect(send).toHaveBeenCalledWith([
+        { name: DELIVERY_SCHEDULED, data: { deliveryId: "d1" } },
+        { name: DELIVERY_SCHEDULED, data: { deliveryId: "d2" } },
+      ]);
+      announceExchangeResumed("t1");
+      expect(send).toHaveBeenLastCalledWith({ name: EXCHANGE_RESUMED, data: { tenantId: "t1" } });
+    } finally {
+      off();
+    }
+  });
+
+  it("does not throw when Inngest cannot be reached (the sweep recovers)", async () => {
+    setTestEnv({ JOBS_DRIVER: "inngest" });
+    const send = vi.spyOn(inngest, "send").mockRejectedValue(new Error("connect ECONNREFUSED"));
+    const off = registerInngestNotifier();
+    try {
+      expect(() => announceExchangeResumed("t1")).not.toThrow();
+      await new Promise((r) => setImmediate(r));
+      expect(send).toHaveBeenCalledTimes(1);
+    } finally {
+      off();
+    }
+  });
+});

@@ -1,0 +1,36 @@
+import { NextResponse, type NextRequest } from "next/server";
+import { NONCE_HEADER, newNonce, pageCsp } from "@/server/lib/content-security-policy";
+
+/**
+ * Every page response gets a Content-Security-Policy with a nonce of its own (issue 23 item 7). The
+ * policy also goes on the request, where Next.js finds the nonce and puts it on its scripts; server
+ * components read it from {@link NONCE_HEADER} (app/docs/api/page.tsx). The other page headers
+ * (framing, referrer, sniffing, caching) are static, in next.config.ts.
+ */
+export function proxy(request: NextRequest): NextResponse {
+  const nonce = newNonce();
+  const csp = pageCsp(nonce, process.env.NODE_ENV === "development");
+  const headers = new Headers(request.headers);
+  headers.set("content-security-policy", csp);
+  headers.set(NONCE_HEADER, nonce);
+  const response = NextResponse.next({ request: { headers } });
+  response.headers.set("content-security-policy", csp);
+  return response;
+}
+
+/**
+ * Pages only. Route handlers stay out: a proxy in front of a route makes Next.js copy the request
+ * body for it, which would defeat the body limits of /api/public/v1 and /api/trpc; static files and
+ * attachment downloads are not documents. Prefetches of next/link carry no document either.
+ */
+export const config = {
+  matcher: [
+    {
+      source: "/((?!api/|api$|_next/|files/|docs/api/assets/|favicon\\.ico).*)",
+      missing: [
+        { type: "header", key: "next-router-prefetch" },
+        { type: "header", key: "purpose", value: "prefetch" },
+      ],
+    },
+  ],
+};

@@ -1,0 +1,59 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { shareEmbedded } from "@/db/shared-embedded";
+import { tenants } from "@/db/schema";
+import { openTestDatabase } from "@/server/testing/test-db";
+
+// The operator CLI as an operator runs it: a separate process reading its own environment (CELL) and
+// opening the database named by DATABASE_URL, or, on the embedded database, reaching it through the
+// socket a running app shares it on (as `npm run admin` does while the app runs).
+
+const run = promisify(execFile);
+let db: Awaited<ReturnType<typeof openTestDatabase>>;
+let unshare: (() => Promise<void>) | undefined;
+let dir: string;
+let target: Record<string, string>;
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "admin-cli-"));
+  db = await openTestDatabase();
+  if (db.url) target = { DATABASE_URL: db.url };
+  else {
+    const pgliteDir = path.join(dir, "pglite");
+    unshare = await shareEmbedded(db, pgliteDir);
+    target = { DATABASE_URL: "", PGLITE_DIR: pgliteDir };
+  }
+});
+afterAll(async () => {
+  await unshare?.();
+  await db.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs `scripts/admin.ts <args> --json` with `CELL=<cell>` and answers its one JSON object. */
+async function admin(cell: string, args: string[]): Promise<Record<string, unknown>> {
+  const { stdout } = await run(process.execPath, ["--import", "tsx", "scripts/admin.ts", ...args, "--json"], {
+    env: { ...process.env, ...target, CELL: cell, NODE_ENV: "test", APP_SECRET: "admin-cli-test-secret-0123456789abcdef", LOG_LEVEL: "silent" },
+    timeout: 90_000,
+  });
+  return JSON.parse(stdout) as Record<string, unknown>;
+}
+
+describe("tenant:create", () => {
+  // A CLI process compiles its imports with tsx first: slow on a busy machine, hence the timeouts.
+  it("makes a tenant of the process's own cell when --cell is not given", { timeout: 120_000 }, async () => {
+    const out = await admin("en", ["tenant:create", "--name", "Shop EN"]);
+    expect(out).toMatchObject({ name: "Shop EN", cell: "en" });
+    const [row] = await db.db.select({ cell: tenants.cell }).from(tenants).where(eq(tenants.id, out.tenant_id as string));
+    expect(row).toEqual({ cell: "en" });
+  });
+
+  it("makes a tenant of the cell given with --cell", { timeout: 120_000 }, async () => {
+    expect(await admin("en", ["tenant:create", "--name", "Shop ID", "--cell", "id"])).toMatchObject({ name: "Shop ID", cell: "id" });
+  });
+});

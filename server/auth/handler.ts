@@ -1,0 +1,82 @@
+import { readLimited, BodyTooLargeError } from "@/server/lib/read-limited";
+import { log } from "@/server/log";
+import { callerIp } from "@/server/lib/client-ip";
+import { AUTH_CLIENT_ADDRESS_HEADER, type Auth } from "./auth";
+import { takeSignInAttempt } from "./sign-in-limits";
+
+/** Largest body accepted by the sign-in endpoints, bytes (an email and a password fit many times over). */
+export const MAX_AUTH_BODY_BYTES = 16 * 1024;
+
+/** Seconds a client should wait when the limit store cannot be reached. */
+const STORE_DOWN_RETRY_S = 5;
+
+const SIGN_UP = /^\/sign-up(\/|$)/;
+const SIGN_IN = /^\/sign-in(\/|$)/;
+
+/** An answer in the sign-in library's error shape (`{code, message}`), which its client shows. */
+function refuse(status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
+  return Response.json({ code, message }, { status, headers: { "cache-control": "no-store", ...headers } });
+}
+
+/**
+ * The HTTP door of console sign-in (`/api/auth/*`), in front of better-auth:
+ * - sign-up paths answer 403 `SIGN_UP_DISABLED` (accounts are made by an operator; issue 23 item 4);
+ * - the caller's address is ours to decide: the TCP peer stamped by server/http-server.ts, or under
+ *   `TRUST_PROXY=N` the Nth X-Forwarded-For entry from the right (server/public-api/client-ip.ts); it
+ *   reaches the library's own limiter in {@link AUTH_CLIENT_ADDRESS_HEADER}, a client's copy removed;
+ * - a sign-in attempt is counted per address and per account (server/auth/sign-in-limits.ts) before
+ *   the password is checked: 429 with `Retry-After` when a limit is full, 503 when the limit store is
+ *   unreachable (fail closed). Its body is read up to {@link MAX_AUTH_BODY_BYTES} (413 beyond) and
+ *   must be JSON with the email as a string, so no other encoding slips past the account limit.
+ */
+export async function handleAuthRequest(auth: Auth, request: Request): Promise<Response> {
+  const path = new URL(request.url).pathname.replace(/^\/api\/auth/, "");
+  if (SIGN_UP.test(path)) {
+    return refuse(403, "SIGN_UP_DISABLED", "Sign-up is closed: an operator creates staff accounts, and a tenant's team is joined by invitation.");
+  }
+  const headers = new Headers(request.headers);
+  headers.delete(AUTH_CLIENT_ADDRESS_HEADER);
+  const address = callerIp(request.headers);
+  if (address) headers.set(AUTH_CLIENT_ADDRESS_HEADER, address);
+  if (request.method !== "POST" || !SIGN_IN.test(path)) return auth.handler(new Request(request, { headers }));
+
+  let bytes: Uint8Array;
+  try {
+    bytes = await readLimited(request, MAX_AUTH_BODY_BYTES);
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) return refuse(413, "PAYLOAD_TOO_LARGE", `The body is larger than ${MAX_AUTH_BODY_BYTES} bytes.`);
+    throw err;
+  }
+  let email: string | null = null;
+  if (path === "/sign-in/email") {
+    email = emailOf(bytes, headers.get("content-type"));
+    if (email === null) return refuse(400, "INVALID_REQUEST", "Send the email and password as JSON with Content-Type: application/json.");
+  }
+  let attempt;
+  try {
+    attempt = await takeSignInAttempt({ address, email });
+  } catch (err) {
+    log().warn({ err: (err as Error).message }, "sign-in limit store unreachable");
+    return refuse(503, "SERVICE_UNAVAILABLE", "Sign-in is unavailable for a moment; try again shortly.", { "retry-after": String(STORE_DOWN_RETRY_S) });
+  }
+  if (!attempt.allowed) {
+    const scope = attempt.limit === "account" ? "for this account" : "from this address";
+    return refuse(429, "TOO_MANY_REQUESTS", `Too many sign-in attempts ${scope}; try again in ${attempt.retryAfterS} s.`, {
+      "retry-after": String(attempt.retryAfterS),
+      "x-retry-after": String(attempt.retryAfterS),
+    });
+  }
+  return auth.handler(new Request(request.url, { method: "POST", headers, body: bytes as BodyInit, signal: request.signal }));
+}
+
+/** The email of a JSON sign-in body, or null when the body is not JSON or has no string email. */
+function emailOf(bytes: Uint8Array, contentType: string | null): string | null {
+  if (!contentType || contentType.split(";")[0].trim().toLowerCase() !== "application/json") return null;
+  try {
+    const body = JSON.parse(new TextDecoder().decode(bytes)) as unknown;
+    const email = body && typeof body === "object" ? (body as { email?: unknown }).email : undefined;
+    return typeof email === "string" ? email.trim().toLowerCase() : null;
+  } catch {
+    return null;
+  }
+}

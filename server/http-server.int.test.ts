@@ -1,0 +1,95 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { request } from "node:http";
+import { createServer, type AddressInfo } from "node:net";
+import { networkInterfaces, tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { PEER_HEADER } from "@/server/lib/client-ip";
+import { openTestDatabase } from "@/server/testing/test-db";
+import { LOOPBACK_HOSTS, startApp, type RunningApp } from "./http-server";
+
+// Where the app listens (issue 23 item 7): loopback only unless HOST says otherwise, for `npm start`
+// and the demo alike (both call startApp). Next.js is replaced by a handler that echoes the peer stamp,
+// so this runs without a build; everything else in startApp is real.
+
+vi.mock("next", () => ({
+  default: () => ({
+    prepare: async () => {},
+    getRequestHandler: () => (req: IncomingMessage, res: ServerResponse) => res.end(String(req.headers["x-service-peer-address"])),
+    close: async () => {},
+  }),
+}));
+
+let dir: string;
+let app: RunningApp | null = null;
+
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), "http-server-"));
+});
+afterEach(async () => {
+  await app?.stop();
+  app = null;
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  const { port } = s.address() as AddressInfo;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+/** The machine's first non-loopback IPv4 address, if it has one. */
+function externalAddress(): string | undefined {
+  return Object.values(networkInterfaces()).flat().find((i) => i && i.family === "IPv4" && !i.internal)?.address;
+}
+
+function get(host: string, port: number, headers: Record<string, string> = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host, port, path: "/", headers }, (res) => {
+      let body = "";
+      res.on("data", (d: Buffer) => (body += d));
+      res.on("end", () => resolve(body));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+async function start(env: Record<string, string>): Promise<{ app: RunningApp; port: number }> {
+  const port = await freePort();
+  const db = await openTestDatabase({ PORT: String(port), PGLITE_DIR: path.join(dir, `pglite-${port}`), ...env });
+  app = await startApp({ dev: false, database: db });
+  const drop = db.drop;
+  const stop = app.stop;
+  // stop() closes the database; a PostgreSQL test database is then dropped too.
+  app.stop = async () => {
+    await stop();
+    await drop().catch(() => {});
+  };
+  return { app, port };
+}
+
+describe("startApp", () => {
+  it("listens on loopback only when HOST is unset", async () => {
+    const { app, port } = await start({});
+    const addresses = app.servers.map((s) => (s.address() as AddressInfo).address);
+    expect(addresses.length).toBeGreaterThanOrEqual(1);
+    expect(addresses.every((a) => (LOOPBACK_HOSTS as readonly string[]).includes(a))).toBe(true);
+    expect(addresses).toContain("127.0.0.1");
+    expect(await get("127.0.0.1", port)).toBe("127.0.0.1");
+    const external = externalAddress();
+    if (external) await expect(get(external, port)).rejects.toMatchObject({ code: "ECONNREFUSED" });
+    // The peer is stamped by the server; a copy sent by the client is dropped.
+    expect(await get("127.0.0.1", port, { [PEER_HEADER]: "203.0.113.9" })).toBe("127.0.0.1");
+  });
+
+  it("listens where HOST says (every interface with 0.0.0.0)", async () => {
+    const { app, port } = await start({ HOST: "0.0.0.0" });
+    expect(app.servers.map((s) => (s.address() as AddressInfo).address)).toEqual(["0.0.0.0"]);
+    const external = externalAddress();
+    if (external) expect(await get(external, port)).toBe(external);
+  });
+});

@@ -1,0 +1,57 @@
+import { recordDisclosure } from "@/server/services/disclosures/disclosures";
+import type { CursorBinding } from "./cursor";
+import { encodeCursor } from "./cursor";
+import type { AnyRoute, Reply, RouteContext } from "./define-route";
+
+/**
+ * What a list route's cursor is bound to (spec "Limits: pagination rules"): tenant, key mode, route and
+ * filter set; the filter set is every query parameter but `limit` and `cursor`, the path parameters
+ * (messages of one conversation, deliveries of one subscription) and the calling integration (a cursor
+ * "from another caller" is refused).
+ */
+export function cursorBinding(route: AnyRoute, ctx: RouteContext<unknown, unknown, unknown>): CursorBinding {
+  const { limit: _limit, cursor: _cursor, ...filters } = (ctx.query ?? {}) as Record<string, unknown>;
+  return {
+    tenantId: ctx.actor.tenantId,
+    keyMode: ctx.actor.keyMode,
+    route: route.operationId,
+    filters: { ...filters, ...(ctx.params as Record<string, unknown>), integration: ctx.actor.integrationId },
+  };
+}
+
+/** The ids an answer carries: a page's `data[].id` or the single resource's `id`. */
+function idsOf(body: unknown): string[] {
+  const b = body as { data?: { id?: unknown }[]; id?: unknown } | undefined;
+  const items = Array.isArray(b?.data) ? b.data : b ? [b] : [];
+  return items.map((i) => i?.id).filter((id): id is string => typeof id === "string");
+}
+
+/**
+ * Turns a handler's reply into the HTTP answer: writes the disclosure-journal row first when the route
+ * `discloses` personal data (503 and no data when it cannot), signs a list's `next_cursor`, and sets the
+ * headers (those gathered by the steps, the reply's, `X-Request-Id`, `Cache-Control`).
+ * @throws ApiError 503 `service_unavailable` when the disclosure row cannot be written.
+ */
+export async function answer(route: AnyRoute, ctx: RouteContext<unknown, unknown, unknown>, reply: Reply, headers: Record<string, string>): Promise<Response> {
+  if (route.discloses && reply.status < 300) {
+    const c = ctx.caller;
+    await recordDisclosure(ctx.db, {
+      tenantId: c.tenantId,
+      integrationId: c.integrationId,
+      apiKeyId: c.key.id,
+      route: `${route.method} ${route.path}`,
+      resourceType: route.discloses,
+      resourceIds: idsOf(reply.body),
+      requestId: ctx.requestId,
+    });
+  }
+  let body = reply.body;
+  if (route.list && reply.next !== undefined) {
+    body = { ...(body as object), next_cursor: reply.next ? encodeCursor(cursorBinding(route, ctx), [...reply.next]) : null };
+  }
+  const h: Record<string, string> = { ...headers, ...reply.headers, "x-request-id": ctx.requestId };
+  if (route.cacheControl) h["cache-control"] = route.cacheControl;
+  if (reply.status === 204 || body === undefined) return new Response(null, { status: reply.status, headers: h });
+  h["content-type"] = "application/json";
+  return new Response(JSON.stringify(body), { status: reply.status, headers: h });
+}

@@ -1,0 +1,76 @@
+import type { Db } from "@/db/client";
+import type { ErrorCode } from "@/server/errors";
+import { fingerprint } from "@/server/lib/canonical-json";
+import { afterCommit } from "@/server/services/events/work-notifier";
+import {
+  abandonIdempotency,
+  beginIdempotency,
+  completeIdempotency,
+  IDEMPOTENCY_KEY_MAX,
+  IDEMPOTENCY_RENEW_EVERY_MS,
+  renewIdempotencyLock,
+} from "@/server/services/idempotency/idempotency";
+import { log } from "@/server/log";
+import { idempotencyMode, type AnyRoute, type Reply, type RouteContext } from "./define-route";
+
+/** A well-formed `Idempotency-Key`: 1 to 255 visible ASCII characters. */
+export const IDEMPOTENCY_KEY_PATTERN = new RegExp(`^[\\x21-\\x7e]{1,${IDEMPOTENCY_KEY_MAX}}$`);
+
+/** Codes of the idempotency rules on a route: 400 for a malformed or missing key, 409 for a conflict or a run in progress. */
+export function idempotencyProblems(route: AnyRoute): ErrorCode[] {
+  const mode = idempotencyMode(route);
+  if (mode === "none") return [];
+  return ["bad_request", "idempotency_conflict", "operation_in_progress", ...(mode === "required" ? (["idempotency_key_required"] as const) : [])];
+}
+
+/**
+ * Runs a route's handler (spec "Limits: idempotency rules"): reads as they are; writes in one
+ * transaction whose events are announced to the jobs driver after the commit; with an `Idempotency-Key`,
+ * under its record — a replay rebuilds the earlier answer from the resource's current state, a failed
+ * run frees the key.
+ * @throws what the handler throws; ApiError 409 `idempotency_conflict` / `operation_in_progress`.
+ */
+export async function executeRoute(
+  route: AnyRoute,
+  ctx: RouteContext<unknown, unknown, unknown>,
+  idemKey: string | null,
+  rawBody: unknown,
+  opts: { renewEveryMs?: number } = {},
+): Promise<Reply> {
+  if (route.method === "GET") return route.handler(ctx);
+  return afterCommit(() => executeWrite(route, ctx, idemKey, rawBody, opts.renewEveryMs ?? IDEMPOTENCY_RENEW_EVERY_MS));
+}
+
+async function executeWrite(route: AnyRoute, ctx: RouteContext<unknown, unknown, unknown>, idemKey: string | null, rawBody: unknown, renewEveryMs: number): Promise<Reply> {
+  const db = ctx.db;
+  if (!idemKey) return db.transaction((tx) => route.handler({ ...ctx, db: tx as Db }));
+  const begin = await beginIdempotency(db, {
+    tenantId: ctx.actor.tenantId,
+    keyMode: ctx.actor.keyMode,
+    scope: `integration:${ctx.actor.integrationId}`,
+    key: idemKey,
+    fingerprint: fingerprint({ method: route.method, path: new URL(ctx.request.url).pathname, body: rawBody ?? null }),
+  });
+  if (begin.kind === "replay") {
+    if (!route.replay || !begin.resourceId) return { status: begin.status };
+    return route.replay(ctx, begin.resourceId, begin.status);
+  }
+  // While the handler runs, its lock is renewed outside its transaction, so a slow request is never
+  // taken over by a retry and run twice (spec "Limits": same key while running → operation_in_progress).
+  const recordId = begin.recordId;
+  const renewal = setInterval(() => {
+    renewIdempotencyLock(db, recordId).catch((err: unknown) => log().warn({ err: (err as Error).message }, "renewing an idempotency lock failed"));
+  }, renewEveryMs);
+  try {
+    return await db.transaction(async (tx) => {
+      const reply = await route.handler({ ...ctx, db: tx as Db });
+      await completeIdempotency(tx as Db, recordId, reply.status, reply.resource);
+      return reply;
+    });
+  } catch (err) {
+    await abandonIdempotency(db, recordId).catch(() => {});
+    throw err;
+  } finally {
+    clearInterval(renewal);
+  }
+}

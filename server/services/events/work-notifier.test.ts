@@ -1,0 +1,72 @@
+import { describe, expect, it, vi } from "vitest";
+import { afterCommit, announceDeliveries, announceExchangeResumed, registerWorkListener } from "./work-notifier";
+
+function listener() {
+  return { deliveriesDue: vi.fn(), exchangeResumed: vi.fn() };
+}
+
+describe("work notifier", () => {
+  it("announces deliveries queued inside afterCommit only after the work has returned (committed)", async () => {
+    const l = listener();
+    const off = registerWorkListener(l);
+    try {
+      await afterCommit(async () => {
+        announceDeliveries(["d1"]);
+        announceDeliveries(["d2"]);
+        expect(l.deliveriesDue).not.toHaveBeenCalled();
+      });
+      expect(l.deliveriesDue).toHaveBeenCalledTimes(1);
+      expect(l.deliveriesDue).toHaveBeenCalledWith(["d1", "d2"]);
+    } finally {
+      off();
+    }
+  });
+
+  it("announces nothing when the work throws (rolled back) or queued nothing", async () => {
+    const l = listener();
+    const off = registerWorkListener(l);
+    try {
+      await expect(
+        afterCommit(async () => {
+          announceDeliveries(["d1"]);
+          throw new Error("rollback");
+        }),
+      ).rejects.toThrow("rollback");
+      await afterCommit(async () => announceDeliveries([]));
+      expect(l.deliveriesDue).not.toHaveBeenCalled();
+    } finally {
+      off();
+    }
+  });
+
+  it("announces at once outside a transaction, to every listener, and stops after unregistering", () => {
+    const a = listener();
+    const b = listener();
+    const offA = registerWorkListener(a);
+    const offB = registerWorkListener(b);
+    announceDeliveries(["d1"]);
+    announceExchangeResumed("t1");
+    offA();
+    announceExchangeResumed("t2");
+    offB();
+    expect(a.deliveriesDue).toHaveBeenCalledWith(["d1"]);
+    expect(a.exchangeResumed.mock.calls).toEqual([["t1"]]);
+    expect(b.exchangeResumed.mock.calls).toEqual([["t1"], ["t2"]]);
+  });
+
+  it("never throws when a listener fails (the sweep recovers)", async () => {
+    const off = registerWorkListener({
+      deliveriesDue: () => Promise.reject(new Error("connect ECONNREFUSED")),
+      exchangeResumed: () => {
+        throw new Error("boom");
+      },
+    });
+    try {
+      expect(() => announceDeliveries(["d1"])).not.toThrow();
+      expect(() => announceExchangeResumed("t1")).not.toThrow();
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      off();
+    }
+  });
+});

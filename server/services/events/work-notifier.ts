@@ -1,0 +1,65 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { log } from "@/server/log";
+
+/**
+ * Telling whoever runs background work that work is due, without a service knowing who that is
+ * (DESIGN "Layers": after-commit work is announced through an interface the door owning the driver
+ * registers at start-up). The local driver (server/jobs/local-driver.ts) registers a listener that
+ * wakes its loop; with `JOBS_DRIVER=inngest` the app and the CLI register one that sends Inngest events
+ * (inngest/notifier.ts). With no listener an announcement is dropped: the local poll and the Inngest
+ * minute sweep find due rows anyway, so a lost announcement only costs latency.
+ */
+export interface WorkListener {
+  /** Webhook deliveries (`webhook_deliveries` ids) became due now. */
+  deliveriesDue(ids: string[]): void | Promise<void>;
+  /** A tenant's exchange resumed (spec "Wallet and exchange": deferred webhooks are delivered). */
+  exchangeResumed(tenantId: string): void | Promise<void>;
+}
+
+const listeners = new Set<WorkListener>();
+const announcedInTransaction = new AsyncLocalStorage<{ ids: string[] }>();
+
+/** Registers a listener; returns the function that unregisters it. */
+export function registerWorkListener(listener: WorkListener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/**
+ * Runs `work` (a write and its transaction) and announces the deliveries it queued once it has returned,
+ * i.e. after the commit, so a driver never looks for a row that is not there yet. When `work` throws
+ * (rolled back), nothing is announced.
+ */
+export async function afterCommit<T>(work: () => Promise<T>): Promise<T> {
+  const store = { ids: [] as string[] };
+  const result = await announcedInTransaction.run(store, work);
+  if (store.ids.length) notify((l) => l.deliveriesDue(store.ids));
+  return result;
+}
+
+/**
+ * Announces deliveries just queued (called by the outbox and by a resend). Inside {@link afterCommit} the
+ * announcement waits for the commit; outside it goes at once.
+ */
+export function announceDeliveries(ids: string[]): void {
+  if (ids.length === 0) return;
+  const store = announcedInTransaction.getStore();
+  if (store) store.ids.push(...ids);
+  else notify((l) => l.deliveriesDue(ids));
+}
+
+/** Announces that a tenant's exchange resumed (after a top-up or unblock has committed). */
+export function announceExchangeResumed(tenantId: string): void {
+  notify((l) => l.exchangeResumed(tenantId));
+}
+
+/** Calls every listener; never throws: a failing listener is logged and the sweep recovers. */
+function notify(call: (l: WorkListener) => void | Promise<void>): void {
+  for (const l of listeners) {
+    try {
+      void Promise.resolve(call(l)).catch((err: unknown) => log().warn({ err: (err as Error).message }, "announcing due work failed; the sweep will find it"));
+    } catch (err) {
+      log().warn({ err: (err as Error).message }, "announcing due work failed; the sweep will find it");
+    }
+  }
+}

@@ -1,0 +1,96 @@
+import { getDb } from "@/db/client";
+import { env } from "@/server/env";
+import { ApiError } from "@/server/errors";
+import { nowMs } from "@/server/lib/clock";
+import { log } from "@/server/log";
+import type { LimitStore } from "./limit-store";
+import { memoryLimitStore } from "./memory-limit-store";
+import { pgLimitStore } from "./pg-limit-store";
+import type { RateLimits } from "./rate-limits";
+import { redisLimitStore } from "./redis-limit-store";
+import { previousWeight, remaining, resetSeconds, retryAfterSeconds } from "./sliding-window";
+
+/** Rate classes of the spec's "Limits": reads, writes, paid operations. */
+export type RateClass = "read" | "write" | "paid";
+
+const KEY = Symbol.for("platform.limitStore");
+const SOFT = Symbol.for("platform.softLimitStore");
+type Holder = { [KEY]?: LimitStore; [SOFT]?: LimitStore };
+
+/** The limit store of this process: Redis when `REDIS_URL` is set, else PostgreSQL. */
+export function limitStore(): LimitStore {
+  const g = globalThis as Holder;
+  return (g[KEY] ??= env().redisUrl ? redisLimitStore(env().redisUrl!) : pgLimitStore(getDb));
+}
+
+/** Replaces the limit store (tests); `undefined` goes back to the configured one. */
+export function setLimitStore(store: LimitStore | undefined): void {
+  (globalThis as Holder)[KEY] = store;
+  (globalThis as Holder)[SOFT] = undefined;
+}
+
+function softStore(): LimitStore {
+  return ((globalThis as Holder)[SOFT] ??= memoryLimitStore());
+}
+
+/** Seconds a client should wait when the limit store is down. */
+const STORE_DOWN_RETRY_S = 5;
+
+const PER_MIN: Record<RateClass, keyof RateLimits> = { read: "read_per_min", write: "write_per_min", paid: "paid_per_min" };
+
+/** Who is counted: a key and its tenant, with the limits of each bucket (per minute). */
+export interface RateSubject {
+  keyId: string;
+  tenantId: string;
+  limits: RateLimits;
+  tenantLimits: RateLimits;
+}
+
+/** The room left in the tightest bucket, for the `RateLimit-*` headers. `resetSeconds` in seconds. */
+export interface RateRoom {
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+}
+
+/**
+ * Counts one request against its key's and its tenant's sliding windows of its class (spec "Limits")
+ * and answers the room left in whichever of the two buckets has less.
+ * When the store cannot be reached: reads go on under a soft in-process limit, writes and paid
+ * operations fail closed.
+ * @throws ApiError 429 `rate_limited` with `Retry-After` and the `RateLimit-*` headers;
+ *   503 `service_unavailable` with `Retry-After`.
+ */
+export async function takeRateLimit(subject: RateSubject, rateClass: RateClass): Promise<RateRoom> {
+  const now = nowMs();
+  const field = PER_MIN[rateClass];
+  const buckets = [
+    { bucket: `key:${subject.keyId}:${rateClass}`, limit: subject.limits[field] },
+    { bucket: `tenant:${subject.tenantId}:${rateClass}`, limit: subject.tenantLimits[field] },
+  ];
+  let result;
+  try {
+    result = await limitStore().take(buckets, now);
+  } catch (err) {
+    log().warn({ store: limitStore().name, err: (err as Error).message }, "limit store unreachable");
+    if (rateClass !== "read") {
+      throw new ApiError("service_unavailable", "Rate limits cannot be checked right now, so writes are refused; retry after a pause with the same Idempotency-Key.", {}, { "retry-after": String(STORE_DOWN_RETRY_S) });
+    }
+    result = await softStore().take(buckets, now);
+  }
+  const tightest = [...result.counts].sort((a, b) => remaining(a, now) - remaining(b, now))[0];
+  const room: RateRoom = { limit: tightest.limit, remaining: remaining(tightest, now), resetSeconds: resetSeconds(now) };
+  if (!result.allowed) {
+    const weight = previousWeight(now);
+    const full = result.counts.filter((c) => c.previous * weight + c.current + 1 > c.limit);
+    const wait = Math.max(1, ...full.map((c) => retryAfterSeconds(c, now)));
+    const which = full.some((c) => c.bucket.startsWith("tenant:")) ? "the tenant" : "this key";
+    throw new ApiError("rate_limited", `Too many ${rateClass} requests for ${which} (${tightest.limit} per minute); retry after ${wait} s.`, {}, { "retry-after": String(wait), ...rateLimitHeaders(room) });
+  }
+  return room;
+}
+
+/** The IETF RateLimit fields of the spec's "Common request rules" (`RateLimit-Reset` in seconds). */
+export function rateLimitHeaders(room: RateRoom): Record<string, string> {
+  return { "ratelimit-limit": String(room.limit), "ratelimit-remaining": String(room.remaining), "ratelimit-reset": String(room.resetSeconds) };
+}
