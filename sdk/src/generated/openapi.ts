@@ -1158,7 +1158,7 @@ export interface components {
     parameters: {
         /** @description required: a new value (usually a UUID v4) per operation; a repeat within 24 hours answers the first result */
         IdempotencyKeyRequired: string;
-        /** @description optional: a new value (usually a UUID v4) per operation; a repeat within 24 hours answers the first result */
+        /** @description optional: honoured when sent (a new value, usually a UUID v4, per operation; a repeat within 24 hours answers the first result) */
         IdempotencyKey: string;
     };
     requestBodies: never;
@@ -1273,6 +1273,20 @@ export interface operations {
             };
             /** @description Problem: tenant_inactive, ip_not_allowed, feature_not_in_plan */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit"?: string;
+                    "RateLimit-Remaining"?: string;
+                    "RateLimit-Reset"?: string;
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit"?: string;
@@ -1417,6 +1431,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit"?: string;
+                    "RateLimit-Remaining"?: string;
+                    "RateLimit-Reset"?: string;
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: validation_failed */
             422: {
                 headers: {
@@ -1480,14 +1508,14 @@ export interface operations {
     listConversations: {
         parameters: {
             query?: {
-                limit?: string;
+                limit?: number;
                 cursor?: string;
                 channel?: string;
                 status?: string;
                 mode?: "ai" | "operator";
                 updated_after?: string;
                 /** @description accepted, adds nothing (conversations are not soft-deleted) */
-                include_deleted?: "true" | "false";
+                include_deleted?: boolean;
             };
             header?: never;
             path?: never;
@@ -1543,6 +1571,20 @@ export interface operations {
             };
             /** @description Problem: tenant_inactive, scope_missing, ip_not_allowed, feature_not_in_plan, pii_transfer_not_allowed */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit"?: string;
+                    "RateLimit-Remaining"?: string;
+                    "RateLimit-Reset"?: string;
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit"?: string;
@@ -1697,6 +1739,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit"?: string;
+                    "RateLimit-Remaining"?: string;
+                    "RateLimit-Reset"?: string;
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: validation_failed */
             422: {
                 headers: {
@@ -1760,10 +1816,10 @@ export interface operations {
     listConversationMessages: {
         parameters: {
             query?: {
-                limit?: string;
+                limit?: number;
                 cursor?: string;
                 /** @description true returns deleted messages as tombstones (`deleted: true`, no content, no attachments) */
-                include_deleted?: "true" | "false";
+                include_deleted?: boolean;
             };
             header?: never;
             path: {
@@ -1835,6 +1891,20 @@ export interface operations {
             };
             /** @description Problem: not_found */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit"?: string;
+                    "RateLimit-Remaining"?: string;
+                    "RateLimit-Reset"?: string;
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit"?: string;
@@ -2100,9 +2170,11 @@ export interface operations {
     listCards: {
         parameters: {
             query?: {
-                limit?: string;
+                limit?: number;
                 cursor?: string;
-                ai_enabled?: "true" | "false";
+                ai_enabled?: boolean;
+                /** @description only false is accepted: deleted cards are not kept (deleting a card clears it from its product) */
+                include_deleted?: boolean;
             };
             header?: never;
             path?: never;
@@ -2177,6 +2249,20 @@ export interface operations {
             };
             /** @description Problem: tenant_inactive, scope_missing, ip_not_allowed, feature_not_in_plan */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit"?: string;
+                    "RateLimit-Remaining"?: string;
+                    "RateLimit-Reset"?: string;
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit"?: string;
@@ -2559,6 +2645,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit"?: string;
+                    "RateLimit-Remaining"?: string;
+                    "RateLimit-Reset"?: string;
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: validation_failed */
             422: {
                 headers: {
@@ -2698,6 +2798,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit"?: string;
+                    "RateLimit-Remaining"?: string;
+                    "RateLimit-Reset"?: string;
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: validation_failed */
             422: {
                 headers: {
@@ -2761,9 +2875,9 @@ export interface operations {
     updateCard: {
         parameters: {
             query?: never;
-            header: {
-                /** @description optional: a new value (usually a UUID v4) per operation; a repeat within 24 hours answers the first result */
-                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            header?: {
+                /** @description optional: honoured when sent (a new value, usually a UUID v4, per operation; a repeat within 24 hours answers the first result) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 code: string;
@@ -2986,11 +3100,11 @@ export interface operations {
     listLeads: {
         parameters: {
             query?: {
-                limit?: string;
+                limit?: number;
                 cursor?: string;
                 status?: "new" | "qualified" | "proposal" | "negotiation" | "won" | "lost";
                 /** @description true = only archived leads; false (default) = only non-archived */
-                archived?: "true" | "false";
+                archived?: boolean;
                 /** @description changed at or after this moment (inclusive); date or date-time with zone */
                 updated_since?: string;
                 /** @description changed strictly after this moment; not together with updated_since */
@@ -2998,7 +3112,7 @@ export interface operations {
                 /** @description exact source value */
                 source?: string;
                 /** @description only false is accepted: deleted leads are not stored */
-                include_deleted?: "true" | "false";
+                include_deleted?: boolean;
             };
             header?: never;
             path?: never;
@@ -3054,6 +3168,20 @@ export interface operations {
             };
             /** @description Problem: tenant_inactive, scope_missing, ip_not_allowed, feature_not_in_plan, pii_transfer_not_allowed */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit"?: string;
+                    "RateLimit-Remaining"?: string;
+                    "RateLimit-Reset"?: string;
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit"?: string;
@@ -3209,6 +3337,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit"?: string;
+                    "RateLimit-Remaining"?: string;
+                    "RateLimit-Reset"?: string;
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: validation_failed */
             422: {
                 headers: {
@@ -3272,11 +3414,11 @@ export interface operations {
     listArticles: {
         parameters: {
             query?: {
-                limit?: string;
+                limit?: number;
                 cursor?: string;
                 status?: "draft" | "review" | "approved" | "published" | "rejected" | "transferred" | "external";
                 updated_after?: string;
-                include_deleted?: "true" | "false";
+                include_deleted?: boolean;
             };
             header?: never;
             path?: never;
@@ -3347,6 +3489,20 @@ export interface operations {
             };
             /** @description Problem: tenant_inactive, scope_missing, ip_not_allowed, feature_not_in_plan */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit"?: string;
+                    "RateLimit-Remaining"?: string;
+                    "RateLimit-Reset"?: string;
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit"?: string;
@@ -3531,6 +3687,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit"?: string;
+                    "RateLimit-Remaining"?: string;
+                    "RateLimit-Reset"?: string;
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: validation_failed */
             422: {
                 headers: {
@@ -3594,9 +3764,11 @@ export interface operations {
     listStrategistReports: {
         parameters: {
             query?: {
-                limit?: string;
+                limit?: number;
                 cursor?: string;
                 report_type?: "daily" | "weekly";
+                /** @description only false is accepted: deleted reports are not stored */
+                include_deleted?: boolean;
             };
             header?: never;
             path?: never;
@@ -3663,6 +3835,20 @@ export interface operations {
             };
             /** @description Problem: tenant_inactive, scope_missing, ip_not_allowed, feature_not_in_plan */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit"?: string;
+                    "RateLimit-Remaining"?: string;
+                    "RateLimit-Reset"?: string;
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit"?: string;
@@ -3838,6 +4024,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit"?: string;
+                    "RateLimit-Remaining"?: string;
+                    "RateLimit-Reset"?: string;
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: validation_failed */
             422: {
                 headers: {
@@ -3901,10 +4101,10 @@ export interface operations {
     listStrategistTopics: {
         parameters: {
             query?: {
-                limit?: string;
+                limit?: number;
                 cursor?: string;
                 status?: "proposed" | "approved" | "generating" | "generated" | "rejected" | "duplicate" | "expired";
-                include_deleted?: "true" | "false";
+                include_deleted?: boolean;
             };
             header?: never;
             path?: never;
@@ -3972,6 +4172,20 @@ export interface operations {
             };
             /** @description Problem: tenant_inactive, scope_missing, ip_not_allowed, feature_not_in_plan */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit"?: string;
+                    "RateLimit-Remaining"?: string;
+                    "RateLimit-Reset"?: string;
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit"?: string;
@@ -4138,6 +4352,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit"?: string;
+                    "RateLimit-Remaining"?: string;
+                    "RateLimit-Reset"?: string;
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: validation_failed */
             422: {
                 headers: {
@@ -4201,10 +4429,12 @@ export interface operations {
     listStrategistActions: {
         parameters: {
             query?: {
-                limit?: string;
+                limit?: number;
                 cursor?: string;
                 status?: "proposed" | "confirmed" | "executed" | "failed" | "cancelled" | "expired";
                 session_id?: string;
+                /** @description only false is accepted: deleted actions are not stored */
+                include_deleted?: boolean;
             };
             header?: never;
             path?: never;
@@ -4278,6 +4508,20 @@ export interface operations {
             };
             /** @description Problem: tenant_inactive, scope_missing, ip_not_allowed, feature_not_in_plan */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit"?: string;
+                    "RateLimit-Remaining"?: string;
+                    "RateLimit-Reset"?: string;
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit"?: string;
@@ -4438,6 +4682,20 @@ export interface operations {
             };
             /** @description Problem: not_found */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit"?: string;
+                    "RateLimit-Remaining"?: string;
+                    "RateLimit-Reset"?: string;
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit"?: string;
@@ -4698,6 +4956,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit"?: string;
+                    "RateLimit-Remaining"?: string;
+                    "RateLimit-Reset"?: string;
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: validation_failed */
             422: {
                 headers: {
@@ -4761,8 +5033,10 @@ export interface operations {
     listWebhooks: {
         parameters: {
             query?: {
-                limit?: string;
+                limit?: number;
                 cursor?: string;
+                /** @description only false is accepted: a deleted subscription is removed with its delivery journal */
+                include_deleted?: boolean;
             };
             header?: never;
             path?: never;
@@ -4833,6 +5107,20 @@ export interface operations {
             };
             /** @description Problem: tenant_inactive, scope_missing, ip_not_allowed, feature_not_in_plan */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit"?: string;
+                    "RateLimit-Remaining"?: string;
+                    "RateLimit-Reset"?: string;
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit"?: string;
@@ -5205,6 +5493,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit"?: string;
+                    "RateLimit-Remaining"?: string;
+                    "RateLimit-Reset"?: string;
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: validation_failed */
             422: {
                 headers: {
@@ -5344,6 +5646,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit"?: string;
+                    "RateLimit-Remaining"?: string;
+                    "RateLimit-Reset"?: string;
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: validation_failed */
             422: {
                 headers: {
@@ -5407,9 +5723,9 @@ export interface operations {
     updateWebhook: {
         parameters: {
             query?: never;
-            header: {
-                /** @description optional: a new value (usually a UUID v4) per operation; a repeat within 24 hours answers the first result */
-                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            header?: {
+                /** @description optional: honoured when sent (a new value, usually a UUID v4, per operation; a repeat within 24 hours answers the first result) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 id: string;
@@ -5749,6 +6065,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit"?: string;
+                    "RateLimit-Remaining"?: string;
+                    "RateLimit-Reset"?: string;
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: validation_failed */
             422: {
                 headers: {
@@ -5927,6 +6257,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit"?: string;
+                    "RateLimit-Remaining"?: string;
+                    "RateLimit-Reset"?: string;
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Problem: validation_failed */
             422: {
                 headers: {
@@ -5990,9 +6334,11 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
-                limit?: string;
+                limit?: number;
                 cursor?: string;
                 state?: "pending" | "delivered" | "failed" | "dead";
+                /** @description accepted, adds nothing (deliveries are never deleted one by one; the journal keeps 30 days) */
+                include_deleted?: boolean;
             };
             header?: never;
             path: {
@@ -6080,6 +6426,20 @@ export interface operations {
             };
             /** @description Problem: not_found */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit"?: string;
+                    "RateLimit-Remaining"?: string;
+                    "RateLimit-Reset"?: string;
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit"?: string;
@@ -6247,6 +6607,20 @@ export interface operations {
             };
             /** @description Problem: not_found */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit"?: string;
+                    "RateLimit-Remaining"?: string;
+                    "RateLimit-Reset"?: string;
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "RateLimit-Limit"?: string;

@@ -1,0 +1,79 @@
+import type { components, operations, webhooks } from "./generated/openapi.js";
+
+// Named types of the public API v1, all derived from the OpenAPI document the app generates
+// (src/generated/openapi.ts, rewritten by `npm run sdk:build`). Nothing here is written by hand, so a
+// change of the document that the SDK does not follow fails the SDK's build.
+
+type JsonOf<R> = R extends { content: { "application/json": infer T } } ? T : never;
+
+/** The JSON body of operation `K`'s answer with HTTP status `S` (200 unless given). */
+export type ResponseOf<K extends keyof operations, S extends keyof operations[K]["responses"] = 200 extends keyof operations[K]["responses"] ? 200 : never> = JsonOf<operations[K]["responses"][S]>;
+
+/** The query parameters of operation `K` (all optional). */
+export type QueryOf<K extends keyof operations> = operations[K]["parameters"] extends { query?: infer Q } ? NonNullable<Q> : never;
+
+/** The JSON request body of operation `K`. */
+export type BodyOf<K extends keyof operations> = operations[K] extends { requestBody: { content: { "application/json": infer B } } } ? B : never;
+
+/** One item of a list answer of operation `K`. */
+export type ItemOf<K extends keyof operations> = ResponseOf<K> extends { data: (infer T)[] } ? T : never;
+
+/** RFC 9457 problem body of every refusal (spec "Errors: Problem body"). */
+export type Problem = components["schemas"]["Problem"];
+/** A catalog error code (spec "Errors: Catalog"); branch on it, never on `detail`. */
+export type ProblemCode = Problem["code"];
+/** One item of `errors[]` of `validation_failed`: `field` is a JSON Pointer (`/limit`, `/buttons/0/url`). */
+export type FieldError = components["schemas"]["FieldError"];
+
+export type Me = ResponseOf<"getMe">;
+export type Wallet = ResponseOf<"getWallet">;
+export type Conversation = components["schemas"]["Conversation"];
+export type Message = components["schemas"]["Message"];
+export type SendCards = components["schemas"]["SendCards"];
+export type SentCards = components["schemas"]["SentCards"];
+export type Card = ResponseOf<"getCard">;
+export type CardCreate = BodyOf<"createCard">;
+export type CardUpdate = BodyOf<"updateCard">;
+export type Lead = components["schemas"]["Lead"];
+export type ArticleSummary = ItemOf<"listArticles">;
+export type Article = ResponseOf<"getArticle">;
+export type StrategistReportSummary = ItemOf<"listStrategistReports">;
+export type StrategistReport = ResponseOf<"getStrategistReport">;
+export type StrategistTopic = ResponseOf<"getStrategistTopic">;
+export type StrategistAction = ResponseOf<"getStrategistAction">;
+export type DashboardOverview = ResponseOf<"getDashboardOverview">;
+export type Webhook = ResponseOf<"getWebhook">;
+/** A subscription with its signing secret: shown once on create and rotate; null on an idempotent replay. */
+export type WebhookWithSecret = ResponseOf<"createWebhook", 201>;
+export type WebhookCreate = BodyOf<"createWebhook">;
+export type WebhookUpdate = BodyOf<"updateWebhook">;
+export type WebhookDelivery = ItemOf<"listWebhookDeliveries">;
+export type WebhookTestResult = ResponseOf<"testWebhook", 202>;
+/** The envelope of an asynchronous operation (spec "Operation"). */
+export type Operation = ResponseOf<"getOperation">["operation"];
+/** `queued`, `running`, `succeeded`, `failed` or `canceled`. */
+export type OperationStatus = Operation["status"];
+
+export type ConversationListQuery = QueryOf<"listConversations">;
+export type MessageListQuery = QueryOf<"listConversationMessages">;
+export type CardListQuery = QueryOf<"listCards">;
+export type LeadListQuery = QueryOf<"listLeads">;
+export type ArticleListQuery = QueryOf<"listArticles">;
+export type ArticleQuery = QueryOf<"getArticle">;
+export type StrategistReportListQuery = QueryOf<"listStrategistReports">;
+export type StrategistTopicListQuery = QueryOf<"listStrategistTopics">;
+export type StrategistActionListQuery = QueryOf<"listStrategistActions">;
+export type DashboardOverviewQuery = QueryOf<"getDashboardOverview">;
+export type WebhookListQuery = QueryOf<"listWebhooks">;
+export type WebhookDeliveryListQuery = QueryOf<"listWebhookDeliveries">;
+
+type EventBody<K extends keyof webhooks> = webhooks[K] extends { post: { requestBody: { content: { "application/json": infer B } } } } ? B : never;
+
+/**
+ * A webhook event as delivered (spec "Events: Delivery format"): `{id, type, api_version, created_at,
+ * livemode, data}`, one member per documented event type, discriminated by `type`. The list of types
+ * grows inside v1: at run time `type` may be one this version does not know; answer it with 2xx.
+ */
+export type WebhookEvent = { [K in keyof webhooks]: EventBody<K> }[keyof webhooks];
+/** The documented event types (`lead.created`, `webhook.test`, ...). */
+export type WebhookEventType = WebhookEvent["type"];
