@@ -22,7 +22,11 @@ const LAYERS = [
     pattern: ["server/schemas/**", "db/**", "server/lib/**", "server/webhook-transport/**"],
     partialMatch: false,
   },
-  { type: "floor", pattern: ["server/errors.ts", "server/env.ts", "server/log.ts", "server/errors-helper.ts"], mode: "file" },
+  {
+    type: "floor",
+    pattern: ["server/errors.ts", "server/env.ts", "server/log.ts", "server/errors-helper.ts"],
+    mode: "file",
+  },
   { type: "tooling", pattern: ["bench/**", "server/testing/**", "e2e/**", "examples/**"], partialMatch: false },
   // The published SDK (@platform/sdk) stands alone: integrators install it without this app, so it
   // imports nothing of it; only tooling (tests, e2e, examples) imports the SDK.
@@ -38,25 +42,57 @@ const layerRule = {
   plugins: { boundaries },
   settings: {
     "boundaries/elements": LAYERS,
-    "boundaries/include": ["app/**", "server/**", "db/**", "inngest/**", "scripts/**", "bench/**", "e2e/**", "examples/**", "sdk/**"],
+    "boundaries/include": [
+      "app/**",
+      "server/**",
+      "db/**",
+      "inngest/**",
+      "scripts/**",
+      "bench/**",
+      "e2e/**",
+      "examples/**",
+      "sdk/**",
+    ],
   },
   rules: {
     "boundaries/dependencies": [
       "error",
       {
         default: "disallow",
-        message: "Layer rule (README \"Layout\"): {{from.type}} may not import {{to.type}}. Move the shared piece down to the lower layer.",
+        message:
+          'Layer rule (README "Layout"): {{from.type}} may not import {{to.type}}. Move the shared piece down to the lower layer.',
         policies: [
           allow("app", "app", "door-public-api", "door-console", "door-inngest", "floor"),
           allow("door-public-api", "door-public-api", "jobs", "services", "floor"),
           allow("door-console", "door-console", "jobs", "services", "floor"),
           allow("door-inngest", "door-inngest", "jobs", "services", "floor"),
-          allow("door-scripts", "door-scripts", "door-public-api", "door-inngest", "process", "jobs", "services", "floor"),
+          allow(
+            "door-scripts",
+            "door-scripts",
+            "door-public-api",
+            "door-inngest",
+            "process",
+            "jobs",
+            "services",
+            "floor",
+          ),
           allow("process", "process", "door-public-api", "door-inngest", "jobs", "services", "floor"),
           allow("jobs", "jobs", "services", "floor"),
           allow("services", "services", "floor"),
           allow("floor", "floor"),
-          allow("tooling", "tooling", "door-public-api", "door-console", "door-inngest", "door-scripts", "process", "jobs", "services", "floor", "sdk"),
+          allow(
+            "tooling",
+            "tooling",
+            "door-public-api",
+            "door-console",
+            "door-inngest",
+            "door-scripts",
+            "process",
+            "jobs",
+            "services",
+            "floor",
+            "sdk",
+          ),
           allow("sdk", "sdk"),
         ],
       },
@@ -67,7 +103,20 @@ const layerRule = {
 const config = [
   ...nextVitals,
   ...nextTs,
-  { ignores: [".next/**", "node_modules/**", ".data/**", "db/migrations/**", "next-env.d.ts", "coverage/**", "test-results/**", "playwright-report/**", "sdk/dist/**", "sdk/src/generated/**"] },
+  {
+    ignores: [
+      ".next/**",
+      "node_modules/**",
+      ".data/**",
+      "db/migrations/**",
+      "next-env.d.ts",
+      "coverage/**",
+      "test-results/**",
+      "playwright-report/**",
+      "sdk/dist/**",
+      "sdk/src/generated/**",
+    ],
+  },
   {
     rules: {
       // Unused names prefixed with _ are deliberate (table-driven tests, ignored tuple members).

@@ -11,7 +11,13 @@ const app = {
   url: `http://localhost:${APP_PORT}/api/health`,
   timeout: 120_000,
   reuseExistingServer: false,
-  env: { PORT: String(APP_PORT), PGLITE_DIR: ".data/e2e/pglite", LOG_LEVEL: "warn", DATABASE_URL: "", WEBHOOK_ALLOW_PRIVATE_CIDRS: "127.0.0.0/8,::1/128" },
+  env: {
+    PORT: String(APP_PORT),
+    PGLITE_DIR: ".data/e2e/pglite",
+    LOG_LEVEL: "warn",
+    DATABASE_URL: "",
+    WEBHOOK_ALLOW_PRIVATE_CIDRS: "127.0.0.0/8,::1/128",
+  },
 };
 const prism = {
   command: "npx tsx e2e/prism/proxy.ts",

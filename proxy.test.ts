@@ -13,7 +13,12 @@ describe("page Content-Security-Policy (proxy.ts)", () => {
     try {
       const res = proxy(new NextRequest(`https://api.example.ru${path}`));
       const csp = res.headers.get("content-security-policy")!;
-      const directives = Object.fromEntries(csp.split(";").map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v.join(" ")]));
+      const directives = Object.fromEntries(
+        csp
+          .split(";")
+          .map((d) => d.trim().split(/\s+/))
+          .map(([k, ...v]) => [k, v.join(" ")]),
+      );
       // NextResponse.next({ request: { headers } }) hands the rewritten request headers to Next.js like this.
       const onRequest = (name: string) => res.headers.get(`x-middleware-request-${name}`);
       return { csp, directives, onRequest };
@@ -22,24 +27,27 @@ describe("page Content-Security-Policy (proxy.ts)", () => {
     }
   }
 
-  it.each(["/console", "/console/wallet", "/console/sign-in", "/", "/docs/api"])("%s: scripts only with this response's nonce, no 'unsafe-inline', nothing from elsewhere", (path) => {
-    const { csp, directives, onRequest } = run(path);
-    const nonce = /'nonce-([A-Za-z0-9+/=]+)'/.exec(directives["script-src"])?.[1];
-    expect(nonce).toBeDefined();
-    expect(Buffer.from(nonce!, "base64")).toHaveLength(16);
-    expect(directives["script-src"]).toBe(`'self' 'nonce-${nonce}' 'strict-dynamic'`);
-    expect(directives["frame-ancestors"]).toBe("'none'");
-    expect(directives["default-src"]).toBe("'self'");
-    expect(directives["object-src"]).toBe("'none'");
-    expect(directives["base-uri"]).toBe("'self'");
-    expect(directives["form-action"]).toBe("'self'");
-    expect(directives["connect-src"]).toBe("'self'");
-    expect(csp).not.toContain("unsafe-eval");
-    expect(csp).not.toMatch(/https?:|\*/);
-    // The same policy reaches the render, where Next.js takes the nonce for its scripts.
-    expect(onRequest("content-security-policy")).toBe(csp);
-    expect(onRequest("x-nonce")).toBe(nonce);
-  });
+  it.each(["/console", "/console/wallet", "/console/sign-in", "/", "/docs/api"])(
+    "%s: scripts only with this response's nonce, no 'unsafe-inline', nothing from elsewhere",
+    (path) => {
+      const { csp, directives, onRequest } = run(path);
+      const nonce = /'nonce-([A-Za-z0-9+/=]+)'/.exec(directives["script-src"])?.[1];
+      expect(nonce).toBeDefined();
+      expect(Buffer.from(nonce!, "base64")).toHaveLength(16);
+      expect(directives["script-src"]).toBe(`'self' 'nonce-${nonce}' 'strict-dynamic'`);
+      expect(directives["frame-ancestors"]).toBe("'none'");
+      expect(directives["default-src"]).toBe("'self'");
+      expect(directives["object-src"]).toBe("'none'");
+      expect(directives["base-uri"]).toBe("'self'");
+      expect(directives["form-action"]).toBe("'self'");
+      expect(directives["connect-src"]).toBe("'self'");
+      expect(csp).not.toContain("unsafe-eval");
+      expect(csp).not.toMatch(/https?:|\*/);
+      // The same policy reaches the render, where Next.js takes the nonce for its scripts.
+      expect(onRequest("content-security-policy")).toBe(csp);
+      expect(onRequest("x-nonce")).toBe(nonce);
+    },
+  );
 
   it("draws a new nonce for every response", () => {
     const nonces = new Set(Array.from({ length: 50 }, () => run("/console").onRequest("x-nonce")));
@@ -54,8 +62,19 @@ describe("page Content-Security-Policy (proxy.ts)", () => {
 
   it("runs on pages, never on route handlers (their bodies must stream), static files or downloads", () => {
     const matches = (url: string, headers = {}) => unstable_doesMiddlewareMatch({ config: proxyConfig, url, headers });
-    for (const page of ["/", "/console", "/console/integrations/abc", "/console/sign-in", "/docs/api"]) expect(matches(page)).toBe(true);
-    for (const other of ["/api/trpc/tenants.mine", "/api/public/v1/cards", "/api/auth/sign-in/email", "/api/inngest", "/api", "/_next/static/chunks/app.js", "/files/attachments/x", "/docs/api/assets/init.js", "/favicon.ico"]) {
+    for (const page of ["/", "/console", "/console/integrations/abc", "/console/sign-in", "/docs/api"])
+      expect(matches(page)).toBe(true);
+    for (const other of [
+      "/api/trpc/tenants.mine",
+      "/api/public/v1/cards",
+      "/api/auth/sign-in/email",
+      "/api/inngest",
+      "/api",
+      "/_next/static/chunks/app.js",
+      "/files/attachments/x",
+      "/docs/api/assets/init.js",
+      "/favicon.ico",
+    ]) {
       expect(matches(other)).toBe(false);
     }
     expect(matches("/console", { "next-router-prefetch": "1" })).toBe(false);

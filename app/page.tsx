@@ -8,8 +8,8 @@ export default async function Home() {
     <main style={{ maxWidth: 720, margin: "48px auto", padding: "0 16px", lineHeight: 1.5 }}>
       <h1>Platform</h1>
       <p>
-        The public API v1 answers under <code>/api/public/v1</code>; start with{" "}
-        <code>GET /api/public/v1/me</code> and a key from <code>.data/demo.json</code>.
+        The public API v1 answers under <code>/api/public/v1</code>; start with <code>GET /api/public/v1/me</code> and a
+        key from <code>.data/demo.json</code>.
       </p>
       <p>
         <Link href="/console">Tenant console</Link>

@@ -24,13 +24,18 @@ export interface DeliveryFigures {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? 0;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? 0;
 
 async function enqueue(db: Db, tenantId: string, n: number): Promise<string[]> {
   return db.transaction(async (tx) => {
     const ids: string[] = [];
     for (let i = 0; i < n; i++) {
-      const r = await recordEventWithDeliveries(tx as unknown as Db, { tenantId, type: "lead.created", data: { lead_id: crypto.randomUUID(), version: 1 } });
+      const r = await recordEventWithDeliveries(tx as unknown as Db, {
+        tenantId,
+        type: "lead.created",
+        data: { lead_id: crypto.randomUUID(), version: 1 },
+      });
       ids.push(...r.deliveryIds);
     }
     return ids;
@@ -40,7 +45,10 @@ async function enqueue(db: Db, tenantId: string, n: number): Promise<string[]> {
 async function waitDelivered(db: Db, ids: string[], timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const [{ n }] = await db.select({ n: sql<number>`count(*)::int` }).from(webhookDeliveries).where(and(inArray(webhookDeliveries.id, ids), eq(webhookDeliveries.state, "delivered")));
+    const [{ n }] = await db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(webhookDeliveries)
+      .where(and(inArray(webhookDeliveries.id, ids), eq(webhookDeliveries.state, "delivered")));
     if (n >= ids.length) return;
     if (Date.now() > until) throw new Error(`only ${n} of ${ids.length} deliveries arrived in ${timeoutMs} ms`);
     await sleep(50);
@@ -52,7 +60,11 @@ async function waitDelivered(db: Db, ids: string[], timeoutMs: number): Promise<
  * (server/testing/worker-process.ts) delivers to a local HTTPS receiver in this process.
  * @param log progress lines
  */
-export async function benchDeliveries(dbUrl: string, log: (m: string) => void, opts: { burst: number; steadyRate: number; steadySeconds: number }): Promise<DeliveryFigures> {
+export async function benchDeliveries(
+  dbUrl: string,
+  log: (m: string) => void,
+  opts: { burst: number; steadyRate: number; steadySeconds: number },
+): Promise<DeliveryFigures> {
   const receiver = await startHttpsReceiver();
   const caFile = path.join(mkdtempSync(path.join(tmpdir(), "bench-ca-")), "ca.pem");
   writeFileSync(caFile, receiver.certPem);
@@ -60,16 +72,32 @@ export async function benchDeliveries(dbUrl: string, log: (m: string) => void, o
   let worker: ReturnType<typeof spawn> | null = null;
   try {
     const tenant = await createTenant(d.db, { name: "Bench deliveries", mainDomain: "bench.example" });
-    const integration = await createIntegration(d.db, tenant.id, { name: "Bench hooks", scopes: [...SCOPES], piiCountry: "RU", legalBasis: "contract" });
+    const integration = await createIntegration(d.db, tenant.id, {
+      name: "Bench hooks",
+      scopes: [...SCOPES],
+      piiCountry: "RU",
+      legalBasis: "contract",
+    });
     await changeBalance(d.db, { tenantId: tenant.id, amountMinor: 1_000_000n, kind: "credit", actor: "system" });
-    await d.db.insert(webhookSubscriptions).values({ tenantId: tenant.id, integrationId: integration.id, url: receiver.url, events: ["lead.*"], secretEnc: sealSecret(newSigningSecret()) });
+    await d.db
+      .insert(webhookSubscriptions)
+      .values({
+        tenantId: tenant.id,
+        integrationId: integration.id,
+        url: receiver.url,
+        events: ["lead.*"],
+        secretEnc: sealSecret(newSigningSecret()),
+      });
 
     // The burst is queued before the worker starts, so the figure is the worker's own rate (from the
     // moment it is ready to the last delivery), not the rate at which this process can enqueue.
     log(`deliveries: burst of ${opts.burst} events to a local HTTPS receiver, one worker process`);
     const burstIds: string[] = [];
-    for (let i = 0; i < opts.burst; i += 250) burstIds.push(...(await enqueue(d.db, tenant.id, Math.min(250, opts.burst - i))));
-    const w = spawn(process.execPath, ["--import", "tsx", "server/testing/worker-process.ts", dbUrl, caFile], { stdio: ["ignore", "pipe", "inherit"] });
+    for (let i = 0; i < opts.burst; i += 250)
+      burstIds.push(...(await enqueue(d.db, tenant.id, Math.min(250, opts.burst - i))));
+    const w = spawn(process.execPath, ["--import", "tsx", "server/testing/worker-process.ts", dbUrl, caFile], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     worker = w;
     await new Promise<void>((resolve, reject) => {
       w.stdout!.on("data", (b: Buffer) => b.toString().includes("ready") && resolve());
@@ -103,7 +131,10 @@ export async function benchDeliveries(dbUrl: string, log: (m: string) => void, o
     await changeBalance(d.db, { tenantId: tenant.id, amountMinor: -2_000_000n, kind: "debit", actor: "system" });
     const deferred = await enqueue(d.db, tenant.id, 20);
     for (let i = 0; ; i++) {
-      const [{ n }] = await d.db.select({ n: sql<number>`count(*)::int` }).from(webhookDeliveries).where(and(inArray(webhookDeliveries.id, deferred), eq(webhookDeliveries.error, "wallet_suspended")));
+      const [{ n }] = await d.db
+        .select({ n: sql<number>`count(*)::int` })
+        .from(webhookDeliveries)
+        .where(and(inArray(webhookDeliveries.id, deferred), eq(webhookDeliveries.error, "wallet_suspended")));
       if (n === deferred.length) break;
       if (i > 600) throw new Error("deliveries were not deferred while the wallet was negative");
       await sleep(50);
@@ -118,7 +149,12 @@ export async function benchDeliveries(dbUrl: string, log: (m: string) => void, o
     const topupToFirstDeliveryMs = receiver.requests[before].receivedAt.getTime() - toppedUp;
     return {
       burst: { events: opts.burst, seconds, perSecond: opts.burst / seconds },
-      steady: { events: steadyIds.length, ratePerSec: opts.steadyRate, p50Ms: Math.round(pct(ms, 50)), p95Ms: Math.round(pct(ms, 95)) },
+      steady: {
+        events: steadyIds.length,
+        ratePerSec: opts.steadyRate,
+        p50Ms: Math.round(pct(ms, 50)),
+        p95Ms: Math.round(pct(ms, 95)),
+      },
       topupToFirstDeliveryMs,
     };
   } finally {

@@ -32,7 +32,11 @@ const run = (duration: number) =>
           if (spec.paths) return { ...req, path: spec.paths[n % spec.paths.length] };
           if (spec.newCardEachRequest) {
             const code = `b-${process.pid}-${n}`;
-            return { ...req, headers: { ...req.headers, "idempotency-key": `${process.pid}-${n}-${Date.now()}` }, body: JSON.stringify({ code, name: "Bench card", price_text: "100 ₽" }) };
+            return {
+              ...req,
+              headers: { ...req.headers, "idempotency-key": `${process.pid}-${n}-${Date.now()}` },
+              body: JSON.stringify({ code, name: "Bench card", price_text: "100 ₽" }),
+            };
           }
           return req;
         },
@@ -42,4 +46,14 @@ const run = (duration: number) =>
 if (spec.warmupS > 0) await run(spec.warmupS);
 const r = await run(spec.durationS);
 const non2xx = r.non2xx + r.errors + r.timeouts;
-console.log(JSON.stringify({ name: spec.name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, total: r.requests.total, non2xx, statusCodes: r.statusCodeStats }));
+console.log(
+  JSON.stringify({
+    name: spec.name,
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    total: r.requests.total,
+    non2xx,
+    statusCodes: r.statusCodeStats,
+  }),
+);

@@ -7,7 +7,8 @@ const { samples, timeDeltas, nodes } = p;
 const byId = new Map(nodes.map((n) => [n.id, n]));
 for (let i = 0; i < samples.length; i++) dt.set(samples[i], (dt.get(samples[i]) ?? 0) + (timeDeltas[i] ?? 0));
 const total = [...dt.values()].reduce((a, b) => a + b, 0);
-const fn = new Map(), area = new Map();
+const fn = new Map(),
+  area = new Map();
 const areaOf = (url) => {
   if (!url) return "(native/gc/idle)";
   const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
@@ -17,10 +18,18 @@ const areaOf = (url) => {
   return url.replace(/^file:\/\/\/work\/main\//, "");
 };
 for (const [id, t] of dt) {
-  const n = byId.get(id); const cf = n.callFrame;
+  const n = byId.get(id);
+  const cf = n.callFrame;
   const key = `${cf.functionName || "(anon)"} ${areaOf(cf.url)}:${cf.lineNumber}`;
   fn.set(key, (fn.get(key) ?? 0) + t);
-  const a = cf.functionName === "(idle)" ? "(idle)" : cf.functionName === "(garbage collector)" ? "(gc)" : cf.functionName === "(program)" ? "(program)" : areaOf(cf.url);
+  const a =
+    cf.functionName === "(idle)"
+      ? "(idle)"
+      : cf.functionName === "(garbage collector)"
+        ? "(gc)"
+        : cf.functionName === "(program)"
+          ? "(program)"
+          : areaOf(cf.url);
   area.set(a, (area.get(a) ?? 0) + t);
 }
 const pct = (t) => ((100 * t) / total).toFixed(1) + "%";

@@ -58,22 +58,35 @@ async function main() {
   }
   setTestEnv({ DATABASE_URL: dbUrl, CELL_ORIGIN_RU: `http://localhost:${APP_PORT}` });
   const seeded = await seed();
-  log("raising the bench tenants' and keys' rate limits with the operator CLI (limits:set), so the starting limits do not cap the measurement");
+  log(
+    "raising the bench tenants' and keys' rate limits with the operator CLI (limits:set), so the starting limits do not cap the measurement",
+  );
   for (const t of seeded.tenants) {
     cli("limits:set", "--tenant", t.tenantId, "--read", "1000000", "--write", "1000000", "--paid", "1000000");
     cli("limits:set", "--key-id", t.keyId, "--read", "1000000", "--write", "1000000", "--paid", "1000000");
   }
 
-  const bare = fork(path.join(import.meta.dirname, "bare-server.ts"), [String(BARE_PORT)], { execArgv: ["--import", "tsx"] });
+  const bare = fork(path.join(import.meta.dirname, "bare-server.ts"), [String(BARE_PORT)], {
+    execArgv: ["--import", "tsx"],
+  });
   children.push(bare);
   await new Promise((r) => bare.once("message", r));
   const profileDir = path.join(import.meta.dirname, "profiles");
   const profiling = flags.profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
   const app = spawn(process.execPath, [...profiling, "--import", "tsx", "server/main.ts"], {
-    env: { ...process.env, NODE_ENV: "production", PORT: String(APP_PORT), DATABASE_URL: dbUrl, APP_SECRET: "bench-secret-0123456789abcdef0123456789", LOG_LEVEL: "warn",
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      PORT: String(APP_PORT),
+      DATABASE_URL: dbUrl,
+      APP_SECRET: "bench-secret-0123456789abcdef0123456789",
+      LOG_LEVEL: "warn",
       // Production requires every cell's public https origin (server/env.ts); they only appear in links
       // of answers, the bench itself calls http://localhost:APP_PORT.
-      CELL_ORIGIN_RU: "https://api.bench.example.ru", CELL_ORIGIN_EN: "https://api.bench.example.com", CELL_ORIGIN_ID: "https://api.bench.example.id" },
+      CELL_ORIGIN_RU: "https://api.bench.example.ru",
+      CELL_ORIGIN_EN: "https://api.bench.example.com",
+      CELL_ORIGIN_ID: "https://api.bench.example.id",
+    },
     // The app's log lines (warnings and errors only, LOG_LEVEL=warn) are kept in bench/app.log.
     stdio: ["ignore", openSync(path.join(import.meta.dirname, "app.log"), "w"), "inherit"],
   });
@@ -84,7 +97,9 @@ async function main() {
     try {
       const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${app.pid}/status`, "utf8"))?.[1] ?? 0);
       peakRss = Math.max(peakRss, kb * 1024);
-    } catch { /* process gone */ }
+    } catch {
+      /* process gone */
+    }
   }, 250);
 
   const base = `http://localhost:${APP_PORT}`;
@@ -98,32 +113,61 @@ async function main() {
     spec("GET /me", `${api}/me`, auth(small.key), "api"),
     spec("GET /cards?limit=10", `${api}/cards?limit=10`, auth(small.key), "api"),
     spec("GET /cards (50 cards)", `${api}/cards`, auth(small.key), "api"),
-    { ...spec("POST /cards (new Idempotency-Key each)", `${api}/cards`, { ...auth(small.key), "content-type": "application/json" }, "api"), method: "POST", newCardEachRequest: true },
+    {
+      ...spec(
+        "POST /cards (new Idempotency-Key each)",
+        `${api}/cards`,
+        { ...auth(small.key), "content-type": "application/json" },
+        "api",
+      ),
+      method: "POST",
+      newCardEachRequest: true,
+    },
   ];
   const walk = await messagePages(api, small.key, 20);
   if (walk) scenarios.push({ ...spec("message pages by cursor (walk)", api, auth(small.key), "data"), paths: walk });
   const page10k = await messagePages(api, small.key, 3);
   const page1m = await messagePages(api, big.key, 3);
   if (page10k && page1m) {
-    scenarios.push({ ...spec(`message page, ${small.messages.toLocaleString("en")} messages in tenant`, api, auth(small.key), "data"), paths: [page10k[2]] });
-    scenarios.push({ ...spec(`message page, ${big.messages.toLocaleString("en")} messages in tenant`, api, auth(big.key), "data"), paths: [page1m[2]] });
+    scenarios.push({
+      ...spec(`message page, ${small.messages.toLocaleString("en")} messages in tenant`, api, auth(small.key), "data"),
+      paths: [page10k[2]],
+    });
+    scenarios.push({
+      ...spec(`message page, ${big.messages.toLocaleString("en")} messages in tenant`, api, auth(big.key), "data"),
+      paths: [page1m[2]],
+    });
   }
   if ((await fetch(`${api}/leads?limit=25`, { headers: auth(big.key) })).status === 200) {
-    scenarios.push(spec(`GET /leads page (${big.leads.toLocaleString("en")} leads)`, `${api}/leads?limit=25`, auth(big.key), "data"));
+    scenarios.push(
+      spec(`GET /leads page (${big.leads.toLocaleString("en")} leads)`, `${api}/leads?limit=25`, auth(big.key), "data"),
+    );
   }
 
   const results = [];
   // A profile shows the chosen scenario alone: the app's own baseline (GET /api/health) is left out of it.
-  const chosen = flags.only ? scenarios.filter((s) => (s.group === "baseline" && !(flags.profile && s.url.startsWith(base))) || s.name.includes(flags.only!)) : scenarios;
+  const chosen = flags.only
+    ? scenarios.filter(
+        (s) => (s.group === "baseline" && !(flags.profile && s.url.startsWith(base))) || s.name.includes(flags.only!),
+      )
+    : scenarios;
   for (const s of chosen) {
     log(`${s.name}: ${CONNECTIONS} connections, ${WARMUP} s warm-up, ${DURATION} s`);
     // Asynchronous, so the RSS sampler keeps running while the load runs.
-    const { stdout: out } = await execFileAsync(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "load.ts"), JSON.stringify(s)], { encoding: "utf8" });
+    const { stdout: out } = await execFileAsync(
+      process.execPath,
+      ["--import", "tsx", path.join(import.meta.dirname, "load.ts"), JSON.stringify(s)],
+      { encoding: "utf8" },
+    );
     const r = JSON.parse(out.trim().split("\n").pop()!);
     results.push({ ...r, group: s.group });
     log(`  app RSS so far: peak ${(peakRss / 2 ** 20).toFixed(0)} MB`);
-    const codes = Object.entries((r.statusCodes ?? {}) as Record<string, { count: number }>).filter(([c]) => !c.startsWith("2")).map(([c, v]) => `${c}×${v.count}`);
-    log(`  ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}${codes.length ? ` (${codes.join(", ")})` : ""}`);
+    const codes = Object.entries((r.statusCodes ?? {}) as Record<string, { count: number }>)
+      .filter(([c]) => !c.startsWith("2"))
+      .map(([c, v]) => `${c}×${v.count}`);
+    log(
+      `  ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}${codes.length ? ` (${codes.join(", ")})` : ""}`,
+    );
   }
   clearInterval(rssTimer);
   log(`peak RSS of the app: ${(peakRss / 2 ** 20).toFixed(0)} MB`);
@@ -136,12 +180,28 @@ async function main() {
   await appExited;
   if (flags.profile) {
     // tsx adds a loader thread with its own (idle) profile: the main thread's is the largest file.
-    const newest = readdirSync(profileDir).filter((f) => f.endsWith(".cpuprofile")).sort((a, b) => statSync(path.join(profileDir, a)).size - statSync(path.join(profileDir, b)).size).pop();
-    if (newest) execFileSync(process.execPath, [path.join(import.meta.dirname, "profile-summary.mjs"), path.join(profileDir, newest)], { stdio: "inherit" });
+    const newest = readdirSync(profileDir)
+      .filter((f) => f.endsWith(".cpuprofile"))
+      .sort((a, b) => statSync(path.join(profileDir, a)).size - statSync(path.join(profileDir, b)).size)
+      .pop();
+    if (newest)
+      execFileSync(
+        process.execPath,
+        [path.join(import.meta.dirname, "profile-summary.mjs"), path.join(profileDir, newest)],
+        { stdio: "inherit" },
+      );
   }
   if (flags.only) return;
-  const deliveries = await benchDeliveries(dbUrl, log, flags.quick ? { burst: 1000, steadyRate: 100, steadySeconds: 5 } : { burst: 3000, steadyRate: 100, steadySeconds: 10 });
-  log(`  burst ${Math.round(deliveries.burst.perSecond)} deliveries/s; steady p50 ${deliveries.steady.p50Ms} ms, p95 ${deliveries.steady.p95Ms} ms; top-up to first delivery ${deliveries.topupToFirstDeliveryMs} ms`);
+  const deliveries = await benchDeliveries(
+    dbUrl,
+    log,
+    flags.quick
+      ? { burst: 1000, steadyRate: 100, steadySeconds: 5 }
+      : { burst: 3000, steadyRate: 100, steadySeconds: 10 },
+  );
+  log(
+    `  burst ${Math.round(deliveries.burst.perSecond)} deliveries/s; steady p50 ${deliveries.steady.p50Ms} ms, p95 ${deliveries.steady.p95Ms} ms; top-up to first delivery ${deliveries.topupToFirstDeliveryMs} ms`,
+  );
   report(results, peakRss, seeded, deliveries);
 }
 
@@ -170,7 +230,13 @@ async function messagePages(api: string, key: string, pages: number): Promise<st
   return out;
 }
 
-interface SeededTenant { tenantId: string; key: string; keyId: string; messages: number; leads: number }
+interface SeededTenant {
+  tenantId: string;
+  key: string;
+  keyId: string;
+  messages: number;
+  leads: number;
+}
 
 async function seed(): Promise<{ tenants: SeededTenant[] }> {
   const d = await openDatabase({ url: dbUrl, migrate: true, poolSize: 4 });
@@ -178,10 +244,27 @@ async function seed(): Promise<{ tenants: SeededTenant[] }> {
   for (const scale of [100, BIG_SCALE]) {
     log(`seeding a tenant at scale ${scale} (${(100 * scale).toLocaleString("en")} messages)`);
     const t = await createTenant(d.db, { name: `Bench ${scale}`, mainDomain: "bench.example" });
-    const i = await createIntegration(d.db, t.id, { name: "Bench", scopes: [...SCOPES], piiCountry: "RU", legalBasis: "contract" });
+    const i = await createIntegration(d.db, t.id, {
+      name: "Bench",
+      scopes: [...SCOPES],
+      piiCountry: "RU",
+      legalBasis: "contract",
+    });
     const k = await issueKey(d.db, { integrationId: i.id, ipAllowlist: ["127.0.0.1", "::1"] });
     await changeBalance(d.db, { tenantId: t.id, amountMinor: 100_000_000n, kind: "credit", actor: "system" });
-    await d.db.insert(products).values(Array.from({ length: 50 }, (_, n) => ({ tenantId: t.id, name: `Card ${n}`, code: `card-${n}`, priceMinor: 100_000n + BigInt(n), currency: "RUB", sort: n % 5, aiEnabled: n % 2 === 0 })));
+    await d.db
+      .insert(products)
+      .values(
+        Array.from({ length: 50 }, (_, n) => ({
+          tenantId: t.id,
+          name: `Card ${n}`,
+          code: `card-${n}`,
+          priceMinor: 100_000n + BigInt(n),
+          currency: "RUB",
+          sort: n % 5,
+          aiEnabled: n % 2 === 0,
+        })),
+      );
     const counts = await seedTenantData(d.db, t.id, scale, i.id);
     tenants.push({ tenantId: t.id, key: k.key, keyId: k.keyId, messages: counts.messages, leads: counts.leads });
   }
@@ -193,14 +276,19 @@ async function seed(): Promise<{ tenants: SeededTenant[] }> {
 }
 
 function cli(...args: string[]) {
-  execFileSync(process.execPath, ["--import", "tsx", "scripts/admin.ts", ...args, "--json"], { env: { ...process.env, DATABASE_URL: dbUrl }, stdio: "ignore" });
+  execFileSync(process.execPath, ["--import", "tsx", "scripts/admin.ts", ...args, "--json"], {
+    env: { ...process.env, DATABASE_URL: dbUrl },
+    stdio: "ignore",
+  });
 }
 
 async function waitFor(url: string) {
   for (let i = 0; i < 240; i++) {
     try {
       if ((await fetch(url)).ok) return;
-    } catch { /* not up yet */ }
+    } catch {
+      /* not up yet */
+    }
     await new Promise((r) => setTimeout(r, 500));
   }
   throw new Error(`${url} did not come up`);
@@ -209,12 +297,20 @@ async function waitFor(url: string) {
 type Result = { name: string; rps: number; p50: number; p99: number; non2xx: number; group: string };
 
 /** The targets of issue "Benchmark" 6, each with the figure of this run and whether it is met. */
-function targets(results: Result[], peakRss: number, deliveries: DeliveryFigures): { target: string; figure: string; met: boolean }[] {
+function targets(
+  results: Result[],
+  peakRss: number,
+  deliveries: DeliveryFigures,
+): { target: string; figure: string; met: boolean }[] {
   const bare = results.find((r) => r.name.startsWith("GET /api/health"))!.rps;
   const by = (prefix: string) => results.find((r) => r.name.startsWith(prefix));
   const ratio = (prefix: string, min: number) => {
     const r = by(prefix);
-    return { target: `${prefix} ≥ ${min} of the bare route's req/s`, figure: r ? (r.rps / bare).toFixed(2) : "not run", met: Boolean(r && r.rps / bare >= min) };
+    return {
+      target: `${prefix} ≥ ${min} of the bare route's req/s`,
+      figure: r ? (r.rps / bare).toFixed(2) : "not run",
+      met: Boolean(r && r.rps / bare >= min),
+    };
   };
   const reads = results.filter((r) => r.group !== "baseline" && !r.name.startsWith("POST"));
   const worstP99 = Math.max(...reads.map((r) => r.p99));
@@ -225,23 +321,72 @@ function targets(results: Result[], peakRss: number, deliveries: DeliveryFigures
     ratio("GET /cards?limit=10", 0.6),
     ratio("GET /cards (50 cards)", 0.5),
     ratio("POST /cards", 0.35),
-    { target: "read p99 ≤ 50 ms at 16 connections (worst read scenario)", figure: `${worstP99} ms`, met: worstP99 <= 50 },
-    { target: "server RSS ≤ 400 MB under load", figure: `${(peakRss / 2 ** 20).toFixed(0)} MB`, met: peakRss <= 400 * 2 ** 20 },
-    { target: "message page at 1,000,000 messages within 1.3× the time at 10,000", figure: Number.isNaN(pageRatio) ? "not run" : `${pageRatio.toFixed(2)}×`, met: pageRatio <= 1.3 },
-    { target: "≥ 200 deliveries/s per worker process", figure: `${Math.round(deliveries.burst.perSecond)}/s`, met: deliveries.burst.perSecond >= 200 },
-    { target: "enqueue-to-delivered p95 ≤ 1 s", figure: `${deliveries.steady.p95Ms} ms (p50 ${deliveries.steady.p50Ms} ms)`, met: deliveries.steady.p95Ms <= 1000 },
-    { target: "first deferred delivery ≤ 5 s after top-up", figure: `${deliveries.topupToFirstDeliveryMs} ms`, met: deliveries.topupToFirstDeliveryMs <= 5000 },
+    {
+      target: "read p99 ≤ 50 ms at 16 connections (worst read scenario)",
+      figure: `${worstP99} ms`,
+      met: worstP99 <= 50,
+    },
+    {
+      target: "server RSS ≤ 400 MB under load",
+      figure: `${(peakRss / 2 ** 20).toFixed(0)} MB`,
+      met: peakRss <= 400 * 2 ** 20,
+    },
+    {
+      target: "message page at 1,000,000 messages within 1.3× the time at 10,000",
+      figure: Number.isNaN(pageRatio) ? "not run" : `${pageRatio.toFixed(2)}×`,
+      met: pageRatio <= 1.3,
+    },
+    {
+      target: "≥ 200 deliveries/s per worker process",
+      figure: `${Math.round(deliveries.burst.perSecond)}/s`,
+      met: deliveries.burst.perSecond >= 200,
+    },
+    {
+      target: "enqueue-to-delivered p95 ≤ 1 s",
+      figure: `${deliveries.steady.p95Ms} ms (p50 ${deliveries.steady.p50Ms} ms)`,
+      met: deliveries.steady.p95Ms <= 1000,
+    },
+    {
+      target: "first deferred delivery ≤ 5 s after top-up",
+      figure: `${deliveries.topupToFirstDeliveryMs} ms`,
+      met: deliveries.topupToFirstDeliveryMs <= 5000,
+    },
   ];
 }
 
 function report(results: Result[], peakRss: number, seeded: { tenants: SeededTenant[] }, deliveries: DeliveryFigures) {
   const bare = results.find((r) => r.name.startsWith("GET /api/health"))!.rps;
   const node = results.find((r) => r.name.startsWith("bare node"))!.rps;
-  const versions = { node: process.version, next: pkgVersion("next"), postgres: String(execFileSync("psql", ["-h", "127.0.0.1", "-U", "postgres", "-tAc", "show server_version", "postgres"], { encoding: "utf8" })).trim() };
-  const machine = { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memory_gb: Math.round(os.totalmem() / 2 ** 30), platform: `${os.platform()} ${os.release()}` };
+  const versions = {
+    node: process.version,
+    next: pkgVersion("next"),
+    postgres: String(
+      execFileSync("psql", ["-h", "127.0.0.1", "-U", "postgres", "-tAc", "show server_version", "postgres"], {
+        encoding: "utf8",
+      }),
+    ).trim(),
+  };
+  const machine = {
+    cpus: os.cpus().length,
+    cpu: os.cpus()[0]?.model,
+    memory_gb: Math.round(os.totalmem() / 2 ** 30),
+    platform: `${os.platform()} ${os.release()}`,
+  };
   const rows = results.map((r) => ({ ...r, ratio_to_bare_route: r.rps / bare, ratio_to_node_http: r.rps / node }));
   const goals = targets(results, peakRss, deliveries);
-  const json = { date: new Date().toISOString(), machine, versions, connections: CONNECTIONS, duration_s: DURATION, warmup_s: WARMUP, peak_rss_bytes: peakRss, tenants: seeded.tenants.map((t) => ({ messages: t.messages, leads: t.leads })), results: rows, deliveries, targets: goals };
+  const json = {
+    date: new Date().toISOString(),
+    machine,
+    versions,
+    connections: CONNECTIONS,
+    duration_s: DURATION,
+    warmup_s: WARMUP,
+    peak_rss_bytes: peakRss,
+    tenants: seeded.tenants.map((t) => ({ messages: t.messages, leads: t.leads })),
+    results: rows,
+    deliveries,
+    targets: goals,
+  };
   writeFileSync(path.join(import.meta.dirname, "results.json"), `${JSON.stringify(json, null, 2)}\n`);
   const md = [
     "# Benchmark results",
@@ -252,7 +397,10 @@ function report(results: Result[], peakRss: number, seeded: { tenants: SeededTen
     "",
     "| Scenario | req/s | p50 ms | p99 ms | non-2xx | ratio to GET /api/health | ratio to node:http |",
     "|---|---:|---:|---:|---:|---:|---:|",
-    ...rows.map((r) => `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.ratio_to_bare_route.toFixed(2)} | ${r.ratio_to_node_http.toFixed(2)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.ratio_to_bare_route.toFixed(2)} | ${r.ratio_to_node_http.toFixed(2)} |`,
+    ),
     "",
     `Deliveries (one worker process, local HTTPS receiver): burst of ${deliveries.burst.events} events in ${deliveries.burst.seconds.toFixed(1)} s = ${Math.round(deliveries.burst.perSecond)} deliveries/s; steady ${deliveries.steady.ratePerSec} events/s: enqueue-to-delivered p50 ${deliveries.steady.p50Ms} ms, p95 ${deliveries.steady.p95Ms} ms; top-up to first deferred delivery ${deliveries.topupToFirstDeliveryMs} ms.`,
     "",
@@ -266,7 +414,8 @@ function report(results: Result[], peakRss: number, seeded: { tenants: SeededTen
 }
 
 function pkgVersion(name: string): string {
-  return (JSON.parse(readFileSync(path.join("node_modules", name, "package.json"), "utf8")) as { version: string }).version;
+  return (JSON.parse(readFileSync(path.join("node_modules", name, "package.json"), "utf8")) as { version: string })
+    .version;
 }
 
 try {

@@ -22,7 +22,12 @@ const MIGRATIONS = path.join(process.cwd(), "db/migrations");
  * Opens the database: postgres.js when `url` is given, else PGlite in `dir` (in memory when `dir` is
  * `memory://`). Runs the committed migrations when `migrate` is true (under an advisory lock on PostgreSQL).
  */
-export async function openDatabase(opts: { url?: string; dir?: string; migrate?: boolean; poolSize?: number }): Promise<Database> {
+export async function openDatabase(opts: {
+  url?: string;
+  dir?: string;
+  migrate?: boolean;
+  poolSize?: number;
+}): Promise<Database> {
   if (opts.url) {
     const { default: postgres } = await import("postgres");
     const { drizzle } = await import("drizzle-orm/postgres-js");
@@ -83,7 +88,9 @@ export function database(): Promise<Database> {
       const e = env();
       return openDatabase({ url: e.databaseUrl, dir: e.pgliteDir, migrate: true });
     })();
-    g[KEY].catch(() => { g[KEY] = undefined; });
+    g[KEY].catch(() => {
+      g[KEY] = undefined;
+    });
   }
   return g[KEY];
 }

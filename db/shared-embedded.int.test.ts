@@ -30,7 +30,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const appRows = async () => (await app.pglite!.query<{ id: number }>("select id from t order by id")).rows.map((r) => r.id);
+const appRows = async () =>
+  (await app.pglite!.query<{ id: number }>("select id from t order by id")).rows.map((r) => r.id);
 
 describe("a socket client's transaction", () => {
   it("keeps the app's queries out until it commits; the app then sees the whole change", async () => {

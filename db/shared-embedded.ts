@@ -22,7 +22,12 @@ export function portFile(pgliteDir: string): string {
 export async function shareEmbedded(d: Database, pgliteDir: string, port = 0): Promise<() => Promise<void>> {
   if (!d.pglite) throw new Error("shareEmbedded needs an embedded (PGlite) database");
   const { PGLiteSocketServer } = await import("@electric-sql/pglite-socket");
-  const server = new PGLiteSocketServer({ db: guardSocketTransactions(d.pglite), host: "127.0.0.1", port, maxConnections: 4 });
+  const server = new PGLiteSocketServer({
+    db: guardSocketTransactions(d.pglite),
+    host: "127.0.0.1",
+    port,
+    maxConnections: 4,
+  });
   await server.start();
   const addr = server.getServerConn();
   const actualPort = Number(String(addr).split(":").pop());
@@ -38,9 +43,15 @@ function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = net.connect({ host: "127.0.0.1", port });
     s.setTimeout(1000);
-    s.once("connect", () => { s.destroy(); resolve(true); });
+    s.once("connect", () => {
+      s.destroy();
+      resolve(true);
+    });
     s.once("error", () => resolve(false));
-    s.once("timeout", () => { s.destroy(); resolve(false); });
+    s.once("timeout", () => {
+      s.destroy();
+      resolve(false);
+    });
   });
 }
 
@@ -48,7 +59,10 @@ function canConnect(port: number): Promise<boolean> {
  * Opens the database for a script: PostgreSQL when `url` is set; else the running app's shared PGlite
  * through its socket; else the PGlite directory directly (migrated first).
  */
-export async function openForScript(opts: { url?: string; pgliteDir: string }): Promise<Database & { via: "postgres" | "socket" | "directory" }> {
+export async function openForScript(opts: {
+  url?: string;
+  pgliteDir: string;
+}): Promise<Database & { via: "postgres" | "socket" | "directory" }> {
   if (opts.url) return { ...(await openDatabase({ url: opts.url, migrate: true, poolSize: 2 })), via: "postgres" };
   const file = portFile(opts.pgliteDir);
   if (existsSync(file)) {

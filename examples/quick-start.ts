@@ -18,7 +18,12 @@ async function main(): Promise<void> {
 
   // An Idempotency-Key is sent for you, and reused if the SDK has to retry: one card, however often it tries.
   const code = `example-${Date.now()}`;
-  const card = await client.cards.create({ code, name: "Example product", page_url: "/p/example", buttons: [{ label: "Buy", url: "/cart" }] });
+  const card = await client.cards.create({
+    code,
+    name: "Example product",
+    page_url: "/p/example",
+    buttons: [{ label: "Buy", url: "/cart" }],
+  });
   console.log(`created ${card.code}: ${card.page_url ?? "no page"}`);
 
   // Every page, 100 cards per request; the SDK passes next_cursor back until it is null.

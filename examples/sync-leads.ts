@@ -7,7 +7,10 @@
  */
 import { createClient, isApiError, type Lead } from "@platform/sdk";
 
-const client = createClient({ baseUrl: process.env.API_BASE_URL ?? "http://localhost:3000/api/public/v1", apiKey: process.env.API_KEY ?? "" });
+const client = createClient({
+  baseUrl: process.env.API_BASE_URL ?? "http://localhost:3000/api/public/v1",
+  apiKey: process.env.API_KEY ?? "",
+});
 
 /** Your store; here a Map. */
 const store = new Map<string, Lead>();
@@ -28,7 +31,8 @@ sync(process.argv[2]).then(
   (next) => console.log(`done; next run: updated_after=${next ?? "(none yet)"}`),
   (err: unknown) => {
     // A walk that outlived its cursor (24 hours) is refused on /cursor: start it again.
-    if (isApiError(err, "validation_failed") && err.errors.some((e) => e.field === "/cursor")) console.error("cursor expired: run again");
+    if (isApiError(err, "validation_failed") && err.errors.some((e) => e.field === "/cursor"))
+      console.error("cursor expired: run again");
     else console.error(err instanceof Error ? err.message : err);
     process.exitCode = 1;
   },

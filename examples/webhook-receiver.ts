@@ -10,7 +10,8 @@ import { createServer } from "node:http";
 import { verifyWebhook, WebhookVerificationError, type WebhookEvent } from "@platform/sdk";
 
 const secrets = (process.env.WEBHOOK_SECRETS ?? "").split(",").filter(Boolean);
-if (secrets.length === 0) throw new Error("set WEBHOOK_SECRETS to the subscription's secret (and the previous one during a rotation)");
+if (secrets.length === 0)
+  throw new Error("set WEBHOOK_SECRETS to the subscription's secret (and the previous one during a rotation)");
 
 /** Ids already handled; keep them at least 72 hours in a real store (deliveries are at least once). */
 const seen = new Set<string>();

@@ -15,12 +15,22 @@ export function registerInngestNotifier(): () => void {
     async deliveriesDue(ids) {
       await inngest
         .send(ids.map((deliveryId) => ({ name: DELIVERY_SCHEDULED, data: { deliveryId } })))
-        .catch((err: unknown) => log().warn({ err: (err as Error).message, count: ids.length }, "scheduling deliveries with Inngest failed; the sweep will pick them up"));
+        .catch((err: unknown) =>
+          log().warn(
+            { err: (err as Error).message, count: ids.length },
+            "scheduling deliveries with Inngest failed; the sweep will pick them up",
+          ),
+        );
     },
     async exchangeResumed(tenantId) {
       await inngest
         .send({ name: EXCHANGE_RESUMED, data: { tenantId } })
-        .catch((err: unknown) => log().warn({ err: (err as Error).message }, "telling Inngest about a resumed exchange failed; deferred deliveries go at their next attempt"));
+        .catch((err: unknown) =>
+          log().warn(
+            { err: (err as Error).message },
+            "telling Inngest about a resumed exchange failed; deferred deliveries go at their next attempt",
+          ),
+        );
     },
   });
 }

@@ -9,12 +9,16 @@ type Handler = typeof served.GET;
 
 /** What `/api/inngest` answers while another driver runs the background work. */
 function notServed(): Response {
-  return new Response("Not found\n", { status: 404, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } });
+  return new Response("Not found\n", {
+    status: 404,
+    headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" },
+  });
 }
 
 /** Inngest's handler while `JOBS_DRIVER=inngest`; otherwise 404, as for any path the app does not serve. */
 function gated(handler: Handler): Handler {
-  return ((...args: Parameters<Handler>) => (env().jobsDriver === "inngest" ? handler(...args) : Promise.resolve(notServed()))) as Handler;
+  return ((...args: Parameters<Handler>) =>
+    env().jobsDriver === "inngest" ? handler(...args) : Promise.resolve(notServed())) as Handler;
 }
 
 /**

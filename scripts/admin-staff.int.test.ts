@@ -23,7 +23,12 @@ let cliEnv: NodeJS.ProcessEnv;
 let cleanup: () => Promise<void>;
 
 beforeAll(async () => {
-  const base: NodeJS.ProcessEnv = { ...process.env, APP_SECRET: "test-secret-0123456789abcdef0123456789abcdef", LOG_LEVEL: "silent", NODE_ENV: "test" };
+  const base: NodeJS.ProcessEnv = {
+    ...process.env,
+    APP_SECRET: "test-secret-0123456789abcdef0123456789abcdef",
+    LOG_LEVEL: "silent",
+    NODE_ENV: "test",
+  };
   if (process.env.DATABASE_URL) {
     const t = await openTestDatabase();
     db = t;
@@ -48,7 +53,9 @@ afterAll(async () => cleanup());
 
 async function admin(...args: string[]): Promise<{ code: number; out: Record<string, unknown> }> {
   try {
-    const { stdout } = await run(process.execPath, ["--import", "tsx", "scripts/admin.ts", ...args, "--json"], { env: cliEnv });
+    const { stdout } = await run(process.execPath, ["--import", "tsx", "scripts/admin.ts", ...args, "--json"], {
+      env: cliEnv,
+    });
     return { code: 0, out: JSON.parse(stdout) as Record<string, unknown> };
   } catch (err) {
     const e = err as { code: number; stdout: string };
@@ -58,16 +65,46 @@ async function admin(...args: string[]): Promise<{ code: number; out: Record<str
 
 it("creates a staff account that signs in, and refuses an email that already has one", async () => {
   const tenant = await createTenant(db.db, { name: "CLI shop", cell: "ru", mainDomain: null });
-  const made = await admin("staff:create", "--tenant", tenant.id, "--email", "New.Person@cli.example", "--name", "New Person", "--role", "admin", "--rights", "manage_webhooks");
+  const made = await admin(
+    "staff:create",
+    "--tenant",
+    tenant.id,
+    "--email",
+    "New.Person@cli.example",
+    "--name",
+    "New Person",
+    "--role",
+    "admin",
+    "--rights",
+    "manage_webhooks",
+  );
   expect(made.code).toBe(0);
-  expect(made.out).toMatchObject({ staff_user_id: expect.any(String), tenant_id: tenant.id, email: "new.person@cli.example", password: expect.stringMatching(/^[A-Za-z0-9_-]{20}$/) });
-  const rows = await db.db.select({ role: memberships.role, rights: memberships.rights }).from(memberships).where(eq(memberships.staffUserId, made.out.staff_user_id as string));
+  expect(made.out).toMatchObject({
+    staff_user_id: expect.any(String),
+    tenant_id: tenant.id,
+    email: "new.person@cli.example",
+    password: expect.stringMatching(/^[A-Za-z0-9_-]{20}$/),
+  });
+  const rows = await db.db
+    .select({ role: memberships.role, rights: memberships.rights })
+    .from(memberships)
+    .where(eq(memberships.staffUserId, made.out.staff_user_id as string));
   expect(rows).toEqual([{ role: "admin", rights: ["manage_webhooks"] }]);
-  const signedIn = await createAuth(db.db).api.signInEmail({ body: { email: "new.person@cli.example", password: made.out.password as string } });
+  const signedIn = await createAuth(db.db).api.signInEmail({
+    body: { email: "new.person@cli.example", password: made.out.password as string },
+  });
   expect(signedIn.user.id).toBe(made.out.staff_user_id);
 
   const other = await createTenant(db.db, { name: "Other shop", cell: "ru", mainDomain: null });
-  const again = await admin("staff:create", "--tenant", other.id, "--email", "new.person@cli.example", "--name", "Someone");
+  const again = await admin(
+    "staff:create",
+    "--tenant",
+    other.id,
+    "--email",
+    "new.person@cli.example",
+    "--name",
+    "Someone",
+  );
   expect(again.code).toBe(1);
   expect(again.out).toMatchObject({ error: { code: "invalid_state" } });
   expect(await db.db.select().from(memberships).where(eq(memberships.tenantId, other.id))).toEqual([]);

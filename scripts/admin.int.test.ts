@@ -38,7 +38,14 @@ afterAll(async () => {
 /** Runs `scripts/admin.ts <args> --json` with `CELL=<cell>` and answers its one JSON object. */
 async function admin(cell: string, args: string[]): Promise<Record<string, unknown>> {
   const { stdout } = await run(process.execPath, ["--import", "tsx", "scripts/admin.ts", ...args, "--json"], {
-    env: { ...process.env, ...target, CELL: cell, NODE_ENV: "test", APP_SECRET: "admin-cli-test-secret-0123456789abcdef", LOG_LEVEL: "silent" },
+    env: {
+      ...process.env,
+      ...target,
+      CELL: cell,
+      NODE_ENV: "test",
+      APP_SECRET: "admin-cli-test-secret-0123456789abcdef",
+      LOG_LEVEL: "silent",
+    },
     timeout: 90_000,
   });
   return JSON.parse(stdout) as Record<string, unknown>;
@@ -49,11 +56,17 @@ describe("tenant:create", () => {
   it("makes a tenant of the process's own cell when --cell is not given", { timeout: 120_000 }, async () => {
     const out = await admin("en", ["tenant:create", "--name", "Shop EN"]);
     expect(out).toMatchObject({ name: "Shop EN", cell: "en" });
-    const [row] = await db.db.select({ cell: tenants.cell }).from(tenants).where(eq(tenants.id, out.tenant_id as string));
+    const [row] = await db.db
+      .select({ cell: tenants.cell })
+      .from(tenants)
+      .where(eq(tenants.id, out.tenant_id as string));
     expect(row).toEqual({ cell: "en" });
   });
 
   it("makes a tenant of the cell given with --cell", { timeout: 120_000 }, async () => {
-    expect(await admin("en", ["tenant:create", "--name", "Shop ID", "--cell", "id"])).toMatchObject({ name: "Shop ID", cell: "id" });
+    expect(await admin("en", ["tenant:create", "--name", "Shop ID", "--cell", "id"])).toMatchObject({
+      name: "Shop ID",
+      cell: "id",
+    });
   });
 });

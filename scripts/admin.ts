@@ -20,7 +20,13 @@ import type { Db } from "@/db/client";
 type Opts = Record<string, string | boolean | undefined>;
 type Command = { usage: string; run: (db: Db, o: Opts) => Promise<Record<string, unknown>> };
 
-const list = (v: unknown) => (typeof v === "string" && v.trim() ? v.split(",").map((s) => s.trim()).filter(Boolean) : undefined);
+const list = (v: unknown) =>
+  typeof v === "string" && v.trim()
+    ? v
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : undefined;
 const bool = (v: unknown, name: string) => {
   if (v === undefined) return undefined;
   if (v === "true") return true;
@@ -52,7 +58,11 @@ const COMMANDS: Record<string, Command> = {
   "tenant:create": {
     usage: "--name N [--cell ru|en|id (default: this process's CELL)] [--main-domain shop.example.ru]",
     run: async (db, o) => {
-      const t = await createTenant(db, { name: need(o, "name"), cell: (o.cell as "ru") ?? undefined, mainDomain: (o["main-domain"] as string) ?? null });
+      const t = await createTenant(db, {
+        name: need(o, "name"),
+        cell: (o.cell as "ru") ?? undefined,
+        mainDomain: (o["main-domain"] as string) ?? null,
+      });
       return { tenant_id: t.id, name: t.name, cell: t.cell, main_domain: t.mainDomain };
     },
   },
@@ -72,18 +82,32 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   "staff:create": {
-    usage: "--tenant ID --email E --name N [--role owner|admin|...] [--rights manage_integrations,...] (prints a new password once)",
+    usage:
+      "--tenant ID --email E --name N [--role owner|admin|...] [--rights manage_integrations,...] (prints a new password once)",
     run: async (db, o) => {
       // Console sign-up is closed: this is how a staff account comes to exist. An email that already has
       // an account is refused (never attached), see createStaffMember.
       const password = randomBytes(15).toString("base64url");
       const rights = o.rights === undefined ? undefined : ((list(o.rights) ?? []) as Right[]);
-      const s = await createStaffMember(db, { tenantId: need(o, "tenant"), email: need(o, "email"), name: need(o, "name"), password, role: o.role as string | undefined, rights });
-      return { staff_user_id: s.staffUserId, tenant_id: o.tenant as string, email: (o.email as string).trim().toLowerCase(), password };
+      const s = await createStaffMember(db, {
+        tenantId: need(o, "tenant"),
+        email: need(o, "email"),
+        name: need(o, "name"),
+        password,
+        role: o.role as string | undefined,
+        rights,
+      });
+      return {
+        staff_user_id: s.staffUserId,
+        tenant_id: o.tenant as string,
+        email: (o.email as string).trim().toLowerCase(),
+        password,
+      };
     },
   },
   "integration:create": {
-    usage: "--tenant ID --name N --scopes a,b [--role full|read_only|sales|content] [--pii-country CC --legal-basis T --ip-allowlist CIDR,...]",
+    usage:
+      "--tenant ID --name N --scopes a,b [--role full|read_only|sales|content] [--pii-country CC --legal-basis T --ip-allowlist CIDR,...]",
     run: async (db, o) => {
       const i = await createIntegration(db, need(o, "tenant"), {
         name: need(o, "name"),
@@ -93,7 +117,14 @@ const COMMANDS: Record<string, Command> = {
         legalBasis: (o["legal-basis"] as string | undefined) ?? null,
         ipAllowlist: list(o["ip-allowlist"]) ?? null,
       });
-      return { integration_id: i.id, tenant_id: i.tenantId, channel_id: i.channelId, status: i.status, role: i.role, scopes: i.scopes };
+      return {
+        integration_id: i.id,
+        tenant_id: i.tenantId,
+        channel_id: i.channelId,
+        status: i.status,
+        role: i.role,
+        scopes: i.scopes,
+      };
     },
   },
   "integration:set-status": {
@@ -113,7 +144,15 @@ const COMMANDS: Record<string, Command> = {
         expiresAt: expires ? new Date(expires) : null,
         ipAllowlist: list(o["ip-allowlist"]) ?? null,
       });
-      return { key: k.key, key_id: k.keyId, integration_id: k.integrationId, tenant_id: k.tenantId, mode: k.mode, expires_at: k.expiresAt.toISOString(), ip_allowlist: k.ipAllowlist };
+      return {
+        key: k.key,
+        key_id: k.keyId,
+        integration_id: k.integrationId,
+        tenant_id: k.tenantId,
+        mode: k.mode,
+        expires_at: k.expiresAt.toISOString(),
+        ip_allowlist: k.ipAllowlist,
+      };
     },
   },
   "key:revoke": {
@@ -126,7 +165,8 @@ const COMMANDS: Record<string, Command> = {
   "limits:set": {
     usage: "(--tenant ID | --key-id ID) [--read N] [--write N] [--paid N] [--paid-concurrency N]",
     run: async (db, o) => {
-      if ((o.tenant === undefined) === (o["key-id"] === undefined)) throw usageError("give exactly one of --tenant and --key-id");
+      if ((o.tenant === undefined) === (o["key-id"] === undefined))
+        throw usageError("give exactly one of --tenant and --key-id");
       const int = (name: string) => {
         const v = o[name];
         if (v === undefined) return undefined;
@@ -134,17 +174,38 @@ const COMMANDS: Record<string, Command> = {
         return Number(v);
       };
       const target = o.tenant !== undefined ? { tenantId: need(o, "tenant") } : { keyId: need(o, "key-id") };
-      const limits = await setLimitOverride(db, target, { readPerMin: int("read"), writePerMin: int("write"), paidPerMin: int("paid"), paidConcurrency: int("paid-concurrency") });
+      const limits = await setLimitOverride(db, target, {
+        readPerMin: int("read"),
+        writePerMin: int("write"),
+        paidPerMin: int("paid"),
+        paidConcurrency: int("paid-concurrency"),
+      });
       return { ...("tenantId" in target ? { tenant_id: target.tenantId } : { key_id: target.keyId }), limits };
     },
   },
   "wallet:credit": {
     usage: "--tenant ID --amount 12.34",
-    run: async (db, o) => walletOut(await changeBalance(db, { tenantId: need(o, "tenant"), amountMinor: amount(o), kind: "credit", actor: "operator" })),
+    run: async (db, o) =>
+      walletOut(
+        await changeBalance(db, {
+          tenantId: need(o, "tenant"),
+          amountMinor: amount(o),
+          kind: "credit",
+          actor: "operator",
+        }),
+      ),
   },
   "wallet:debit": {
     usage: "--tenant ID --amount 12.34",
-    run: async (db, o) => walletOut(await changeBalance(db, { tenantId: need(o, "tenant"), amountMinor: -amount(o), kind: "debit", actor: "operator" })),
+    run: async (db, o) =>
+      walletOut(
+        await changeBalance(db, {
+          tenantId: need(o, "tenant"),
+          amountMinor: -amount(o),
+          kind: "debit",
+          actor: "operator",
+        }),
+      ),
   },
   "wallet:block": {
     usage: "--tenant ID",
@@ -157,11 +218,20 @@ const COMMANDS: Record<string, Command> = {
 };
 
 function walletOut(w: { tenantId: string; balanceMinor: bigint; blocked: boolean; ledgerId: string }) {
-  return { tenant_id: w.tenantId, balance: { amount: formatMinor(w.balanceMinor), currency: "RUB" }, blocked: w.blocked, ledger_entry_id: w.ledgerId };
+  return {
+    tenant_id: w.tenantId,
+    balance: { amount: formatMinor(w.balanceMinor), currency: "RUB" },
+    blocked: w.blocked,
+    ledger_entry_id: w.ledgerId,
+  };
 }
 
 function help(): string {
-  return ["Usage: npm run admin -- <command> [options] [--json]", "", ...Object.entries(COMMANDS).map(([n, c]) => `  ${n} ${c.usage}`)].join("\n");
+  return [
+    "Usage: npm run admin -- <command> [options] [--json]",
+    "",
+    ...Object.entries(COMMANDS).map(([n, c]) => `  ${n} ${c.usage}`),
+  ].join("\n");
 }
 
 async function main(): Promise<number> {
@@ -173,8 +243,35 @@ async function main(): Promise<number> {
   }
   let json = false;
   try {
-    const names = ["name", "cell", "main-domain", "tenant", "status", "api-access", "features", "scopes", "role", "pii-country", "legal-basis", "ip-allowlist", "integration", "mode", "expires-at", "key-id", "amount", "read", "write", "paid", "paid-concurrency", "email", "rights"];
-    const options = Object.fromEntries([...names.map((n) => [n, { type: "string" as const }]), ["json", { type: "boolean" as const }]]);
+    const names = [
+      "name",
+      "cell",
+      "main-domain",
+      "tenant",
+      "status",
+      "api-access",
+      "features",
+      "scopes",
+      "role",
+      "pii-country",
+      "legal-basis",
+      "ip-allowlist",
+      "integration",
+      "mode",
+      "expires-at",
+      "key-id",
+      "amount",
+      "read",
+      "write",
+      "paid",
+      "paid-concurrency",
+      "email",
+      "rights",
+    ];
+    const options = Object.fromEntries([
+      ...names.map((n) => [n, { type: "string" as const }]),
+      ["json", { type: "boolean" as const }],
+    ]);
     let values: Opts;
     try {
       values = parseArgs({ args: rest, strict: true, options }).values as Opts;
@@ -188,7 +285,13 @@ async function main(): Promise<number> {
     const d = await openForScript({ url: e.databaseUrl, pgliteDir: e.pgliteDir });
     try {
       const out = await command.run(d.db, values as Opts);
-      console.log(json ? JSON.stringify(out) : Object.entries(out).map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : v}`).join("\n"));
+      console.log(
+        json
+          ? JSON.stringify(out)
+          : Object.entries(out)
+              .map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : v}`)
+              .join("\n"),
+      );
       if (!json && "key" in out) console.error("\nThe key is shown once; store it now.");
       if (!json && "password" in out) console.error("\nThe password is shown once; hand it over safely.");
       return 0;
@@ -197,14 +300,18 @@ async function main(): Promise<number> {
     }
   } catch (err) {
     const problem =
-      err instanceof ApiError ? { code: err.code, detail: err.message, errors: err.extras.errors }
-      : err instanceof UsageError ? { code: "usage", detail: `${err.message}\n  ${name} ${command.usage}` }
-      : err instanceof EnvError ? { code: "environment", detail: err.message }
-      : { code: "internal_error", detail: (err as Error).message };
+      err instanceof ApiError
+        ? { code: err.code, detail: err.message, errors: err.extras.errors }
+        : err instanceof UsageError
+          ? { code: "usage", detail: `${err.message}\n  ${name} ${command.usage}` }
+          : err instanceof EnvError
+            ? { code: "environment", detail: err.message }
+            : { code: "internal_error", detail: (err as Error).message };
     if (json) console.log(JSON.stringify({ error: problem }));
     else {
       console.error(`Error (${problem.code}): ${problem.detail}`);
-      for (const f of (problem as { errors?: { field: string; message: string }[] }).errors ?? []) console.error(`  ${f.field}: ${f.message}`);
+      for (const f of (problem as { errors?: { field: string; message: string }[] }).errors ?? [])
+        console.error(`  ${f.field}: ${f.message}`);
     }
     return problem.code === "usage" ? 2 : 1;
   }

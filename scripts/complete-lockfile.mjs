@@ -16,7 +16,9 @@ for (const [path, pkg] of Object.entries(lock.packages)) {
     if (lock.packages[base] || lock.packages[`node_modules/${name}`]) continue;
     const parts = name.split("/").pop().split("-");
     const os = OS.find((o) => parts.includes(o)) ?? (parts.includes("win32") ? "win32" : undefined);
-    const cpu = CPU.find((c) => parts.includes(c)) ?? (parts.includes("eabi") || parts.includes("gnueabihf") || parts.includes("musleabihf") ? "arm" : undefined);
+    const cpu =
+      CPU.find((c) => parts.includes(c)) ??
+      (parts.includes("eabi") || parts.includes("gnueabihf") || parts.includes("musleabihf") ? "arm" : undefined);
     if (!os && !cpu) continue;
     const entry = { version: String(range).replace(/^[\^~=]/, ""), optional: true };
     if (os) entry.os = [os];

@@ -23,7 +23,8 @@ async function main(): Promise<void> {
   const database = await openDatabase({ url: e.databaseUrl, dir: e.pgliteDir, migrate: true });
   const saved: DemoInfo | null = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as DemoInfo) : null;
   let info: DemoInfo;
-  if (saved && (await demoExists(database.db, saved))) info = { ...saved, baseUrl: `${origin}/api/public/v1`, consoleUrl: `${origin}/console` };
+  if (saved && (await demoExists(database.db, saved)))
+    info = { ...saved, baseUrl: `${origin}/api/public/v1`, consoleUrl: `${origin}/console` };
   else info = await seedDemo(database.db, origin);
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });

@@ -9,4 +9,6 @@ const out = path.resolve(process.argv[2] ?? ".data/openapi.json");
 mkdirSync(path.dirname(out), { recursive: true });
 const doc = openApiDocument();
 writeFileSync(out, JSON.stringify(doc, null, 2) + "\n");
-console.log(`wrote ${path.relative(process.cwd(), out)}: ${Object.keys(doc.paths ?? {}).length} paths, ${Object.keys(doc.webhooks ?? {}).length} webhooks`);
+console.log(
+  `wrote ${path.relative(process.cwd(), out)}: ${Object.keys(doc.paths ?? {}).length} paths, ${Object.keys(doc.webhooks ?? {}).length} webhooks`,
+);

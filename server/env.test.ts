@@ -32,15 +32,47 @@ function envError(source: Record<string, string | undefined>): string {
 describe("loadEnv", () => {
   it("gives the documented defaults", () => {
     const e = loadEnv(base);
-    expect(e).toMatchObject({ nodeEnv: "test", port: 3000, host: undefined, cell: "ru", trustProxy: "none", jobsDriver: "local", logLevel: "info", webhookAllowLoopback: false, databaseUrl: undefined });
-    expect(e.cellOrigins).toEqual({ ru: "http://localhost:3000", en: "http://localhost:3001", id: "http://localhost:3002" });
+    expect(e).toMatchObject({
+      nodeEnv: "test",
+      port: 3000,
+      host: undefined,
+      cell: "ru",
+      trustProxy: "none",
+      jobsDriver: "local",
+      logLevel: "info",
+      webhookAllowLoopback: false,
+      databaseUrl: undefined,
+    });
+    expect(e.cellOrigins).toEqual({
+      ru: "http://localhost:3000",
+      en: "http://localhost:3001",
+      id: "http://localhost:3002",
+    });
     expect(e.webhookSecretKey).toHaveLength(32);
   });
 
   it("parses numbers, cells, origins (trailing slashes dropped) and TRUST_PROXY", () => {
-    const e = loadEnv({ ...base, PORT: "8080", HOST: "0.0.0.0", CELL: "en", CELL_ORIGIN_EN: "https://api.example.com/", TRUST_PROXY: "2", DATABASE_URL: "postgresql://u@h:5432/d" });
-    expect(e).toMatchObject({ port: 8080, host: "0.0.0.0", cell: "en", trustProxy: 2, databaseUrl: "postgresql://u@h:5432/d" });
-    expect(e.cellOrigins).toEqual({ ru: "http://localhost:3000", en: "https://api.example.com", id: "http://localhost:3002" });
+    const e = loadEnv({
+      ...base,
+      PORT: "8080",
+      HOST: "0.0.0.0",
+      CELL: "en",
+      CELL_ORIGIN_EN: "https://api.example.com/",
+      TRUST_PROXY: "2",
+      DATABASE_URL: "postgresql://u@h:5432/d",
+    });
+    expect(e).toMatchObject({
+      port: 8080,
+      host: "0.0.0.0",
+      cell: "en",
+      trustProxy: 2,
+      databaseUrl: "postgresql://u@h:5432/d",
+    });
+    expect(e.cellOrigins).toEqual({
+      ru: "http://localhost:3000",
+      en: "https://api.example.com",
+      id: "http://localhost:3002",
+    });
   });
 
   it("treats empty strings as unset", () => {
@@ -82,7 +114,9 @@ describe("loadEnv", () => {
   });
 
   it("requires APP_SECRET in production", () => {
-    expect(envError({ NODE_ENV: "production" })).toBe("Invalid environment:\n  APP_SECRET: required in production (32+ random characters)");
+    expect(envError({ NODE_ENV: "production" })).toBe(
+      "Invalid environment:\n  APP_SECRET: required in production (32+ random characters)",
+    );
     expect(loadEnv(prod).appSecret).toBe(SECRET);
   });
 
@@ -95,19 +129,32 @@ describe("loadEnv", () => {
         "  CELL_ORIGIN_ID: required in production (the public https origin of the ID cell)",
       ].join("\n"),
     );
-    expect(envError({ ...prod, CELL_ORIGIN_EN: "http://api.example.com" })).toBe("Invalid environment:\n  CELL_ORIGIN_EN: must be an https origin in production");
-    expect(envError({ ...prod, CELL_ORIGIN_ID: undefined })).toBe("Invalid environment:\n  CELL_ORIGIN_ID: required in production (the public https origin of the ID cell)");
+    expect(envError({ ...prod, CELL_ORIGIN_EN: "http://api.example.com" })).toBe(
+      "Invalid environment:\n  CELL_ORIGIN_EN: must be an https origin in production",
+    );
+    expect(envError({ ...prod, CELL_ORIGIN_ID: undefined })).toBe(
+      "Invalid environment:\n  CELL_ORIGIN_ID: required in production (the public https origin of the ID cell)",
+    );
     const e = loadEnv({ ...prod, CELL: "en" });
-    expect(e.cellOrigins).toEqual({ ru: "https://api.example.ru", en: "https://api.example.com", id: "https://api.example.id" });
+    expect(e.cellOrigins).toEqual({
+      ru: "https://api.example.ru",
+      en: "https://api.example.com",
+      id: "https://api.example.id",
+    });
     // Outside production the localhost defaults remain, so `npm run demo` needs no configuration.
     expect(loadEnv(base).cellOrigins.ru).toBe("http://localhost:3000");
   });
 
   it("reads WEBHOOK_ALLOW_PRIVATE_CIDRS as networks, allowed in production, empty by default", () => {
     const e = loadEnv({ ...prod, WEBHOOK_ALLOW_PRIVATE_CIDRS: " 10.20.0.0/16 , fd00:1::/64" });
-    expect(e.webhookAllowedPrivateNetworks.map(([ip, bits]) => `${ip.toString()}/${bits}`)).toEqual(["10.20.0.0/16", "fd00:1::/64"]);
+    expect(e.webhookAllowedPrivateNetworks.map(([ip, bits]) => `${ip.toString()}/${bits}`)).toEqual([
+      "10.20.0.0/16",
+      "fd00:1::/64",
+    ]);
     expect(loadEnv(base).webhookAllowedPrivateNetworks).toEqual([]);
-    expect(envError({ ...base, WEBHOOK_ALLOW_PRIVATE_CIDRS: "10.0.0.0/33" })).toContain("WEBHOOK_ALLOW_PRIVATE_CIDRS: \"10.0.0.0/33\" is not a CIDR network");
+    expect(envError({ ...base, WEBHOOK_ALLOW_PRIVATE_CIDRS: "10.0.0.0/33" })).toContain(
+      'WEBHOOK_ALLOW_PRIVATE_CIDRS: "10.0.0.0/33" is not a CIDR network',
+    );
   });
 
   it("refuses WEBHOOK_ALLOW_LOOPBACK=true in production and allows it elsewhere", () => {

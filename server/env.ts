@@ -26,9 +26,7 @@ const EnvSchema = z.object({
   CELL_ORIGIN_EN: origin.optional(),
   CELL_ORIGIN_ID: origin.optional(),
   APP_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
-  TRUST_PROXY: z
-    .union([z.literal("none"), z.coerce.number().int().min(1).max(10)])
-    .default("none"),
+  TRUST_PROXY: z.union([z.literal("none"), z.coerce.number().int().min(1).max(10)]).default("none"),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   JOBS_DRIVER: z.enum(["local", "inngest"]).default("local"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -42,7 +40,10 @@ const EnvSchema = z.object({
     .string()
     .transform((v, ctx) => {
       const out: [ipaddr.IPv4 | ipaddr.IPv6, number][] = [];
-      for (const part of v.split(",").map((x) => x.trim()).filter(Boolean)) {
+      for (const part of v
+        .split(",")
+        .map((x) => x.trim())
+        .filter(Boolean)) {
         try {
           out.push(ipaddr.parseCIDR(part));
         } catch {
@@ -123,7 +124,11 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     // Every cell's origin reaches integrators: `base_url` of /me, `correct_base_url` of `wrong_cell`,
     // `topup_url` and the `type` link of every problem. A localhost default or a plain-http origin there
     // would send them somewhere wrong or insecure, so production names all three, over https.
-    const configured: Record<Cell, string | undefined> = { ru: e.CELL_ORIGIN_RU, en: e.CELL_ORIGIN_EN, id: e.CELL_ORIGIN_ID };
+    const configured: Record<Cell, string | undefined> = {
+      ru: e.CELL_ORIGIN_RU,
+      en: e.CELL_ORIGIN_EN,
+      id: e.CELL_ORIGIN_ID,
+    };
     const bad = CELLS.flatMap((c) => {
       const name = `CELL_ORIGIN_${c.toUpperCase()}`;
       const value = configured[c];

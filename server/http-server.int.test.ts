@@ -16,7 +16,8 @@ import { LOOPBACK_HOSTS, startApp, type RunningApp } from "./http-server";
 vi.mock("next", () => ({
   default: () => ({
     prepare: async () => {},
-    getRequestHandler: () => (req: IncomingMessage, res: ServerResponse) => res.end(String(req.headers["x-service-peer-address"])),
+    getRequestHandler: () => (req: IncomingMessage, res: ServerResponse) =>
+      res.end(String(req.headers["x-service-peer-address"])),
     close: async () => {},
   }),
 }));
@@ -43,7 +44,9 @@ async function freePort(): Promise<number> {
 
 /** The machine's first non-loopback IPv4 address, if it has one. */
 function externalAddress(): string | undefined {
-  return Object.values(networkInterfaces()).flat().find((i) => i && i.family === "IPv4" && !i.internal)?.address;
+  return Object.values(networkInterfaces())
+    .flat()
+    .find((i) => i && i.family === "IPv4" && !i.internal)?.address;
 }
 
 function get(host: string, port: number, headers: Record<string, string> = {}): Promise<string> {

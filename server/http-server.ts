@@ -35,7 +35,8 @@ export async function startApp(opts: { dev: boolean; database?: Database }): Pro
   const e = env();
   const database = opts.database ?? (await openDatabase({ url: e.databaseUrl, dir: e.pgliteDir, migrate: true }));
   installDatabase(database);
-  const unshare = database.pglite && !e.databaseUrl ? await shareEmbedded(database, e.pgliteDir, e.pgliteSocketPort) : null;
+  const unshare =
+    database.pglite && !e.databaseUrl ? await shareEmbedded(database, e.pgliteDir, e.pgliteSocketPort) : null;
   // JOBS_DRIVER=local (default): webhook deliveries are worked in this process (server/jobs/local-driver.ts).
   // JOBS_DRIVER=inngest: due work is announced to Inngest as events (inngest/notifier.ts).
   const jobs = e.jobsDriver === "local" ? startLocalDriver(database.db) : null;
@@ -46,12 +47,19 @@ export async function startApp(opts: { dev: boolean; database?: Database }): Pro
   const app = next({ dev: opts.dev, dir: process.cwd(), hostname: "localhost", port: e.port, turbopack: opts.dev });
   await app.prepare();
   const handle = app.getRequestHandler();
-  const servers = await listen((req, res) => {
-    req.headers[PEER_HEADER] = req.socket.remoteAddress ?? "";
-    void handle(req, res);
-  }, e.port, e.host);
+  const servers = await listen(
+    (req, res) => {
+      req.headers[PEER_HEADER] = req.socket.remoteAddress ?? "";
+      void handle(req, res);
+    },
+    e.port,
+    e.host,
+  );
   const url = `http://localhost:${e.port}`;
-  log().info({ url, host: e.host ?? LOOPBACK_HOSTS.join(", "), database: database.kind, cell: e.cell }, "app listening");
+  log().info(
+    { url, host: e.host ?? LOOPBACK_HOSTS.join(", "), database: database.kind, cell: e.cell },
+    "app listening",
+  );
   return {
     server: servers[0],
     servers,

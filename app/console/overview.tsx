@@ -17,14 +17,42 @@ export function Overview({ tenantId }: { tenantId: string }) {
           <div className="table-wrap">
             <table>
               <tbody>
-                <tr><th scope="row">Status</th><td><span className={`badge ${t.status}`}>{t.status}</span></td></tr>
-                <tr><th scope="row">Plan</th><td>{t.plan}</td></tr>
-                <tr><th scope="row">API access</th><td>{t.apiAccess ? "included" : "not in plan"}</td></tr>
-                <tr><th scope="row">Licensed features</th><td>{t.features.join(", ") || "none"}</td></tr>
-                <tr><th scope="row">CRM mode</th><td>{t.crmMode}</td></tr>
-                <tr><th scope="row">Cell</th><td>{t.cell.toUpperCase()}</td></tr>
-                <tr><th scope="row">API base URL</th><td><code>{t.baseUrl}</code></td></tr>
-                <tr><th scope="row">Your rights</th><td>{t.rights.join(", ") || "none"}</td></tr>
+                <tr>
+                  <th scope="row">Status</th>
+                  <td>
+                    <span className={`badge ${t.status}`}>{t.status}</span>
+                  </td>
+                </tr>
+                <tr>
+                  <th scope="row">Plan</th>
+                  <td>{t.plan}</td>
+                </tr>
+                <tr>
+                  <th scope="row">API access</th>
+                  <td>{t.apiAccess ? "included" : "not in plan"}</td>
+                </tr>
+                <tr>
+                  <th scope="row">Licensed features</th>
+                  <td>{t.features.join(", ") || "none"}</td>
+                </tr>
+                <tr>
+                  <th scope="row">CRM mode</th>
+                  <td>{t.crmMode}</td>
+                </tr>
+                <tr>
+                  <th scope="row">Cell</th>
+                  <td>{t.cell.toUpperCase()}</td>
+                </tr>
+                <tr>
+                  <th scope="row">API base URL</th>
+                  <td>
+                    <code>{t.baseUrl}</code>
+                  </td>
+                </tr>
+                <tr>
+                  <th scope="row">Your rights</th>
+                  <td>{t.rights.join(", ") || "none"}</td>
+                </tr>
               </tbody>
             </table>
           </div>

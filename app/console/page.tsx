@@ -9,10 +9,13 @@ export const dynamic = "force-dynamic";
 export default async function ConsoleHome({ searchParams }: { searchParams: Promise<{ tenant?: string }> }) {
   const { tenant } = await searchParams;
   const session = await requireConsoleSession("/console", tenant);
-  if (session.tenantId) await getQueryClient().prefetchQuery(trpcServer.tenants.overview.queryOptions({ tenantId: session.tenantId }));
+  if (session.tenantId)
+    await getQueryClient().prefetchQuery(trpcServer.tenants.overview.queryOptions({ tenantId: session.tenantId }));
   return (
     <Shell session={session} current="/console">
-      <HydrationBoundary state={dehydrated()}>{session.tenantId && <Overview tenantId={session.tenantId} />}</HydrationBoundary>
+      <HydrationBoundary state={dehydrated()}>
+        {session.tenantId && <Overview tenantId={session.tenantId} />}
+      </HydrationBoundary>
     </Shell>
   );
 }

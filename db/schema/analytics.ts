@@ -8,7 +8,9 @@ import { tenants } from "./tenants";
 export const dashboardBlocks = pgTable(
   "dashboard_blocks",
   {
-    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
     block: text("block").notNull(),
     availability: text("availability").notNull(), // ok | no_data | no_source | not_connected
     reason: text("reason"),

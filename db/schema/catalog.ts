@@ -1,5 +1,16 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { tenants } from "./tenants";
 
 /** A button of a card as stored: `url` as the client sent it (a site path is expanded when read). */
@@ -16,7 +27,9 @@ export const products = pgTable(
   "products",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     description: text("description"),
     priceMinor: bigint("price_minor", { mode: "bigint" }),
@@ -28,13 +41,20 @@ export const products = pgTable(
     active: boolean("active").notNull().default(true),
     code: text("code"),
     imageUrl: text("image_url"),
-    buttons: jsonb("buttons").$type<StoredButton[]>().notNull().default(sql`'[]'::jsonb`),
+    buttons: jsonb("buttons")
+      .$type<StoredButton[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
     aiEnabled: boolean("ai_enabled").notNull().default(false),
     createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [
-    uniqueIndex("products_tenant_code_uq").on(t.tenantId, t.code).where(sql`code is not null`),
-    index("products_cards_order_idx").on(t.tenantId, t.sort, t.createdAt, t.id).where(sql`code is not null`),
+    uniqueIndex("products_tenant_code_uq")
+      .on(t.tenantId, t.code)
+      .where(sql`code is not null`),
+    index("products_cards_order_idx")
+      .on(t.tenantId, t.sort, t.createdAt, t.id)
+      .where(sql`code is not null`),
   ],
 );

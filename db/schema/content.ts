@@ -20,7 +20,9 @@ export const articles = pgTable(
   "articles",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
     blog: text("blog").notNull().default("tenant"), // tenant | shared
     title: text("title").notNull(),
     slug: text("slug"),
@@ -39,5 +41,7 @@ export const articles = pgTable(
     publishedAt: ts("published_at"),
   },
   // The list order of GET /articles: updated_at descending with undated last, then id descending.
-  (t) => [index("articles_tenant_updated_idx").on(t.tenantId, t.updatedAt.desc().nullsLast(), t.id.desc().nullsFirst())],
+  (t) => [
+    index("articles_tenant_updated_idx").on(t.tenantId, t.updatedAt.desc().nullsLast(), t.id.desc().nullsFirst()),
+  ],
 );

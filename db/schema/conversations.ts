@@ -10,12 +10,17 @@ export const contacts = pgTable(
   "contacts",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
     firstName: text("first_name"),
     lastName: text("last_name"),
     email: text("email"),
     phone: text("phone"),
-    tags: text("tags").array().notNull().default(sql`'{}'::text[]`),
+    tags: text("tags")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     geoCountry: text("geo_country"),
     geoCity: text("geo_city"),
     createdAt: ts("created_at").notNull().defaultNow(),
@@ -32,7 +37,9 @@ export const conversations = pgTable(
   "conversations",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
     channelId: uuid("channel_id").references(() => channels.id, { onDelete: "set null" }),
     channelType: text("channel_type"),
     kind: text("kind").notNull().default("customer"), // customer | personal_mailbox | student_cabinet
@@ -67,8 +74,12 @@ export const messages = pgTable(
   "messages",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
-    conversationId: uuid("conversation_id").notNull().references(() => conversations.id, { onDelete: "cascade" }),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    conversationId: uuid("conversation_id")
+      .notNull()
+      .references(() => conversations.id, { onDelete: "cascade" }),
     sender: text("sender").notNull(), // customer | ai | operator | system
     contentType: text("content_type").notNull().default("text"),
     content: text("content"),
@@ -78,7 +89,10 @@ export const messages = pgTable(
     deletedAt: ts("deleted_at"),
     createdAt: ts("created_at").notNull().defaultNow(),
   },
-  (t) => [index("messages_conversation_idx").on(t.conversationId, t.createdAt, t.id), index("messages_tenant_idx").on(t.tenantId, t.createdAt)],
+  (t) => [
+    index("messages_conversation_idx").on(t.conversationId, t.createdAt, t.id),
+    index("messages_tenant_idx").on(t.tenantId, t.createdAt),
+  ],
 );
 
 /**
@@ -89,8 +103,12 @@ export const messageAttachments = pgTable(
   "message_attachments",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
-    messageId: uuid("message_id").notNull().references(() => messages.id, { onDelete: "cascade" }),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    messageId: uuid("message_id")
+      .notNull()
+      .references(() => messages.id, { onDelete: "cascade" }),
     fileName: text("file_name").notNull(),
     mimeType: text("mime_type").notNull(),
     sizeBytes: bigint("size_bytes", { mode: "number" }).notNull(),

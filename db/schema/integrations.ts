@@ -8,11 +8,16 @@ export const integrations = pgTable(
   "integrations",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     status: text("status").notNull().default("active"), // active | suspended | revoked
     role: text("role").notNull().default("full"),
-    scopes: text("scopes").array().notNull().default(sql`'{}'::text[]`),
+    scopes: text("scopes")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     /** Staff user whose current rights also cut the scopes; null = created by platform operators. */
     ownerStaffUserId: text("owner_staff_user_id").references(() => staffUsers.id, { onDelete: "set null" }),
     piiCountry: text("pii_country"), // ISO 3166-1 alpha-2 of the receiving system
@@ -32,7 +37,9 @@ export const channels = pgTable(
   "channels",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
     type: text("type").notNull(), // api | telegram | website | vk | max | ...
     name: text("name").notNull(),
     integrationId: uuid("integration_id").references(() => integrations.id, { onDelete: "cascade" }),
@@ -41,7 +48,9 @@ export const channels = pgTable(
   },
   (t) => [
     index("channels_tenant_idx").on(t.tenantId),
-    uniqueIndex("channels_api_integration_uq").on(t.integrationId).where(sql`type = 'api'`),
+    uniqueIndex("channels_api_integration_uq")
+      .on(t.integrationId)
+      .where(sql`type = 'api'`),
   ],
 );
 
@@ -51,8 +60,12 @@ export const apiKeys = pgTable(
   {
     id: uuid("id").primaryKey().defaultRandom(),
     keyId: text("key_id").notNull().unique(),
-    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
-    integrationId: uuid("integration_id").notNull().references(() => integrations.id, { onDelete: "cascade" }),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    integrationId: uuid("integration_id")
+      .notNull()
+      .references(() => integrations.id, { onDelete: "cascade" }),
     mode: text("mode").notNull(), // live | test
     secretHash: text("secret_hash").notNull(), // hex SHA-256 of the secret part
     expiresAt: timestamp("expires_at", { withTimezone: true, precision: 3 }).notNull(),

@@ -25,7 +25,9 @@ export const rateLimitOverrides = pgTable(
   "rate_limit_overrides",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    tenantId: uuid("tenant_id").references(() => tenants.id, { onDelete: "cascade" }).unique(),
+    tenantId: uuid("tenant_id")
+      .references(() => tenants.id, { onDelete: "cascade" })
+      .unique(),
     keyId: text("key_id").unique(),
     readPerMin: integer("read_per_min"),
     writePerMin: integer("write_per_min"),

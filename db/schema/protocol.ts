@@ -9,7 +9,9 @@ export const idempotencyRecords = pgTable(
   "idempotency_records",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
     keyMode: text("key_mode").notNull(),
     scope: text("scope").notNull(),
     idempotencyKey: text("idempotency_key").notNull(),

@@ -12,7 +12,9 @@ export const strategistReports = pgTable(
   "strategist_reports",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
     reportDate: date("report_date", { mode: "string" }).notNull(),
     reportType: text("report_type").notNull(), // daily | weekly
     runKind: text("run_kind").notNull().default("regular"), // regular | creative
@@ -37,7 +39,9 @@ export const strategistTopics = pgTable(
   "strategist_topics",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
     title: text("title"),
     rationale: text("rationale"),
     trendScore: doublePrecision("trend_score"),
@@ -52,13 +56,17 @@ export const strategistTopics = pgTable(
     createdAt: ts("created_at").notNull().defaultNow(),
   },
   // The list order of GET /strategist/topics: trend_score descending with unscored last, then id descending.
-  (t) => [index("strategist_topics_tenant_idx").on(t.tenantId, t.trendScore.desc().nullsLast(), t.id.desc().nullsFirst())],
+  (t) => [
+    index("strategist_topics_tenant_idx").on(t.tenantId, t.trendScore.desc().nullsLast(), t.id.desc().nullsFirst()),
+  ],
 );
 
 /** A strategist chat session; `integration_id` null = a staff session (its actions are not visible to the API). */
 export const strategistSessions = pgTable("strategist_sessions", {
   id: uuid("id").primaryKey().defaultRandom(),
-  tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+  tenantId: uuid("tenant_id")
+    .notNull()
+    .references(() => tenants.id, { onDelete: "cascade" }),
   integrationId: uuid("integration_id").references(() => integrations.id, { onDelete: "cascade" }),
   staffUserId: text("staff_user_id"),
   createdAt: ts("created_at").notNull().defaultNow(),
@@ -69,7 +77,9 @@ export const strategistActions = pgTable(
   "strategist_actions",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
     sessionId: uuid("session_id").references(() => strategistSessions.id, { onDelete: "cascade" }),
     type: text("type").notNull().default("propose_topic"),
     title: text("title"),
@@ -81,5 +91,8 @@ export const strategistActions = pgTable(
     expiresAt: ts("expires_at"),
   },
   // GET /strategist/actions lists a tenant's actions newest first.
-  (t) => [index("strategist_actions_session_idx").on(t.sessionId, t.createdAt, t.id), index("strategist_actions_tenant_idx").on(t.tenantId, t.createdAt, t.id)],
+  (t) => [
+    index("strategist_actions_session_idx").on(t.sessionId, t.createdAt, t.id),
+    index("strategist_actions_tenant_idx").on(t.tenantId, t.createdAt, t.id),
+  ],
 );

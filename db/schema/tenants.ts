@@ -10,11 +10,16 @@ export const tenants = pgTable("tenants", {
   status: text("status").notNull().default("active"), // active | inactive
   plan: text("plan").notNull().default("standard"),
   apiAccess: boolean("api_access").notNull().default(true),
-  features: text("features").array().notNull().default(sql`'{chat,catalog,crm,articles,strategist,analytics}'::text[]`),
+  features: text("features")
+    .array()
+    .notNull()
+    .default(sql`'{chat,catalog,crm,articles,strategist,analytics}'::text[]`),
   crmMode: text("crm_mode").notNull().default("internal"),
   mainDomain: text("main_domain"),
   /** Money balance below which the wallet reports `low`, RUB minor units. */
-  lowBalanceMinor: bigint("low_balance_minor", { mode: "bigint" }).notNull().default(sql`100000`),
+  lowBalanceMinor: bigint("low_balance_minor", { mode: "bigint" })
+    .notNull()
+    .default(sql`100000`),
   createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
 });
@@ -23,10 +28,17 @@ export const tenants = pgTable("tenants", {
 export const memberships = pgTable(
   "memberships",
   {
-    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
-    staffUserId: text("staff_user_id").notNull().references(() => staffUsers.id, { onDelete: "cascade" }),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    staffUserId: text("staff_user_id")
+      .notNull()
+      .references(() => staffUsers.id, { onDelete: "cascade" }),
     role: text("role").notNull().default("admin"), // owner | admin | member
-    rights: text("rights").array().notNull().default(sql`'{}'::text[]`),
+    rights: text("rights")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     active: boolean("active").notNull().default(true),
     createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },

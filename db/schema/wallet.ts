@@ -5,8 +5,12 @@ import { tenants } from "./tenants";
 
 /** The tenant's wallet, always in RUB minor units (kopecks) whatever the cell. */
 export const wallets = pgTable("wallets", {
-  tenantId: uuid("tenant_id").primaryKey().references(() => tenants.id, { onDelete: "cascade" }),
-  balanceMinor: bigint("balance_minor", { mode: "bigint" }).notNull().default(sql`0`),
+  tenantId: uuid("tenant_id")
+    .primaryKey()
+    .references(() => tenants.id, { onDelete: "cascade" }),
+  balanceMinor: bigint("balance_minor", { mode: "bigint" })
+    .notNull()
+    .default(sql`0`),
   blocked: boolean("blocked").notNull().default(false),
   updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
 });
@@ -16,7 +20,9 @@ export const walletLedger = pgTable(
   "wallet_ledger",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
     kind: text("kind").notNull(), // credit | debit | topup | charge | block | unblock
     amountMinor: bigint("amount_minor", { mode: "bigint" }).notNull(), // signed
     balanceAfterMinor: bigint("balance_after_minor", { mode: "bigint" }).notNull(),
@@ -32,9 +38,13 @@ export const walletLedger = pgTable(
 export const integrationDailySpend = pgTable(
   "integration_daily_spend",
   {
-    integrationId: uuid("integration_id").notNull().references(() => integrations.id, { onDelete: "cascade" }),
+    integrationId: uuid("integration_id")
+      .notNull()
+      .references(() => integrations.id, { onDelete: "cascade" }),
     day: date("day", { mode: "string" }).notNull(),
-    usedMinor: bigint("used_minor", { mode: "bigint" }).notNull().default(sql`0`),
+    usedMinor: bigint("used_minor", { mode: "bigint" })
+      .notNull()
+      .default(sql`0`),
   },
   (t) => [primaryKey({ columns: [t.integrationId, t.day] })],
 );

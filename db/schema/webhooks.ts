@@ -15,11 +15,18 @@ export const webhookSubscriptions = pgTable(
   "webhook_subscriptions",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
-    integrationId: uuid("integration_id").notNull().references(() => integrations.id, { onDelete: "cascade" }),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    integrationId: uuid("integration_id")
+      .notNull()
+      .references(() => integrations.id, { onDelete: "cascade" }),
     url: text("url").notNull(),
     /** Exact event types or `<family>.*` patterns. */
-    events: text("events").array().notNull().default(sql`'{}'::text[]`),
+    events: text("events")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     includePii: boolean("include_pii").notNull().default(false),
     description: text("description"),
     status: text("status").notNull().default("active"), // active | paused
@@ -30,7 +37,10 @@ export const webhookSubscriptions = pgTable(
     createdAt: ts("created_at").notNull().defaultNow(),
     updatedAt: ts("updated_at").notNull().defaultNow(),
   },
-  (t) => [index("webhook_subscriptions_integration_idx").on(t.integrationId, t.createdAt, t.id), index("webhook_subscriptions_tenant_idx").on(t.tenantId)],
+  (t) => [
+    index("webhook_subscriptions_integration_idx").on(t.integrationId, t.createdAt, t.id),
+    index("webhook_subscriptions_tenant_idx").on(t.tenantId),
+  ],
 );
 
 /**
@@ -43,9 +53,15 @@ export const webhookDeliveries = pgTable(
   "webhook_deliveries",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    tenantId: uuid("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
-    subscriptionId: uuid("subscription_id").notNull().references(() => webhookSubscriptions.id, { onDelete: "cascade" }),
-    eventId: uuid("event_id").notNull().references(() => events.id, { onDelete: "cascade" }),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    subscriptionId: uuid("subscription_id")
+      .notNull()
+      .references(() => webhookSubscriptions.id, { onDelete: "cascade" }),
+    eventId: uuid("event_id")
+      .notNull()
+      .references(() => events.id, { onDelete: "cascade" }),
     eventType: text("event_type").notNull(),
     state: text("state").notNull().default("pending"), // pending | delivered | failed | dead
     attempt: integer("attempt").notNull().default(0),
@@ -59,7 +75,9 @@ export const webhookDeliveries = pgTable(
   },
   (t) => [
     index("webhook_deliveries_subscription_idx").on(t.subscriptionId, t.createdAt, t.id),
-    index("webhook_deliveries_due_idx").on(t.nextAttemptAt).where(sql`state in ('pending', 'failed')`),
+    index("webhook_deliveries_due_idx")
+      .on(t.nextAttemptAt)
+      .where(sql`state in ('pending', 'failed')`),
     index("webhook_deliveries_event_idx").on(t.eventId),
     index("webhook_deliveries_created_idx").on(t.createdAt),
   ],

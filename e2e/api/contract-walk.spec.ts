@@ -45,7 +45,11 @@ test("account, cards and conversations: lists with filters and cursors, and one 
   const conversation = await first(request, "/conversations?limit=1");
   await read(request, `/conversations/${String(conversation.id)}`);
   const messages = await read(request, `/conversations/${String(conversation.id)}/messages?limit=2`);
-  if (messages.next_cursor) await read(request, `/conversations/${String(conversation.id)}/messages?limit=2&cursor=${encodeURIComponent(messages.next_cursor)}`);
+  if (messages.next_cursor)
+    await read(
+      request,
+      `/conversations/${String(conversation.id)}/messages?limit=2&cursor=${encodeURIComponent(messages.next_cursor)}`,
+    );
   await read(request, `/conversations/${String(conversation.id)}/messages?include_deleted=true`);
 });
 
@@ -60,7 +64,8 @@ test("leads, articles, strategist, dashboards and operations", async ({ request 
 
   await read(request, "/articles?limit=3&status=published");
   const article = await first(request, "/articles?limit=1");
-  for (const format of ["html", "markdown", "blocks"]) await read(request, `/articles/${String(article.id)}?format=${format}`);
+  for (const format of ["html", "markdown", "blocks"])
+    await read(request, `/articles/${String(article.id)}?format=${format}`);
   await read(request, `/articles/${String(article.id)}`);
 
   await read(request, "/strategist/reports?limit=2&report_type=daily");
@@ -79,9 +84,20 @@ test("leads, articles, strategist, dashboards and operations", async ({ request 
   expect(missing.status()).toBe(404);
 });
 
-test("card and conversation writes: Idempotency-Key required on POST, optional on PATCH, ignored on DELETE", async ({ request }) => {
+test("card and conversation writes: Idempotency-Key required on POST, optional on PATCH, ignored on DELETE", async ({
+  request,
+}) => {
   const code = `walk-${Date.now()}`;
-  const body = { code, name: "Walk", description: "A card of the contract walk", price_text: "990 ₽", page_url: "/p/walk", buttons: [{ label: "Buy", url: "/cart?sku=walk" }], ai_enabled: true, sort: 5 };
+  const body = {
+    code,
+    name: "Walk",
+    description: "A card of the contract walk",
+    price_text: "990 ₽",
+    page_url: "/p/walk",
+    buttons: [{ label: "Buy", url: "/cart?sku=walk" }],
+    ai_enabled: true,
+    sort: 5,
+  };
   const key = idem();
   const made = await request.post(api("/cards"), { headers: key, data: body });
   expect(made.status()).toBe(201);
@@ -94,23 +110,39 @@ test("card and conversation writes: Idempotency-Key required on POST, optional o
   expect(keyed.status()).toBe(200);
 
   const conversation = await first(request, "/conversations?limit=1&channel=api");
-  const sent = await request.post(api(`/conversations/${String(conversation.id)}/cards`), { headers: idem(), data: { codes: [code], comment: "One idea for you" } });
+  const sent = await request.post(api(`/conversations/${String(conversation.id)}/cards`), {
+    headers: idem(),
+    data: { codes: [code], comment: "One idea for you" },
+  });
   expect(sent.status()).toBe(201);
 
   expect((await request.delete(api(`/cards/${code}`), { headers: idem() })).status()).toBe(204);
 });
 
 test("webhooks: create, read, change without a key, rotate, test, deliveries, delete", async ({ request }) => {
-  const made = await request.post(api("/webhooks"), { headers: idem(), data: { url: "https://localhost/contract-walk", events: ["message.created", "lead.*"], description: "contract walk" } });
+  const made = await request.post(api("/webhooks"), {
+    headers: idem(),
+    data: {
+      url: "https://localhost/contract-walk",
+      events: ["message.created", "lead.*"],
+      description: "contract walk",
+    },
+  });
   expect(made.status()).toBe(201);
   const hook = await made.json();
   expect(hook.secret).toMatch(/^whsec_/);
   await read(request, "/webhooks?limit=5");
   await read(request, `/webhooks/${hook.id}`);
 
-  const paused = await request.patch(api(`/webhooks/${hook.id}`), { headers: auth(), data: { status: "paused", include_pii: false } });
+  const paused = await request.patch(api(`/webhooks/${hook.id}`), {
+    headers: auth(),
+    data: { status: "paused", include_pii: false },
+  });
   expect((await paused.json()).status).toBe("paused");
-  const active = await request.patch(api(`/webhooks/${hook.id}`), { headers: idem(), data: { status: "active", description: null } });
+  const active = await request.patch(api(`/webhooks/${hook.id}`), {
+    headers: idem(),
+    data: { status: "active", description: null },
+  });
   expect(active.status()).toBe(200);
 
   const rotated = await request.post(api(`/webhooks/${hook.id}/rotate-secret`), { headers: idem() });
@@ -129,13 +161,25 @@ test("refusals are the app's own problem answers", async ({ request }) => {
     expect(res.status()).toBe(status);
     return (await res.json()).code as string;
   };
-  expect(await code(request.post(api("/cards"), { headers: auth(), data: { code: "nokey", name: "No key" } }), 400)).toBe("idempotency_key_required");
+  expect(
+    await code(request.post(api("/cards"), { headers: auth(), data: { code: "nokey", name: "No key" } }), 400),
+  ).toBe("idempotency_key_required");
   expect(await code(request.get(api("/cards?limit=0"), { headers: auth() }), 422)).toBe("validation_failed");
   expect(await code(request.get(api("/cards?limit=ten"), { headers: auth() }), 422)).toBe("validation_failed");
   expect(await code(request.get(api("/cards?colour=red"), { headers: auth() }), 422)).toBe("validation_failed");
   expect(await code(request.get(api("/cards")), 401)).toBe("invalid_api_key");
   expect(await code(request.get(api("/leads/not-a-uuid"), { headers: auth() }), 404)).toBe("not_found");
   expect(await code(request.put(api("/cards"), { headers: auth(), data: {} }), 405)).toBe("method_not_allowed");
-  expect(await code(request.post(api("/cards"), { headers: { ...idem(), "content-type": "text/plain" }, data: '{"code":"x","name":"y"}' }), 400)).toBe("bad_request");
-  expect(await code(request.post(api("/cards"), { headers: idem(), data: { code: "Bad Code", name: "" } }), 422)).toBe("validation_failed");
+  expect(
+    await code(
+      request.post(api("/cards"), {
+        headers: { ...idem(), "content-type": "text/plain" },
+        data: '{"code":"x","name":"y"}',
+      }),
+      400,
+    ),
+  ).toBe("bad_request");
+  expect(await code(request.post(api("/cards"), { headers: idem(), data: { code: "Bad Code", name: "" } }), 422)).toBe(
+    "validation_failed",
+  );
 });

@@ -8,7 +8,8 @@ import { expect, test } from "./validated-request";
 // the running app's embedded database. Every public API answer is checked against the served OpenAPI
 // document (./validated-request).
 
-const demo = () => JSON.parse(readFileSync(".data/e2e/demo.json", "utf8")) as { apiKey: string; tenantId: string; baseUrl: string };
+const demo = () =>
+  JSON.parse(readFileSync(".data/e2e/demo.json", "utf8")) as { apiKey: string; tenantId: string; baseUrl: string };
 const run = promisify(execFile);
 
 test("GET /me answers with the demo key", async ({ request }) => {
@@ -25,7 +26,10 @@ test("GET /me answers with the demo key", async ({ request }) => {
 test("cards round trip over HTTP", async ({ request }) => {
   const headers = { authorization: `Bearer ${demo().apiKey}` };
   const code = `e2e-${Date.now()}`;
-  const c = await request.post("/api/public/v1/cards", { headers: { ...headers, "idempotency-key": crypto.randomUUID() }, data: { code, name: "E2E", page_url: "/p/e2e" } });
+  const c = await request.post("/api/public/v1/cards", {
+    headers: { ...headers, "idempotency-key": crypto.randomUUID() },
+    data: { code, name: "E2E", page_url: "/p/e2e" },
+  });
   expect(c.status()).toBe(201);
   expect((await c.json()).page_url).toBe("https://demo-shop.example/p/e2e");
   const list = await (await request.get("/api/public/v1/cards?limit=100", { headers })).json();
@@ -41,7 +45,10 @@ test("errors are problem+json", async ({ request }) => {
   expect(bad.status()).toBe(401);
   expect(bad.headers()["content-type"]).toBe("application/problem+json");
   expect((await bad.json()).code).toBe("invalid_api_key");
-  const planned = await request.post("/api/public/v1/conversations", { headers: { authorization: `Bearer ${demo().apiKey}` }, data: {} });
+  const planned = await request.post("/api/public/v1/conversations", {
+    headers: { authorization: `Bearer ${demo().apiKey}` },
+    data: {},
+  });
   expect(planned.status()).toBe(404);
 });
 
@@ -50,7 +57,9 @@ test("the operator CLI works on the running app's embedded database", async ({ r
   const env = { ...process.env, PGLITE_DIR: ".data/e2e/pglite", DATABASE_URL: "" };
   const headers = { authorization: `Bearer ${apiKey}` };
   const before = await (await request.get("/api/public/v1/wallet", { headers })).json();
-  const { stdout } = await run("npx", ["tsx", "scripts/admin.ts", "wallet:block", "--tenant", tenantId, "--json"], { env });
+  const { stdout } = await run("npx", ["tsx", "scripts/admin.ts", "wallet:block", "--tenant", tenantId, "--json"], {
+    env,
+  });
   expect(JSON.parse(stdout)).toMatchObject({ tenant_id: tenantId, blocked: true });
   const blocked = await request.get("/api/public/v1/cards", { headers });
   expect(blocked.status()).toBe(402);

@@ -26,7 +26,11 @@ test("a trailing slash reaches the same route, with no redirect", async ({ reque
   expect(slash.headers()["location"]).toBeUndefined();
   expect((await slash.json()).data).toEqual((await plain.json()).data);
   const code = `slash-${Date.now()}`;
-  const created = await request.post("/api/public/v1/cards/", { headers: { ...headers, "idempotency-key": crypto.randomUUID() }, data: { code, name: "Slash" }, maxRedirects: 0 });
+  const created = await request.post("/api/public/v1/cards/", {
+    headers: { ...headers, "idempotency-key": crypto.randomUUID() },
+    data: { code, name: "Slash" },
+    maxRedirects: 0,
+  });
   expect(created.status()).toBe(201);
   expect((await request.get(`/api/public/v1/cards/${code}/`, { headers, maxRedirects: 0 })).status()).toBe(200);
   expect((await request.delete(`/api/public/v1/cards/${code}/`, { headers, maxRedirects: 0 })).status()).toBe(204);

@@ -1,6 +1,14 @@
 import { readFileSync } from "node:fs";
 import postgres from "postgres";
-import { ApiError, createClient, isApiError, OperationTimeoutError, type ApiErrorCode, type ClientOptions, type PlatformClient } from "@platform/sdk";
+import {
+  ApiError,
+  createClient,
+  isApiError,
+  OperationTimeoutError,
+  type ApiErrorCode,
+  type ClientOptions,
+  type PlatformClient,
+} from "@platform/sdk";
 import type { ResponseValidator } from "@/server/testing/response-validator";
 import { expect, test } from "./validated-request";
 
@@ -8,7 +16,12 @@ import { expect, test } from "./validated-request";
 // lists walked to their end, a create whose answer is lost and retried making one resource, and typed
 // error codes. Every answer the SDK receives is checked against the document the app serves.
 
-const demo = () => JSON.parse(readFileSync(".data/e2e/demo.json", "utf8")) as { apiKey: string; tenantId: string; integrationId: string };
+const demo = () =>
+  JSON.parse(readFileSync(".data/e2e/demo.json", "utf8")) as {
+    apiKey: string;
+    tenantId: string;
+    integrationId: string;
+  };
 
 type Fetch = (request: Request) => Promise<Response>;
 
@@ -17,13 +30,28 @@ function validatingFetch(validator: ResponseValidator, inner: Fetch = (r) => fet
   return async (request) => {
     const res = await inner(request);
     const text = await res.clone().text();
-    validator.check({ method: request.method, path: new URL(request.url).pathname, status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null });
+    validator.check({
+      method: request.method,
+      path: new URL(request.url).pathname,
+      status: res.status,
+      headers: res.headers,
+      body: text ? JSON.parse(text) : null,
+    });
     return res;
   };
 }
 
-function sdkFor(baseURL: string | undefined, validator: ResponseValidator, extra: Partial<ClientOptions> = {}): PlatformClient {
-  return createClient({ baseUrl: `${baseURL}/api/public/v1`, apiKey: demo().apiKey, ...extra, fetch: validatingFetch(validator, extra.fetch) });
+function sdkFor(
+  baseURL: string | undefined,
+  validator: ResponseValidator,
+  extra: Partial<ClientOptions> = {},
+): PlatformClient {
+  return createClient({
+    baseUrl: `${baseURL}/api/public/v1`,
+    apiKey: demo().apiKey,
+    ...extra,
+    fetch: validatingFetch(validator, extra.fetch),
+  });
 }
 
 /** Every item of a list walked page by page, as ids. */
@@ -43,7 +71,10 @@ test("account and wallet", async ({ apiValidators, baseURL }) => {
   expect(wallet.balance?.currency).toBe("RUB");
 });
 
-test("conversations and messages walked to the end; cards sent into a conversation", async ({ apiValidators, baseURL }) => {
+test("conversations and messages walked to the end; cards sent into a conversation", async ({
+  apiValidators,
+  baseURL,
+}) => {
   const sdk = sdkFor(baseURL, apiValidators.answers);
   const all = await sdk.conversations.list({ limit: 100 }).firstPage();
   expect(all.next_cursor).toBeNull();
@@ -58,7 +89,10 @@ test("conversations and messages walked to the end; cards sent into a conversati
   expect(messages).toEqual(oneGo.data.map((m) => m.id));
   expect(messages.length).toBeGreaterThan(7);
 
-  const sent = await sdk.conversations.sendCards(conv.id, { codes: ["rain-jacket", "gift-card"], comment: "Two ideas from the SDK" });
+  const sent = await sdk.conversations.sendCards(conv.id, {
+    codes: ["rain-jacket", "gift-card"],
+    comment: "Two ideas from the SDK",
+  });
   expect(sent).toMatchObject({ conversation_id: conv.id, cards: [{ code: "rain-jacket" }, { code: "gift-card" }] });
   const after = await sdk.conversations.messages.list(conv.id, { limit: 100 }).toArray();
   expect(after.map((m) => m.id)).toContain(sent.message_id);
@@ -68,8 +102,17 @@ test("cards: create, read, walk every page, change, delete; typed errors", async
   const sdk = sdkFor(baseURL, apiValidators.answers);
   const stamp = Date.now();
   const codes = [0, 1, 2].map((i) => `sdk-${stamp}-${i}`);
-  for (const code of codes) await sdk.cards.create({ code, name: `SDK ${code}`, page_url: `/p/${code}`, buttons: [{ label: "Buy", url: "/cart" }] });
-  expect(await sdk.cards.get(codes[0]!)).toMatchObject({ code: codes[0], page_url: `https://demo-shop.example/p/${codes[0]}` });
+  for (const code of codes)
+    await sdk.cards.create({
+      code,
+      name: `SDK ${code}`,
+      page_url: `/p/${code}`,
+      buttons: [{ label: "Buy", url: "/cart" }],
+    });
+  expect(await sdk.cards.get(codes[0]!)).toMatchObject({
+    code: codes[0],
+    page_url: `https://demo-shop.example/p/${codes[0]}`,
+  });
 
   const onePage = await sdk.cards.list({ limit: 100 }).firstPage();
   expect(onePage.next_cursor).toBeNull();
@@ -83,7 +126,11 @@ test("cards: create, read, walk every page, change, delete; typed errors", async
   expect(pages).toBe(walked.length);
   expect(walked).toEqual(expect.arrayContaining(codes));
 
-  expect(await sdk.cards.update(codes[1]!, { badge: "SDK", active: false })).toMatchObject({ code: codes[1], badge: "SDK", active: false });
+  expect(await sdk.cards.update(codes[1]!, { badge: "SDK", active: false })).toMatchObject({
+    code: codes[1],
+    badge: "SDK",
+    active: false,
+  });
   const aiOnly = await sdk.cards.list({ ai_enabled: true }).toArray();
   expect(aiOnly.every((c) => c.ai_enabled)).toBe(true);
 
@@ -94,25 +141,36 @@ test("cards: create, read, walk every page, change, delete; typed errors", async
   expect([code, e.status]).toEqual(["not_found", 404]);
   expect(e.requestId).toMatch(/^req_/);
 
-  const invalid = (await sdk.cards.create({ code: "Bad Code", name: "", page_url: "javascript:alert(1)" }).catch((x: unknown) => x)) as ApiError;
+  const invalid = (await sdk.cards
+    .create({ code: "Bad Code", name: "", page_url: "javascript:alert(1)" })
+    .catch((x: unknown) => x)) as ApiError;
   expect(invalid.code).toBe("validation_failed");
   expect(invalid.status).toBe(422);
   expect(invalid.errors.map((f) => f.field).sort()).toEqual(["/code", "/name", "/page_url"]);
 
   const key = crypto.randomUUID();
   await sdk.cards.create({ code: `sdk-${stamp}-k`, name: "Keyed" }, { idempotencyKey: key });
-  const conflict = await sdk.cards.create({ code: `sdk-${stamp}-other`, name: "Other" }, { idempotencyKey: key }).catch((x: unknown) => x);
+  const conflict = await sdk.cards
+    .create({ code: `sdk-${stamp}-other`, name: "Other" }, { idempotencyKey: key })
+    .catch((x: unknown) => x);
   expect(isApiError(conflict, "idempotency_conflict")).toBe(true);
   codes.push(`sdk-${stamp}-k`);
 
   for (const c of codes) await sdk.cards.delete(c);
   expect(isApiError(await sdk.cards.delete(codes[0]!).catch((x: unknown) => x), "not_found")).toBe(true);
 
-  const stranger = createClient({ baseUrl: `${baseURL}/api/public/v1`, apiKey: "sk_live_ru_nope", fetch: validatingFetch(apiValidators.answers) });
+  const stranger = createClient({
+    baseUrl: `${baseURL}/api/public/v1`,
+    apiKey: "sk_live_ru_nope",
+    fetch: validatingFetch(apiValidators.answers),
+  });
   expect(isApiError(await stranger.me.get().catch((x: unknown) => x), "invalid_api_key")).toBe(true);
 });
 
-test("a create whose answer is lost is retried with the same Idempotency-Key and makes one resource", async ({ apiValidators, baseURL }) => {
+test("a create whose answer is lost is retried with the same Idempotency-Key and makes one resource", async ({
+  apiValidators,
+  baseURL,
+}) => {
   // The first POST reaches the app and is carried out; its answer is then lost (the connection drops).
   const sentKeys: (string | null)[] = [];
   let firstAnswer: unknown = null;
@@ -159,7 +217,15 @@ test("leads, articles, strategist and the dashboard", async ({ apiValidators, ba
   expect(archived.every((l) => l.archived)).toBe(true);
   const lead = await sdk.leads.get(leads.data[0]!.id);
   expect(lead.etag).toBe(leads.data[0]!.etag);
-  expect(isApiError(await sdk.leads.list({ include_deleted: true }).firstPage().catch((x: unknown) => x), "validation_failed")).toBe(true);
+  expect(
+    isApiError(
+      await sdk.leads
+        .list({ include_deleted: true })
+        .firstPage()
+        .catch((x: unknown) => x),
+      "validation_failed",
+    ),
+  ).toBe(true);
 
   const articles = await sdk.articles.list({ limit: 100 }).firstPage();
   expect(await ids(sdk.articles.list({ limit: 2 }))).toEqual(articles.data.map((a) => a.id));
@@ -201,7 +267,11 @@ test("webhooks: create, read, change, test, deliveries, rotate, delete", async (
   // Nothing listens on https://localhost:443: the app's worker journals the attempt as network_error.
   await expect(async () => {
     const journal = await sdk.webhooks.deliveries.list(hook.id).toArray();
-    expect(journal.find((d) => d.event_id === queued.event_id)).toMatchObject({ state: "failed", error: "network_error", attempt: 1 });
+    expect(journal.find((d) => d.event_id === queued.event_id)).toMatchObject({
+      state: "failed",
+      error: "network_error",
+      attempt: 1,
+    });
   }).toPass({ timeout: 20_000 });
   expect(await sdk.webhooks.deliveries.list(hook.id, { state: "delivered" }).toArray()).toEqual([]);
 
@@ -220,13 +290,19 @@ test("operations: read one, wait for a finished one, time out on a running one",
   // database, served on its loopback socket (the operator CLI's way in).
   const port = Number(readFileSync(".data/e2e/pglite.port", "utf8").trim());
   const sql = postgres(`postgres://postgres@127.0.0.1:${port}/postgres`, { max: 1, onnotice: () => {} });
-  const rows = await sql<{ id: string; status: string }[]>`select id, status from operations where tenant_id = ${demo().tenantId} and integration_id = ${demo().integrationId}`;
+  const rows = await sql<
+    { id: string; status: string }[]
+  >`select id, status from operations where tenant_id = ${demo().tenantId} and integration_id = ${demo().integrationId}`;
   await sql.end();
   const done = rows.find((r) => r.status === "succeeded")!;
   const running = rows.find((r) => r.status === "running")!;
   expect(done && running).toBeTruthy();
 
-  expect(await sdk.operations.get(done.id)).toMatchObject({ id: done.id, status: "succeeded", resource: { type: "message" } });
+  expect(await sdk.operations.get(done.id)).toMatchObject({
+    id: done.id,
+    status: "succeeded",
+    resource: { type: "message" },
+  });
   expect(await sdk.waitForOperation(done.id, { timeoutMs: 5_000 })).toMatchObject({ id: done.id, status: "succeeded" });
   const late = await sdk.waitForOperation(running.id, { timeoutMs: 1_200, intervalMs: 300 }).catch((x: unknown) => x);
   expect(late).toBeInstanceOf(OperationTimeoutError);

@@ -6,7 +6,15 @@ import { prismVerdict } from "@/server/testing/prism-verdict";
 
 const API = "/api/public/v1";
 const DOCUMENT = "/api/public/v1/openapi.json";
-const METHODS = { get: "GET", post: "POST", patch: "PATCH", put: "PUT", delete: "DELETE", head: "HEAD", fetch: "" } as const;
+const METHODS = {
+  get: "GET",
+  post: "POST",
+  patch: "PATCH",
+  put: "PUT",
+  delete: "DELETE",
+  head: "HEAD",
+  fetch: "",
+} as const;
 const PRISM = `http://127.0.0.1:${PRISM_PORT}`;
 
 type Options = {
@@ -42,9 +50,17 @@ function validating(request: APIRequestContext, v: Validators, baseURL: string):
         if (!full || !full.pathname.startsWith(API) || full.pathname === DOCUMENT) return send(url as string);
         const rel = full.pathname.slice(API.length) + full.search;
 
-        const res = THROUGH_PRISM ? await prismVerdict(method, rel, await send(PRISM + rel), () => send(full.href)) : await send(full.href);
+        const res = THROUGH_PRISM
+          ? await prismVerdict(method, rel, await send(PRISM + rel), () => send(full.href))
+          : await send(full.href);
         const text = method === "HEAD" ? "" : await res.text();
-        v.answers.check({ method, path: full.pathname, status: res.status(), headers: res.headers(), body: text ? JSON.parse(text) : null });
+        v.answers.check({
+          method,
+          path: full.pathname,
+          status: res.status(),
+          headers: res.headers(),
+          body: text ? JSON.parse(text) : null,
+        });
         if (res.ok()) v.requests.check(sentRequest(method, new URL(res.url()), options), res.status());
         return res;
       };
@@ -64,7 +80,8 @@ function sentRequest(method: string, url: URL, o: Options = {}): SentRequest {
     if (!headers.has("content-type")) headers.set("content-type", "application/json");
   } else if (o.form !== undefined || o.multipart !== undefined) {
     body = { text: "(form fields)" };
-    if (!headers.has("content-type")) headers.set("content-type", o.form !== undefined ? "application/x-www-form-urlencoded" : "multipart/form-data");
+    if (!headers.has("content-type"))
+      headers.set("content-type", o.form !== undefined ? "application/x-www-form-urlencoded" : "multipart/form-data");
   }
   return { method, path: url.pathname + url.search, headers, body };
 }

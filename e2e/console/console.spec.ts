@@ -6,10 +6,17 @@ import { expect, test } from "../api/validated-request";
 // The console in a real browser (Debian's chromium): sign in with the demo login, create an
 // integration, issue a key and use it, revoke it, and lift a negative wallet with a top-up.
 
-const demo = () => JSON.parse(readFileSync(".data/e2e/demo.json", "utf8")) as { apiKey: string; tenantId: string; staff: { email: string; password: string } };
+const demo = () =>
+  JSON.parse(readFileSync(".data/e2e/demo.json", "utf8")) as {
+    apiKey: string;
+    tenantId: string;
+    staff: { email: string; password: string };
+  };
 const run = promisify(execFile);
 const cli = (...args: string[]) =>
-  run("npx", ["tsx", "scripts/admin.ts", ...args, "--json"], { env: { ...process.env, PGLITE_DIR: ".data/e2e/pglite", DATABASE_URL: "" } }).catch((err: { message: string; stdout?: string }) => {
+  run("npx", ["tsx", "scripts/admin.ts", ...args, "--json"], {
+    env: { ...process.env, PGLITE_DIR: ".data/e2e/pglite", DATABASE_URL: "" },
+  }).catch((err: { message: string; stdout?: string }) => {
     // The CLI prints its error as JSON on stdout; execFile's message carries only stderr.
     throw new Error(`${err.message}\nstdout: ${err.stdout ?? ""}`);
   });

@@ -6,7 +6,8 @@ import { expect, test, type Page } from "@playwright/test";
 // renders, the console signs in and navigates) with no violation reported, and an inline handler in
 // markup injected into a page does not run.
 
-const demo = () => JSON.parse(readFileSync(".data/e2e/demo.json", "utf8")) as { staff: { email: string; password: string } };
+const demo = () =>
+  JSON.parse(readFileSync(".data/e2e/demo.json", "utf8")) as { staff: { email: string; password: string } };
 
 test.use({ trace: "retain-on-failure", screenshot: "only-on-failure" });
 
@@ -25,7 +26,9 @@ async function watchViolations(page: Page): Promise<string[]> {
   });
   await page.addInitScript(() => {
     window.__cspViolations = [];
-    document.addEventListener("securitypolicyviolation", (e) => window.__cspViolations!.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`));
+    document.addEventListener("securitypolicyviolation", (e) =>
+      window.__cspViolations!.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`),
+    );
   });
   return fromConsole;
 }
@@ -34,7 +37,10 @@ const violations = (page: Page) => page.evaluate(() => window.__cspViolations ??
 /** The nonce of a response's policy, after checking the policy has no 'unsafe-inline' for scripts. */
 function nonceOf(csp: string | undefined): string {
   expect(csp).toBeDefined();
-  const scriptSrc = csp!.split(";").map((d) => d.trim()).find((d) => d.startsWith("script-src "))!;
+  const scriptSrc = csp!
+    .split(";")
+    .map((d) => d.trim())
+    .find((d) => d.startsWith("script-src "))!;
   expect(scriptSrc).not.toContain("unsafe-inline");
   expect(csp).toContain("frame-ancestors 'none'");
   const nonce = /'nonce-([^']+)'/.exec(scriptSrc)?.[1];
@@ -102,6 +108,8 @@ test("the console signs in and navigates under its nonce policy without a violat
     div.innerHTML = '<img src="data:image/png;base64,AAAA" onerror="window.__pwned = 1">';
     document.body.appendChild(div);
   });
-  await expect.poll(async () => (await violations(page)).join("\n"), { timeout: 15_000 }).toMatch(/^script-src-attr inline/m);
+  await expect
+    .poll(async () => (await violations(page)).join("\n"), { timeout: 15_000 })
+    .toMatch(/^script-src-attr inline/m);
   expect(await page.evaluate(() => window.__pwned)).toBeUndefined();
 });

@@ -6,7 +6,8 @@ import { expect, test } from "@playwright/test";
 // allows loopback with WEBHOOK_ALLOW_PRIVATE_CIDRS (playwright.config.ts) and nothing listens on
 // https://localhost:443, so the test delivery fails with network_error: the journal shows that attempt.
 
-const demo = () => JSON.parse(readFileSync(".data/e2e/demo.json", "utf8")) as { staff: { email: string; password: string } };
+const demo = () =>
+  JSON.parse(readFileSync(".data/e2e/demo.json", "utf8")) as { staff: { email: string; password: string } };
 
 test.use({ trace: "retain-on-failure", screenshot: "only-on-failure" });
 

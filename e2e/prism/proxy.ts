@@ -40,7 +40,17 @@ async function main(): Promise<void> {
   const bin = path.resolve("node_modules/.bin/prism");
   // --cors=false: Prism would otherwise add CORS headers of its own to every answer and answer
   // preflights itself; the answers should be the app's.
-  const args = ["proxy", document, `${APP}/api/public/v1`, "--errors", "--cors=false", "--host", "127.0.0.1", "--port", String(PRISM_PORT)];
+  const args = [
+    "proxy",
+    document,
+    `${APP}/api/public/v1`,
+    "--errors",
+    "--cors=false",
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(PRISM_PORT),
+  ];
   const prism = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
   const relay = (chunk: Buffer) => {
     log.write(chunk);
@@ -55,7 +65,8 @@ async function main(): Promise<void> {
   process.on("SIGINT", stop);
   prism.on("exit", (code, signal) => {
     log.end();
-    if (signal !== "SIGTERM") process.stderr.write(`[prism] exited with ${code ?? signal}; its log is ${PRISM_DIR}/prism.log\n`);
+    if (signal !== "SIGTERM")
+      process.stderr.write(`[prism] exited with ${code ?? signal}; its log is ${PRISM_DIR}/prism.log\n`);
     process.exit(code ?? 0);
   });
 }

@@ -31,7 +31,10 @@ describe("key-expiry-notices", () => {
   it("records the due api_key.expiring event in its step, and nothing on a repeated run", async () => {
     const first = await new InngestTestEngine({ function: keyExpiryNotices }).execute();
     expect(first.result).toEqual({ notices: 1 });
-    const evs = await db.db.select().from(events).where(and(eq(events.tenantId, t.tenantId), eq(events.type, "api_key.expiring")));
+    const evs = await db.db
+      .select()
+      .from(events)
+      .where(and(eq(events.tenantId, t.tenantId), eq(events.type, "api_key.expiring")));
     expect(evs).toHaveLength(1);
     expect(evs[0]!.data).toMatchObject({ key_id: t.keyId, integration_id: t.integrationId, days_left: 20 });
     const again = await new InngestTestEngine({ function: keyExpiryNotices }).execute();
@@ -45,7 +48,15 @@ describe("retention-cleanup", () => {
       (
         await db.db
           .insert(idempotencyRecords)
-          .values({ tenantId: t.tenantId, keyMode: "live", scope: "POST /v1/cards", idempotencyKey: crypto.randomUUID(), fingerprint: "f", lockedUntil: new Date(T0), createdAt: new Date(T0 - ageMs) })
+          .values({
+            tenantId: t.tenantId,
+            keyMode: "live",
+            scope: "POST /v1/cards",
+            idempotencyKey: crypto.randomUUID(),
+            fingerprint: "f",
+            lockedUntil: new Date(T0),
+            createdAt: new Date(T0 - ageMs),
+          })
           .returning({ id: idempotencyRecords.id })
       )[0]!.id;
     const old = await mk(2 * DAY);

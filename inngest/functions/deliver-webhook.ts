@@ -10,7 +10,12 @@ import { DELIVERY_SCHEDULED, type DeliveryScheduledData } from "../events";
  * One run per delivery at a time (concurrency key), so a re-sent schedule event cannot double-send.
  */
 export const deliverWebhook = inngest.createFunction(
-  { id: "deliver-webhook", retries: 0, triggers: [{ event: DELIVERY_SCHEDULED }], concurrency: { key: "event.data.deliveryId", limit: 1 } },
+  {
+    id: "deliver-webhook",
+    retries: 0,
+    triggers: [{ event: DELIVERY_SCHEDULED }],
+    concurrency: { key: "event.data.deliveryId", limit: 1 },
+  },
   async ({ event, step }) => {
     const { deliveryId } = event.data as DeliveryScheduledData;
     // The schedule ends after the first attempt and eight retries; wallet deferrals do not spend
@@ -18,7 +23,11 @@ export const deliverWebhook = inngest.createFunction(
     for (let n = 0; n < 200; n++) {
       const r = await step.run(`attempt-${n}`, async () => {
         const out = await attemptDelivery(await getDb(), deliveryId);
-        return { final: out.final, state: out.state, nextAttemptAt: out.nextAttemptAt ? out.nextAttemptAt.toISOString() : null };
+        return {
+          final: out.final,
+          state: out.state,
+          nextAttemptAt: out.nextAttemptAt ? out.nextAttemptAt.toISOString() : null,
+        };
       });
       if (r.final || !r.nextAttemptAt) return r;
       await step.sleepUntil(`wait-${n}`, r.nextAttemptAt);

@@ -23,9 +23,19 @@ let t: TenantFixture;
 async function queuedDelivery(): Promise<string> {
   const [sub] = await db.db
     .insert(webhookSubscriptions)
-    .values({ tenantId: t.tenantId, integrationId: t.integrationId, url: "https://hooks.example.com/in", events: ["lead.*"], secretEnc: sealSecret(newSigningSecret()) })
+    .values({
+      tenantId: t.tenantId,
+      integrationId: t.integrationId,
+      url: "https://hooks.example.com/in",
+      events: ["lead.*"],
+      secretEnc: sealSecret(newSigningSecret()),
+    })
     .returning();
-  const r = await recordEventWithDeliveries(db.db, { tenantId: t.tenantId, type: "lead.created", data: { lead_id: crypto.randomUUID(), version: 1 } }, { onlySubscriptionId: sub.id });
+  const r = await recordEventWithDeliveries(
+    db.db,
+    { tenantId: t.tenantId, type: "lead.created", data: { lead_id: crypto.randomUUID(), version: 1 } },
+    { onlySubscriptionId: sub.id },
+  );
   return r.deliveryIds[0];
 }
 
@@ -59,7 +69,9 @@ describe("deliver-webhook", () => {
     await setWalletBlocked(db.db, t.tenantId, true, "system");
     try {
       const engine = new InngestTestEngine({ function: deliverWebhook });
-      const { result } = await engine.executeStep("attempt-0", { events: [{ name: DELIVERY_SCHEDULED, data: { deliveryId: id } }] });
+      const { result } = await engine.executeStep("attempt-0", {
+        events: [{ name: DELIVERY_SCHEDULED, data: { deliveryId: id } }],
+      });
       const r = result as { final: boolean; state: string; nextAttemptAt: string };
       expect(r.final).toBe(false);
       expect(Date.parse(r.nextAttemptAt) - Date.now()).toBeGreaterThan(14 * 60_000);
@@ -72,7 +84,9 @@ describe("deliver-webhook", () => {
 
   it("treats a delivery that no longer exists as final", async () => {
     const engine = new InngestTestEngine({ function: deliverWebhook });
-    const { result } = await engine.execute({ events: [{ name: DELIVERY_SCHEDULED, data: { deliveryId: crypto.randomUUID() } }] });
+    const { result } = await engine.execute({
+      events: [{ name: DELIVERY_SCHEDULED, data: { deliveryId: crypto.randomUUID() } }],
+    });
     expect((result as { final: boolean }).final).toBe(true);
   });
 });
@@ -80,7 +94,10 @@ describe("deliver-webhook", () => {
 describe("resume-deliveries", () => {
   it("makes the tenant's wallet-deferred deliveries due now and schedules a run for each", async () => {
     const id = await queuedDelivery();
-    await db.db.update(webhookDeliveries).set({ nextAttemptAt: new Date(Date.now() + 15 * 60_000), error: "wallet_suspended" }).where(eq(webhookDeliveries.id, id));
+    await db.db
+      .update(webhookDeliveries)
+      .set({ nextAttemptAt: new Date(Date.now() + 15 * 60_000), error: "wallet_suspended" })
+      .where(eq(webhookDeliveries.id, id));
     const engine = new InngestTestEngine({ function: resumeDeliveries });
     const { result, ctx } = await engine.execute({
       events: [{ name: EXCHANGE_RESUMED, data: { tenantId: t.tenantId } }],
@@ -88,7 +105,9 @@ describe("resume-deliveries", () => {
     });
     expect((result as { resumed: number }).resumed).toBeGreaterThanOrEqual(1);
     expect((await row(id)).nextAttemptAt!.getTime()).toBeLessThanOrEqual(Date.now());
-    const sent = (ctx.step.sendEvent as unknown as { mock: { calls: [string, { name: string; data: { deliveryId: string } }[]][] } }).mock.calls[0][1];
+    const sent = (
+      ctx.step.sendEvent as unknown as { mock: { calls: [string, { name: string; data: { deliveryId: string } }[]][] } }
+    ).mock.calls[0][1];
     expect(sent).toContainEqual({ name: DELIVERY_SCHEDULED, data: { deliveryId: id } });
   });
 });
@@ -98,12 +117,23 @@ describe("sweep-deliveries", () => {
     const due = await queuedDelivery();
     const leased = await queuedDelivery();
     const future = await queuedDelivery();
-    await db.db.update(webhookDeliveries).set({ nextAttemptAt: new Date(Date.now() - 1000) }).where(eq(webhookDeliveries.id, due));
-    await db.db.update(webhookDeliveries).set({ lockedUntil: new Date(Date.now() + 60_000) }).where(eq(webhookDeliveries.id, leased));
-    await db.db.update(webhookDeliveries).set({ nextAttemptAt: new Date(Date.now() + 60_000) }).where(eq(webhookDeliveries.id, future));
+    await db.db
+      .update(webhookDeliveries)
+      .set({ nextAttemptAt: new Date(Date.now() - 1000) })
+      .where(eq(webhookDeliveries.id, due));
+    await db.db
+      .update(webhookDeliveries)
+      .set({ lockedUntil: new Date(Date.now() + 60_000) })
+      .where(eq(webhookDeliveries.id, leased));
+    await db.db
+      .update(webhookDeliveries)
+      .set({ nextAttemptAt: new Date(Date.now() + 60_000) })
+      .where(eq(webhookDeliveries.id, future));
     const engine = new InngestTestEngine({ function: sweepDeliveries });
     const { ctx } = await engine.execute({ steps: [{ id: "schedule", handler: () => ({ ids: [] }) }] });
-    const sent = (ctx.step.sendEvent as unknown as { mock: { calls: [string, { data: { deliveryId: string } }[]][] } }).mock.calls[0][1].map((e) => e.data.deliveryId);
+    const sent = (
+      ctx.step.sendEvent as unknown as { mock: { calls: [string, { data: { deliveryId: string } }[]][] } }
+    ).mock.calls[0][1].map((e) => e.data.deliveryId);
     expect(sent).toContain(due);
     expect(sent).not.toContain(leased);
     expect(sent).not.toContain(future);

@@ -8,7 +8,10 @@ import { inngest } from "../client";
  * overlap with a local driver never sends a threshold twice.
  * @returns `{notices}`: how many events this run recorded.
  */
-export const keyExpiryNotices = inngest.createFunction({ id: "key-expiry-notices", triggers: [{ cron: "0 3 * * *" }] }, async ({ step }) => {
-  const notices = await step.run("notify", async () => (await runKeyExpiryNotices(await getDb())).notices.length);
-  return { notices };
-});
+export const keyExpiryNotices = inngest.createFunction(
+  { id: "key-expiry-notices", triggers: [{ cron: "0 3 * * *" }] },
+  async ({ step }) => {
+    const notices = await step.run("notify", async () => (await runKeyExpiryNotices(await getDb())).notices.length);
+    return { notices };
+  },
+);

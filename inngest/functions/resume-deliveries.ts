@@ -15,7 +15,11 @@ export const resumeDeliveries = inngest.createFunction(
     const { tenantId } = event.data as ExchangeResumedData;
     const resumed = await step.run("resume", async () => resumeDeferredDeliveries(await getDb(), tenantId));
     const ids = await step.run("due", async () => dueDeliveryIds(await getDb(), { tenantId, limit: 1000 }));
-    if (ids.length) await step.sendEvent("schedule", ids.map((deliveryId) => ({ name: DELIVERY_SCHEDULED, data: { deliveryId } })));
+    if (ids.length)
+      await step.sendEvent(
+        "schedule",
+        ids.map((deliveryId) => ({ name: DELIVERY_SCHEDULED, data: { deliveryId } })),
+      );
     return { resumed, scheduled: ids.length };
   },
 );

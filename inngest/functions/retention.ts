@@ -7,6 +7,9 @@ import { inngest } from "../client";
  * than 30 days and idempotency records older than 24 hours, in batches (server/jobs/retention.ts).
  * @returns rows deleted per table, as runRetention.
  */
-export const retentionCleanup = inngest.createFunction({ id: "retention-cleanup", triggers: [{ cron: "30 3 * * *" }] }, async ({ step }) => {
-  return step.run("cleanup", async () => runRetention(await getDb()));
-});
+export const retentionCleanup = inngest.createFunction(
+  { id: "retention-cleanup", triggers: [{ cron: "30 3 * * *" }] },
+  async ({ step }) => {
+    return step.run("cleanup", async () => runRetention(await getDb()));
+  },
+);

@@ -14,12 +14,19 @@ import path from "node:path";
 const root = path.resolve(import.meta.dirname, "../..");
 const tmp = mkdtempSync(path.join(tmpdir(), "platform-sdk-consumer-"));
 try {
-  const tgz = execFileSync("npm", ["pack", "--silent", "--pack-destination", tmp], { cwd: path.join(root, "sdk"), encoding: "utf8" }).trim().split("\n").pop();
+  const tgz = execFileSync("npm", ["pack", "--silent", "--pack-destination", tmp], {
+    cwd: path.join(root, "sdk"),
+    encoding: "utf8",
+  })
+    .trim()
+    .split("\n")
+    .pop();
   const modules = path.join(tmp, "node_modules");
   mkdirSync(path.join(modules, "@platform"), { recursive: true });
   execFileSync("tar", ["xzf", path.join(tmp, tgz), "-C", path.join(modules, "@platform")]);
   renameSync(path.join(modules, "@platform", "package"), path.join(modules, "@platform", "sdk"));
-  for (const dep of ["openapi-fetch", "openapi-typescript-helpers"]) symlinkSync(path.join(root, "node_modules", dep), path.join(modules, dep), "dir");
+  for (const dep of ["openapi-fetch", "openapi-typescript-helpers"])
+    symlinkSync(path.join(root, "node_modules", dep), path.join(modules, dep), "dir");
   writeFileSync(path.join(tmp, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
 
   writeFileSync(
@@ -76,7 +83,18 @@ export async function use(): Promise<string[]> {
   );
   writeFileSync(
     path.join(tmp, "tsconfig.json"),
-    JSON.stringify({ compilerOptions: { target: "ES2022", lib: ["ES2022", "DOM", "DOM.Iterable"], types: [], module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true }, files: ["consumer.ts"] }),
+    JSON.stringify({
+      compilerOptions: {
+        target: "ES2022",
+        lib: ["ES2022", "DOM", "DOM.Iterable"],
+        types: [],
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        strict: true,
+        noEmit: true,
+      },
+      files: ["consumer.ts"],
+    }),
   );
   execFileSync(process.execPath, [path.join(root, "node_modules/typescript/bin/tsc"), "-p", tmp], { stdio: "inherit" });
   console.log(`types ok: ${tgz} type-checks in a consumer project (NodeNext, strict)`);

@@ -18,22 +18,66 @@ function fakeApi(route: (r: Request, url: URL) => Response | Promise<Response>) 
 }
 
 const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", "x-request-id": "req_ok", ...headers } });
-const problem = (status: number, code: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify({ type: `https://api.example.ru/developers/errors#${code}`, title: code, status, code, detail: `detail of ${code}`, request_id: "req_abc", ...extra }), {
+  new Response(JSON.stringify(body), {
     status,
-    headers: { "content-type": "application/problem+json", "x-request-id": "req_abc", ...headers },
+    headers: { "content-type": "application/json", "x-request-id": "req_ok", ...headers },
   });
+const problem = (
+  status: number,
+  code: string,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+) =>
+  new Response(
+    JSON.stringify({
+      type: `https://api.example.ru/developers/errors#${code}`,
+      title: code,
+      status,
+      code,
+      detail: `detail of ${code}`,
+      request_id: "req_abc",
+      ...extra,
+    }),
+    {
+      status,
+      headers: { "content-type": "application/problem+json", "x-request-id": "req_abc", ...headers },
+    },
+  );
 
 const noSleep = async () => {};
-const card = (code: string) => ({ id: `id-${code}`, code, name: code, description: null, image_url: null, price_text: null, badge: null, page_url: null, buttons: [], ai_enabled: false, sort: 0, active: true, created_at: "2026-10-01T00:00:00.000Z", updated_at: "2026-10-01T00:00:00.000Z" });
+const card = (code: string) => ({
+  id: `id-${code}`,
+  code,
+  name: code,
+  description: null,
+  image_url: null,
+  price_text: null,
+  badge: null,
+  page_url: null,
+  buttons: [],
+  ai_enabled: false,
+  sort: 0,
+  active: true,
+  created_at: "2026-10-01T00:00:00.000Z",
+  updated_at: "2026-10-01T00:00:00.000Z",
+});
 
 describe("createClient", () => {
   it("sends the key, a User-Agent and JSON; a create carries a new Idempotency-Key per call, reused by its retries", async () => {
     let calls = 0;
-    const api = fakeApi((r) => (r.method === "POST" && ++calls === 1 ? problem(503, "service_unavailable", {}, { "retry-after": "0" }) : json(card("socks"), 201)));
+    const api = fakeApi((r) =>
+      r.method === "POST" && ++calls === 1
+        ? problem(503, "service_unavailable", {}, { "retry-after": "0" })
+        : json(card("socks"), 201),
+    );
     let n = 0;
-    const client = createClient({ baseUrl: `${BASE}/`, apiKey: "sk_live_ru_x", fetch: api.fetch, sleep: noSleep, newIdempotencyKey: () => `k${++n}` });
+    const client = createClient({
+      baseUrl: `${BASE}/`,
+      apiKey: "sk_live_ru_x",
+      fetch: api.fetch,
+      sleep: noSleep,
+      newIdempotencyKey: () => `k${++n}`,
+    });
     const created = await client.cards.create({ code: "socks", name: "Socks" });
     expect(created.code).toBe("socks");
     await client.cards.create({ code: "hats", name: "Hats" });
@@ -56,12 +100,17 @@ describe("createClient", () => {
     const client = createClient({ baseUrl: BASE, apiKey: "k", fetch: api.fetch });
     await client.cards.list({ limit: 100, ai_enabled: true }).toArray();
     await client.conversations.messages.list("c/1", { limit: 5, include_deleted: true }).firstPage();
-    expect(api.sent.map((s) => s.url.pathname + s.url.search)).toEqual(["/api/public/v1/cards?limit=100&ai_enabled=true", "/api/public/v1/conversations/c%2F1/messages?limit=5&include_deleted=true"]);
+    expect(api.sent.map((s) => s.url.pathname + s.url.search)).toEqual([
+      "/api/public/v1/cards?limit=100&ai_enabled=true",
+      "/api/public/v1/conversations/c%2F1/messages?limit=5&include_deleted=true",
+    ]);
   });
 
   it("throws ApiError with the problem's typed code, status, request id and field errors", async () => {
     const errors = [{ field: "/code", code: "invalid_format", message: "may hold only lowercase latin letters" }];
-    const api = fakeApi((r) => (r.method === "POST" ? problem(422, "validation_failed", { errors }) : problem(404, "not_found")));
+    const api = fakeApi((r) =>
+      r.method === "POST" ? problem(422, "validation_failed", { errors }) : problem(404, "not_found"),
+    );
     const client = createClient({ baseUrl: BASE, apiKey: "k", fetch: api.fetch });
     const err = await client.cards.create({ code: "Bad Code", name: "x" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
@@ -77,13 +126,22 @@ describe("createClient", () => {
   });
 
   it("gives up on a long Retry-After and reports it; an answer that is not a problem is unexpected_response", async () => {
-    const api = fakeApi((_r, url) => (url.pathname.endsWith("/me") ? problem(429, "rate_limited", {}, { "retry-after": "3600" }) : new Response("<html>bad gateway</html>", { status: 502, headers: { "x-request-id": "req_proxy" } })));
+    const api = fakeApi((_r, url) =>
+      url.pathname.endsWith("/me")
+        ? problem(429, "rate_limited", {}, { "retry-after": "3600" })
+        : new Response("<html>bad gateway</html>", { status: 502, headers: { "x-request-id": "req_proxy" } }),
+    );
     const client = createClient({ baseUrl: BASE, apiKey: "k", fetch: api.fetch, sleep: noSleep, maxRetries: 1 });
     const limited = (await client.me.get().catch((e: unknown) => e)) as ApiError;
     expect([limited.code, limited.status, limited.retryAfterSec]).toEqual(["rate_limited", 429, 3600]);
     expect(api.sent).toHaveLength(1);
     const proxy = (await client.wallet.get().catch((e: unknown) => e)) as ApiError;
-    expect([proxy.code, proxy.status, proxy.requestId, proxy.problem]).toEqual(["unexpected_response", 502, "req_proxy", null]);
+    expect([proxy.code, proxy.status, proxy.requestId, proxy.problem]).toEqual([
+      "unexpected_response",
+      502,
+      "req_proxy",
+      null,
+    ]);
     expect(api.sent).toHaveLength(3); // 502 retried once for a GET
   });
 
@@ -120,10 +178,25 @@ describe("createClient", () => {
 
   it("waitForOperation reads until the operation is finished, and times out with the last state", async () => {
     const states = ["queued", "running", "running", "succeeded"];
-    const op = (id: string, status: string) => ({ operation: { id, type: "article.generation", status, created_at: "2026-10-01T00:00:00.000Z", ...(status === "succeeded" ? { completed_at: "2026-10-01T00:01:00.000Z" } : {}) } });
-    const api = fakeApi((_r, url) => (url.pathname.endsWith("/op_1") ? json(op("op_1", states.shift() ?? "succeeded")) : json(op("op_2", "running"))));
+    const op = (id: string, status: string) => ({
+      operation: {
+        id,
+        type: "article.generation",
+        status,
+        created_at: "2026-10-01T00:00:00.000Z",
+        ...(status === "succeeded" ? { completed_at: "2026-10-01T00:01:00.000Z" } : {}),
+      },
+    });
+    const api = fakeApi((_r, url) =>
+      url.pathname.endsWith("/op_1") ? json(op("op_1", states.shift() ?? "succeeded")) : json(op("op_2", "running")),
+    );
     const waited: number[] = [];
-    const client = createClient({ baseUrl: BASE, apiKey: "k", fetch: api.fetch, sleep: async (ms) => void waited.push(ms) });
+    const client = createClient({
+      baseUrl: BASE,
+      apiKey: "k",
+      fetch: api.fetch,
+      sleep: async (ms) => void waited.push(ms),
+    });
     const done = await client.waitForOperation("op_1", { timeoutMs: 60_000, intervalMs: 100, maxIntervalMs: 200 });
     expect(done).toMatchObject({ id: "op_1", status: "succeeded", completed_at: "2026-10-01T00:01:00.000Z" });
     expect(waited).toEqual([100, 150, 200]);
@@ -137,9 +210,15 @@ describe("createClient", () => {
 
   it("the raw client goes through the same transport: key, retries", async () => {
     let n = 0;
-    const api = fakeApi(() => (++n === 1 ? problem(503, "service_unavailable", {}, { "retry-after": "0" }) : json({ type: "webhook.test", status: "queued", event_id: "evt_1" }, 202)));
+    const api = fakeApi(() =>
+      ++n === 1
+        ? problem(503, "service_unavailable", {}, { "retry-after": "0" })
+        : json({ type: "webhook.test", status: "queued", event_id: "evt_1" }, 202),
+    );
     const client = createClient({ baseUrl: BASE, apiKey: "k", fetch: api.fetch, sleep: noSleep });
-    const r = await client.raw.POST("/webhooks/{id}/test", { params: { path: { id: "w1" }, header: { "Idempotency-Key": "explicit" } } });
+    const r = await client.raw.POST("/webhooks/{id}/test", {
+      params: { path: { id: "w1" }, header: { "Idempotency-Key": "explicit" } },
+    });
     expect(r.data).toEqual({ type: "webhook.test", status: "queued", event_id: "evt_1" });
     expect(api.sent.map((s) => [s.headers.get("idempotency-key"), s.headers.get("authorization")])).toEqual([
       ["explicit", "Bearer k"],
@@ -148,7 +227,10 @@ describe("createClient", () => {
   });
 
   it("sends the package's own version in User-Agent", () => {
-    const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { name: string; version: string };
+    const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+      name: string;
+      version: string;
+    };
     expect([pkg.name, SDK_VERSION]).toEqual(["@platform/sdk", pkg.version]);
   });
 

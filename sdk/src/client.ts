@@ -55,7 +55,8 @@ export interface ClientOptions extends RetryOptions {
  * ```
  */
 export function createClient(options: ClientOptions) {
-  if (!options.baseUrl) throw new TypeError("createClient: baseUrl is required, e.g. https://api.example.ru/api/public/v1");
+  if (!options.baseUrl)
+    throw new TypeError("createClient: baseUrl is required, e.g. https://api.example.ru/api/public/v1");
   if (!options.apiKey) throw new TypeError("createClient: apiKey is required");
   const newIdempotencyKey = options.newIdempotencyKey ?? (() => globalThis.crypto.randomUUID());
   const sleep = options.sleep ?? timerSleep;
@@ -63,7 +64,11 @@ export function createClient(options: ClientOptions) {
   const raw: RawClient = createFetchClient<paths>({
     baseUrl: options.baseUrl,
     fetch: transport,
-    headers: { "User-Agent": `platform-sdk-js/${SDK_VERSION}`, ...options.headers, Authorization: `Bearer ${options.apiKey}` },
+    headers: {
+      "User-Agent": `platform-sdk-js/${SDK_VERSION}`,
+      ...options.headers,
+      Authorization: `Bearer ${options.apiKey}`,
+    },
   });
   const ctx = { raw, newIdempotencyKey, sleep };
   const operations = operationsResource(ctx);

@@ -25,7 +25,15 @@ export class ApiError extends Error {
   /** The whole problem body (`correct_base_url` of `wrong_cell`, `topup_url` and `balance` of `wallet_suspended`), or null. */
   readonly problem: Problem | null;
 
-  constructor(init: { status: number; code: ApiErrorCode; message: string; requestId: string | null; errors?: FieldError[]; retryAfterSec?: number | null; problem?: Problem | null }) {
+  constructor(init: {
+    status: number;
+    code: ApiErrorCode;
+    message: string;
+    requestId: string | null;
+    errors?: FieldError[];
+    retryAfterSec?: number | null;
+    problem?: Problem | null;
+  }) {
     super(init.message);
     this.status = init.status;
     this.code = init.code;
@@ -92,7 +100,12 @@ export class OperationTimeoutError extends Error {
 }
 
 function isProblem(body: unknown): body is Problem {
-  return typeof body === "object" && body !== null && typeof (body as { code?: unknown }).code === "string" && typeof (body as { status?: unknown }).status === "number";
+  return (
+    typeof body === "object" &&
+    body !== null &&
+    typeof (body as { code?: unknown }).code === "string" &&
+    typeof (body as { status?: unknown }).status === "number"
+  );
 }
 
 /**

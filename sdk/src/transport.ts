@@ -53,7 +53,12 @@ export function isRetrySafe(method: string, headers: Headers): boolean {
  * half random) so that many clients refused together do not return together. Null: do not retry
  * (`Retry-After` beyond `maxRetryAfterMs`).
  */
-export function retryDelayMs(retry: number, retryAfter: string | null, o: Required<RetryOptions>, random: () => number): number | null {
+export function retryDelayMs(
+  retry: number,
+  retryAfter: string | null,
+  o: Required<RetryOptions>,
+  random: () => number,
+): number | null {
   const after = retryAfterSeconds(retryAfter);
   if (after !== null) return after * 1000 > o.maxRetryAfterMs ? null : after * 1000;
   const full = Math.min(o.maxDelayMs, o.initialDelayMs * 2 ** retry);
@@ -109,12 +114,17 @@ export function createTransport(options: TransportOptions = {}): (request: Reque
   return async (request) => {
     const method = request.method.toUpperCase();
     const headers = new Headers(request.headers);
-    if (options.idempotencyKeys !== false && (method === "POST" || method === "PATCH") && !headers.has("idempotency-key")) {
+    if (
+      options.idempotencyKeys !== false &&
+      (method === "POST" || method === "PATCH") &&
+      !headers.has("idempotency-key")
+    ) {
       headers.set("idempotency-key", newKey());
     }
     const retrySafe = isRetrySafe(method, headers);
     // Read once so that every attempt sends the same bytes.
-    const body = method === "GET" || method === "HEAD" || request.body === null ? undefined : await request.arrayBuffer();
+    const body =
+      method === "GET" || method === "HEAD" || request.body === null ? undefined : await request.arrayBuffer();
     const caller = request.signal;
 
     for (let attempt = 0; ; attempt++) {
@@ -128,8 +138,15 @@ export function createTransport(options: TransportOptions = {}): (request: Reque
         if (caller.aborted) throw caller.reason ?? err;
         const timedOut = timeout.aborted;
         if (!canRetry) {
-          const why = timedOut ? `no answer within ${o.timeoutMs} ms` : `connection failed (${(err as Error)?.message ?? String(err)})`;
-          throw new ApiConnectionError(`${method} ${new URL(request.url).pathname}: ${why} after ${attempt + 1} attempt(s)`, timedOut, attempt + 1, { cause: err });
+          const why = timedOut
+            ? `no answer within ${o.timeoutMs} ms`
+            : `connection failed (${(err as Error)?.message ?? String(err)})`;
+          throw new ApiConnectionError(
+            `${method} ${new URL(request.url).pathname}: ${why} after ${attempt + 1} attempt(s)`,
+            timedOut,
+            attempt + 1,
+            { cause: err },
+          );
         }
         await sleep(retryDelayMs(attempt, null, o, random)!, caller);
         continue;

@@ -7,13 +7,22 @@ import type { components, operations, webhooks } from "./generated/openapi.js";
 type JsonOf<R> = R extends { content: { "application/json": infer T } } ? T : never;
 
 /** The JSON body of operation `K`'s answer with HTTP status `S` (200 unless given). */
-export type ResponseOf<K extends keyof operations, S extends keyof operations[K]["responses"] = 200 extends keyof operations[K]["responses"] ? 200 : never> = JsonOf<operations[K]["responses"][S]>;
+export type ResponseOf<
+  K extends keyof operations,
+  S extends keyof operations[K]["responses"] = 200 extends keyof operations[K]["responses"] ? 200 : never,
+> = JsonOf<operations[K]["responses"][S]>;
 
 /** The query parameters of operation `K` (all optional). */
-export type QueryOf<K extends keyof operations> = operations[K]["parameters"] extends { query?: infer Q } ? NonNullable<Q> : never;
+export type QueryOf<K extends keyof operations> = operations[K]["parameters"] extends { query?: infer Q }
+  ? NonNullable<Q>
+  : never;
 
 /** The JSON request body of operation `K`. */
-export type BodyOf<K extends keyof operations> = operations[K] extends { requestBody: { content: { "application/json": infer B } } } ? B : never;
+export type BodyOf<K extends keyof operations> = operations[K] extends {
+  requestBody: { content: { "application/json": infer B } };
+}
+  ? B
+  : never;
 
 /** One item of a list answer of operation `K`. */
 export type ItemOf<K extends keyof operations> = ResponseOf<K> extends { data: (infer T)[] } ? T : never;
@@ -67,7 +76,11 @@ export type DashboardOverviewQuery = QueryOf<"getDashboardOverview">;
 export type WebhookListQuery = QueryOf<"listWebhooks">;
 export type WebhookDeliveryListQuery = QueryOf<"listWebhookDeliveries">;
 
-type EventBody<K extends keyof webhooks> = webhooks[K] extends { post: { requestBody: { content: { "application/json": infer B } } } } ? B : never;
+type EventBody<K extends keyof webhooks> = webhooks[K] extends {
+  post: { requestBody: { content: { "application/json": infer B } } };
+}
+  ? B
+  : never;
 
 /**
  * A webhook event as delivered (spec "Events: Delivery format"): `{id, type, api_version, created_at,

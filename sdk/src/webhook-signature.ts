@@ -77,7 +77,9 @@ function parseSignature(header: string): { t: number; v1: Uint8Array<ArrayBuffer
 }
 
 function hmacKey(secret: string, usage: "sign" | "verify"): Promise<CryptoKey> {
-  return globalThis.crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [usage]);
+  return globalThis.crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
+    usage,
+  ]);
 }
 
 /** The signed bytes: `<t>.` followed by the raw body. */
@@ -114,17 +116,26 @@ export async function verifyWebhook(
   secrets: string | readonly string[],
   opts: VerifyWebhookOptions = {},
 ): Promise<WebhookEvent> {
-  const keys = (typeof secrets === "string" ? [secrets] : [...secrets]).filter((s) => typeof s === "string" && s.length > 0);
+  const keys = (typeof secrets === "string" ? [secrets] : [...secrets]).filter(
+    (s) => typeof s === "string" && s.length > 0,
+  );
   if (keys.length === 0) throw new TypeError("verifyWebhook: at least one signing secret is needed");
   const header = headerValue(headers, SIGNATURE_HEADER);
   if (!header) throw new WebhookVerificationError("missing_signature", "no Service-Signature header");
   const sig = parseSignature(header);
-  if (!sig) throw new WebhookVerificationError("malformed_signature", "Service-Signature needs one t=<unix seconds> and at least one v1=<64 hex>");
+  if (!sig)
+    throw new WebhookVerificationError(
+      "malformed_signature",
+      "Service-Signature needs one t=<unix seconds> and at least one v1=<64 hex>",
+    );
 
   const nowMs = opts.now === undefined ? Date.now() : typeof opts.now === "number" ? opts.now : opts.now.getTime();
   const tolerance = opts.toleranceSec ?? DEFAULT_TOLERANCE_SEC;
   if (Math.abs(Math.floor(nowMs / 1000) - sig.t) > tolerance) {
-    throw new WebhookVerificationError("timestamp_outside_tolerance", `signature time ${sig.t} is more than ${tolerance} s from now`);
+    throw new WebhookVerificationError(
+      "timestamp_outside_tolerance",
+      `signature time ${sig.t} is more than ${tolerance} s from now`,
+    );
   }
 
   const body = bytesOf(rawBody);
@@ -135,7 +146,8 @@ export async function verifyWebhook(
       return Promise.all(sig.v1.map((v) => globalThis.crypto.subtle.verify("HMAC", key, v, data)));
     }),
   );
-  if (!checks.flat().some(Boolean)) throw new WebhookVerificationError("signature_mismatch", "no v1 signature matches the given secret(s)");
+  if (!checks.flat().some(Boolean))
+    throw new WebhookVerificationError("signature_mismatch", "no v1 signature matches the given secret(s)");
 
   let event: unknown;
   try {
@@ -144,8 +156,18 @@ export async function verifyWebhook(
     throw new WebhookVerificationError("invalid_payload", "the signed body is not JSON");
   }
   const e = event as Partial<Record<"id" | "type" | "data", unknown>> | null;
-  if (typeof e !== "object" || e === null || typeof e.id !== "string" || typeof e.type !== "string" || typeof e.data !== "object" || e.data === null) {
-    throw new WebhookVerificationError("invalid_payload", "the signed body is not an event envelope {id, type, data, ...}");
+  if (
+    typeof e !== "object" ||
+    e === null ||
+    typeof e.id !== "string" ||
+    typeof e.type !== "string" ||
+    typeof e.data !== "object" ||
+    e.data === null
+  ) {
+    throw new WebhookVerificationError(
+      "invalid_payload",
+      "the signed body is not an event envelope {id, type, data, ...}",
+    );
   }
   return event as WebhookEvent;
 }
@@ -155,7 +177,11 @@ export async function verifyWebhook(
  * `v1` per secret. For receivers' own tests; production signatures come from the platform.
  * @param timestamp unix seconds; default now
  */
-export async function signWebhook(rawBody: string | Uint8Array | ArrayBuffer, secrets: string | readonly string[], timestamp: number = Math.floor(Date.now() / 1000)): Promise<string> {
+export async function signWebhook(
+  rawBody: string | Uint8Array | ArrayBuffer,
+  secrets: string | readonly string[],
+  timestamp: number = Math.floor(Date.now() / 1000),
+): Promise<string> {
   const list = typeof secrets === "string" ? [secrets] : [...secrets];
   if (list.length === 0) throw new TypeError("signWebhook: at least one secret is needed");
   const data = signedBytes(timestamp, bytesOf(rawBody));

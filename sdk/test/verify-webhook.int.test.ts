@@ -1,9 +1,20 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createClient, verifyWebhook, WebhookVerificationError, type PlatformClient, type WebhookVerificationReason } from "@platform/sdk";
+import {
+  createClient,
+  verifyWebhook,
+  WebhookVerificationError,
+  type PlatformClient,
+  type WebhookVerificationReason,
+} from "@platform/sdk";
 import { attemptDelivery } from "@/server/jobs/attempt-delivery";
 import { inProcessFetch, TEST_ORIGIN } from "@/server/testing/api-client";
 import { makeTenant } from "@/server/testing/fixtures";
-import { LOOPBACK_RECEIVER_ENV, startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from "@/server/testing/https-receiver";
+import {
+  LOOPBACK_RECEIVER_ENV,
+  startHttpsReceiver,
+  type HttpsReceiver,
+  type ReceivedRequest,
+} from "@/server/testing/https-receiver";
 import { openTestDatabase } from "@/server/testing/test-db";
 import { createDeliveryClient, type DeliveryClient } from "@/server/webhook-transport/delivery-client";
 
@@ -68,17 +79,25 @@ describe("verifyWebhook on the app's deliveries", () => {
     expect(event.id).toBe(got.headers["service-event-id"]);
     expect(event).toMatchObject({ api_version: "2026-10-01", livemode: false });
     // The same bytes as a Buffer and a fetch Headers object, as a Next.js or Express receiver holds them.
-    await expect(verifyWebhook(Buffer.from(got.body), new Headers(got.headers), [hook.secret!])).resolves.toEqual(event);
+    await expect(verifyWebhook(Buffer.from(got.body), new Headers(got.headers), [hook.secret!])).resolves.toEqual(
+      event,
+    );
 
     const tampered = got.body.replace('"livemode":false', '"livemode":true');
     expect(tampered).not.toBe(got.body);
     expect(await refusal(verifyWebhook(tampered, got.headers, hook.secret!))).toBe("signature_mismatch");
-    expect(await refusal(verifyWebhook(got.body, got.headers, "whsec_not_the_secret_of_this_subscription_000"))).toBe("signature_mismatch");
+    expect(await refusal(verifyWebhook(got.body, got.headers, "whsec_not_the_secret_of_this_subscription_000"))).toBe(
+      "signature_mismatch",
+    );
 
     // Replayed 301 s after it was signed: refused under the default tolerance of 300 s, accepted within it.
     const t = Number(/t=(\d+)/.exec(got.headers["service-signature"]!)![1]);
-    expect(await refusal(verifyWebhook(got.body, got.headers, hook.secret!, { now: (t + 301) * 1000 }))).toBe("timestamp_outside_tolerance");
-    expect(await refusal(verifyWebhook(got.body, got.headers, hook.secret!, { now: (t + 299) * 1000 }))).toBe("accepted");
+    expect(await refusal(verifyWebhook(got.body, got.headers, hook.secret!, { now: (t + 301) * 1000 }))).toBe(
+      "timestamp_outside_tolerance",
+    );
+    expect(await refusal(verifyWebhook(got.body, got.headers, hook.secret!, { now: (t + 299) * 1000 }))).toBe(
+      "accepted",
+    );
     // A delivery the app signed ten minutes ago (an attempt at that time), verified now.
     const old = await deliverTest(hook.id, new Date(Date.now() - 600_000));
     expect(await refusal(verifyWebhook(old.body, old.headers, hook.secret!))).toBe("timestamp_outside_tolerance");
@@ -97,9 +116,13 @@ describe("verifyWebhook on the app's deliveries", () => {
     const during = await deliverTest(hook.id);
     expect(during.headers["service-signature"]!.match(/v1=/g)).toHaveLength(2);
     for (const secrets of [[first], [second], [first, second], [second, first]]) {
-      expect(await refusal(verifyWebhook(during.body, during.headers, secrets)), `secrets ${secrets.length}`).toBe("accepted");
+      expect(await refusal(verifyWebhook(during.body, during.headers, secrets)), `secrets ${secrets.length}`).toBe(
+        "accepted",
+      );
     }
-    expect(await refusal(verifyWebhook(during.body, during.headers, ["whsec_neither_of_them_0000000000000000000000"]))).toBe("signature_mismatch");
+    expect(
+      await refusal(verifyWebhook(during.body, during.headers, ["whsec_neither_of_them_0000000000000000000000"])),
+    ).toBe("signature_mismatch");
 
     // An attempt after the window closes carries one v1, made with the new secret.
     const after = new Date(Date.parse(rotated.previous_secret_expires_at!) + 60_000);

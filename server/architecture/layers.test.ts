@@ -15,27 +15,79 @@ describe("one-way layers are enforced by lint", () => {
   beforeAll(() => layerErrors("server/lib/warm-up.ts", "export const x = 1;\n"), 120_000);
 
   it.each([
-    ["a service importing the public API door", "server/services/cards/bad.ts", 'import { API_PREFIX } from "@/server/public-api/pipeline";'],
-    ["a service importing a job", "server/services/cards/bad.ts", 'import { startLocalDriver } from "@/server/jobs/local-driver";'],
-    ["a service importing the console door", "server/services/cards/bad.ts", 'import { appRouter } from "@/server/trpc/root";'],
+    [
+      "a service importing the public API door",
+      "server/services/cards/bad.ts",
+      'import { API_PREFIX } from "@/server/public-api/pipeline";',
+    ],
+    [
+      "a service importing a job",
+      "server/services/cards/bad.ts",
+      'import { startLocalDriver } from "@/server/jobs/local-driver";',
+    ],
+    [
+      "a service importing the console door",
+      "server/services/cards/bad.ts",
+      'import { appRouter } from "@/server/trpc/root";',
+    ],
     ["a service importing Inngest", "server/services/cards/bad.ts", 'import { inngest } from "@/inngest/client";'],
-    ["a job importing the public API door", "server/jobs/bad.ts", 'import { API_PREFIX } from "@/server/public-api/pipeline";'],
+    [
+      "a job importing the public API door",
+      "server/jobs/bad.ts",
+      'import { API_PREFIX } from "@/server/public-api/pipeline";',
+    ],
     ["a job importing Inngest", "server/jobs/bad.ts", 'import { inngest } from "@/inngest/client";'],
-    ["the public API door importing the console door", "server/public-api/bad.ts", 'import { appRouter } from "@/server/trpc/root";'],
+    [
+      "the public API door importing the console door",
+      "server/public-api/bad.ts",
+      'import { appRouter } from "@/server/trpc/root";',
+    ],
     ["db importing a service", "db/bad.ts", 'import { createCard } from "@/server/services/cards/cards";'],
-    ["the errors module importing a service", "server/errors.ts", 'import { createCard } from "@/server/services/cards/cards";'],
-    ["the log module importing a job", "server/log.ts", 'import { startLocalDriver } from "@/server/jobs/local-driver";'],
-    ["the process entry imported by a service", "server/services/cards/bad.ts", 'import { startApp } from "@/server/http-server";'],
-    ["the env module importing a service", "server/env.ts", 'import { createCard } from "@/server/services/cards/cards";'],
+    [
+      "the errors module importing a service",
+      "server/errors.ts",
+      'import { createCard } from "@/server/services/cards/cards";',
+    ],
+    [
+      "the log module importing a job",
+      "server/log.ts",
+      'import { startLocalDriver } from "@/server/jobs/local-driver";',
+    ],
+    [
+      "the process entry imported by a service",
+      "server/services/cards/bad.ts",
+      'import { startApp } from "@/server/http-server";',
+    ],
+    [
+      "the env module importing a service",
+      "server/env.ts",
+      'import { createCard } from "@/server/services/cards/cards";',
+    ],
     ["lib importing a service", "server/lib/bad.ts", 'import { createCard } from "@/server/services/cards/cards";'],
-    ["the webhook transport importing a service", "server/webhook-transport/bad.ts", 'import { createCard } from "@/server/services/cards/cards";'],
-    ["a schema importing the public API door", "server/schemas/bad.ts", 'import { API_PREFIX } from "@/server/public-api/pipeline";'],
+    [
+      "the webhook transport importing a service",
+      "server/webhook-transport/bad.ts",
+      'import { createCard } from "@/server/services/cards/cards";',
+    ],
+    [
+      "a schema importing the public API door",
+      "server/schemas/bad.ts",
+      'import { API_PREFIX } from "@/server/public-api/pipeline";',
+    ],
     ["a service importing app", "server/services/cards/bad.ts", 'import Page from "@/app/console/page";'],
     ["the console door importing app", "server/trpc/bad.ts", 'import Page from "@/app/console/page";'],
-    ["a page importing a service directly", "app/console/bad.tsx", 'import { createCard } from "@/server/services/cards/cards";'],
+    [
+      "a page importing a service directly",
+      "app/console/bad.tsx",
+      'import { createCard } from "@/server/services/cards/cards";',
+    ],
     ["a page importing a job", "app/console/bad.tsx", 'import { startLocalDriver } from "@/server/jobs/local-driver";'],
     ["the SDK importing the app's floor", "sdk/src/bad.ts", 'import { ApiError } from "@/server/errors";'],
-    ["the SDK importing the app's webhook signature", "sdk/src/bad.ts", 'import { verifySignature } from "../../server/webhook-transport/signature";'],
+    [
+      "the SDK importing the app's webhook signature",
+      "sdk/src/bad.ts",
+      'import { verifySignature } from "../../server/webhook-transport/signature";',
+    ],
     ["a service importing the SDK", "server/services/cards/bad.ts", 'import { createClient } from "@platform/sdk";'],
   ])("refuses %s", async (_name, filePath, source) => {
     const errors = await layerErrors(filePath, `${source}\nexport const x = 1;\n`);
@@ -44,12 +96,28 @@ describe("one-way layers are enforced by lint", () => {
   });
 
   it.each([
-    ["a door importing a service", "server/public-api/ok.ts", 'import { createCard } from "@/server/services/cards/cards";'],
-    ["a door importing a job", "server/trpc/ok.ts", 'import { attemptDelivery } from "@/server/jobs/attempt-delivery";'],
+    [
+      "a door importing a service",
+      "server/public-api/ok.ts",
+      'import { createCard } from "@/server/services/cards/cards";',
+    ],
+    [
+      "a door importing a job",
+      "server/trpc/ok.ts",
+      'import { attemptDelivery } from "@/server/jobs/attempt-delivery";',
+    ],
     ["a job importing a service", "server/jobs/ok.ts", 'import { createCard } from "@/server/services/cards/cards";'],
-    ["a service importing another service and the floor", "server/services/cards/ok.ts", 'import { getTenant } from "@/server/services/tenants/tenants";\nimport { env } from "@/server/env";'],
+    [
+      "a service importing another service and the floor",
+      "server/services/cards/ok.ts",
+      'import { getTenant } from "@/server/services/tenants/tenants";\nimport { env } from "@/server/env";',
+    ],
     ["a page importing its door", "app/console/ok.tsx", 'import type { AppRouter } from "@/server/trpc/root";'],
-    ["the floor importing the floor", "server/lib/ok.ts", 'import { env } from "@/server/env";\nimport { tenants } from "@/db/schema";'],
+    [
+      "the floor importing the floor",
+      "server/lib/ok.ts",
+      'import { env } from "@/server/env";\nimport { tenants } from "@/db/schema";',
+    ],
     ["the SDK importing itself", "sdk/src/ok.ts", 'import { ApiError } from "./errors.js";'],
     ["an e2e test or example importing the SDK", "examples/ok.ts", 'import { createClient } from "@platform/sdk";'],
   ])("allows %s", async (_name, filePath, source) => {

@@ -38,7 +38,13 @@ export function createAuth(db: Db) {
       provider: "pg",
       schema: { user: staffUsers, session: staffSessions, account: staffAccounts, verification: staffVerifications },
     }),
-    emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: STAFF_PASSWORD_MIN, maxPasswordLength: STAFF_PASSWORD_MAX, autoSignIn: false },
+    emailAndPassword: {
+      enabled: true,
+      disableSignUp: true,
+      minPasswordLength: STAFF_PASSWORD_MIN,
+      maxPasswordLength: STAFF_PASSWORD_MAX,
+      autoSignIn: false,
+    },
     session: { expiresIn: 7 * 24 * 3600, updateAge: 24 * 3600 },
     // Production cookies are Secure even if an origin was misconfigured as http: sign-in then fails
     // visibly instead of sending the session in clear text.

@@ -30,5 +30,9 @@ export async function requireConsoleSession(returnTo: string, requested?: string
     .orderBy(tenants.name);
   const want = typeof requested === "string" ? requested : undefined;
   const tenantId = list.find((t) => t.id === want)?.id ?? list[0]?.id ?? null;
-  return { staff: { id: session.user.id, email: session.user.email, name: session.user.name }, tenants: list, tenantId };
+  return {
+    staff: { id: session.user.id, email: session.user.email, name: session.user.name },
+    tenants: list,
+    tenantId,
+  };
 }

@@ -32,7 +32,11 @@ function refuse(status: number, code: string, message: string, headers: Record<s
 export async function handleAuthRequest(auth: Auth, request: Request): Promise<Response> {
   const path = new URL(request.url).pathname.replace(/^\/api\/auth/, "");
   if (SIGN_UP.test(path)) {
-    return refuse(403, "SIGN_UP_DISABLED", "Sign-up is closed: an operator creates staff accounts, and a tenant's team is joined by invitation.");
+    return refuse(
+      403,
+      "SIGN_UP_DISABLED",
+      "Sign-up is closed: an operator creates staff accounts, and a tenant's team is joined by invitation.",
+    );
   }
   const headers = new Headers(request.headers);
   headers.delete(AUTH_CLIENT_ADDRESS_HEADER);
@@ -44,29 +48,40 @@ export async function handleAuthRequest(auth: Auth, request: Request): Promise<R
   try {
     bytes = await readLimited(request, MAX_AUTH_BODY_BYTES);
   } catch (err) {
-    if (err instanceof BodyTooLargeError) return refuse(413, "PAYLOAD_TOO_LARGE", `The body is larger than ${MAX_AUTH_BODY_BYTES} bytes.`);
+    if (err instanceof BodyTooLargeError)
+      return refuse(413, "PAYLOAD_TOO_LARGE", `The body is larger than ${MAX_AUTH_BODY_BYTES} bytes.`);
     throw err;
   }
   let email: string | null = null;
   if (path === "/sign-in/email") {
     email = emailOf(bytes, headers.get("content-type"));
-    if (email === null) return refuse(400, "INVALID_REQUEST", "Send the email and password as JSON with Content-Type: application/json.");
+    if (email === null)
+      return refuse(400, "INVALID_REQUEST", "Send the email and password as JSON with Content-Type: application/json.");
   }
   let attempt;
   try {
     attempt = await takeSignInAttempt({ address, email });
   } catch (err) {
     log().warn({ err: (err as Error).message }, "sign-in limit store unreachable");
-    return refuse(503, "SERVICE_UNAVAILABLE", "Sign-in is unavailable for a moment; try again shortly.", { "retry-after": String(STORE_DOWN_RETRY_S) });
+    return refuse(503, "SERVICE_UNAVAILABLE", "Sign-in is unavailable for a moment; try again shortly.", {
+      "retry-after": String(STORE_DOWN_RETRY_S),
+    });
   }
   if (!attempt.allowed) {
     const scope = attempt.limit === "account" ? "for this account" : "from this address";
-    return refuse(429, "TOO_MANY_REQUESTS", `Too many sign-in attempts ${scope}; try again in ${attempt.retryAfterS} s.`, {
-      "retry-after": String(attempt.retryAfterS),
-      "x-retry-after": String(attempt.retryAfterS),
-    });
+    return refuse(
+      429,
+      "TOO_MANY_REQUESTS",
+      `Too many sign-in attempts ${scope}; try again in ${attempt.retryAfterS} s.`,
+      {
+        "retry-after": String(attempt.retryAfterS),
+        "x-retry-after": String(attempt.retryAfterS),
+      },
+    );
   }
-  return auth.handler(new Request(request.url, { method: "POST", headers, body: bytes as BodyInit, signal: request.signal }));
+  return auth.handler(
+    new Request(request.url, { method: "POST", headers, body: bytes as BodyInit, signal: request.signal }),
+  );
 }
 
 /** The email of a JSON sign-in body, or null when the body is not JSON or has no string email. */

@@ -66,7 +66,10 @@ export function addressKey(address: string): string {
  * logs) never hold an address in clear and a guessed email cannot be checked against it offline.
  */
 export function accountKey(email: string): string {
-  return createHmac("sha256", env().appSecret).update(`console-sign-in:${email.trim().toLowerCase()}`).digest("hex").slice(0, 32);
+  return createHmac("sha256", env().appSecret)
+    .update(`console-sign-in:${email.trim().toLowerCase()}`)
+    .digest("hex")
+    .slice(0, 32);
 }
 
 /**
@@ -75,7 +78,10 @@ export function accountKey(email: string): string {
  * skips the address buckets rather than putting every caller in one; the account bucket still holds.
  * @throws when the limit store cannot be reached (the caller refuses the attempt: fail closed).
  */
-export async function takeSignInAttempt(input: { address: string | null; email: string | null }): Promise<SignInAttempt> {
+export async function takeSignInAttempt(input: {
+  address: string | null;
+  email: string | null;
+}): Promise<SignInAttempt> {
   const now = nowMs();
   const limits = signInLimits();
   const addr = input.address ? addressKey(input.address) : null;
@@ -83,7 +89,8 @@ export async function takeSignInAttempt(input: { address: string | null; email: 
   const buckets: BucketLimit[] = [];
   if (addr) buckets.push({ bucket: `console-sign-in:addr:${addr}`, limit: limits.perAddress });
   if (acct) buckets.push({ bucket: `console-sign-in:acct:${acct}`, limit: limits.perAccount });
-  if (acct && addr) buckets.push({ bucket: `console-sign-in:acct-addr:${acct}:${addr}`, limit: limits.perAccountFromAddress });
+  if (acct && addr)
+    buckets.push({ bucket: `console-sign-in:acct-addr:${acct}:${addr}`, limit: limits.perAccountFromAddress });
   if (!buckets.length) return { allowed: true };
   const result = await limitStore().take(buckets, now);
   if (result.allowed) return { allowed: true };

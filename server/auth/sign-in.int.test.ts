@@ -47,12 +47,21 @@ afterAll(async () => {
 
 /** POSTs `body` to /api/auth<path> over TCP from the local address `from` (default 127.0.0.1). */
 const send = (path: string, body: string, opts: { from?: string; headers?: Record<string, string> }) =>
-  server.send("POST", `/api/auth${path}`, { from: opts.from, body, headers: { "content-type": "application/json", origin: ORIGIN, ...opts.headers } });
+  server.send("POST", `/api/auth${path}`, {
+    from: opts.from,
+    body,
+    headers: { "content-type": "application/json", origin: ORIGIN, ...opts.headers },
+  });
 async function post(path: string, body: unknown, opts: { from: string; headers?: Record<string, string> }) {
   const r = await send(path, JSON.stringify(body), opts);
-  return { status: r.status, headers: r.headers, body: r.text ? (JSON.parse(r.text) as { code?: string; message?: string }) : null };
+  return {
+    status: r.status,
+    headers: r.headers,
+    body: r.text ? (JSON.parse(r.text) as { code?: string; message?: string }) : null,
+  };
 }
-const signIn = (email: string, password: string, from: string, headers?: Record<string, string>) => post("/sign-in/email", { email, password }, { from, headers });
+const signIn = (email: string, password: string, from: string, headers?: Record<string, string>) =>
+  post("/sign-in/email", { email, password }, { from, headers });
 let forged = 0;
 const fakeIp = () => `198.51.${Math.floor(++forged / 250) % 250}.${(forged % 250) + 1}`;
 
@@ -64,14 +73,22 @@ describe("sign-in limits per address (TRUST_PROXY=none)", () => {
   it("a forged X-Forwarded-For gives no fresh bucket: the TCP peer is counted", async () => {
     const statuses: number[] = [];
     for (let i = 0; i < LIMITS.perAddress; i++) {
-      const r = await signIn(`nobody-${i}@sign-in.example`, "wrong-password-1", "127.0.0.2", { "x-forwarded-for": fakeIp(), [PEER_HEADER]: fakeIp() });
+      const r = await signIn(`nobody-${i}@sign-in.example`, "wrong-password-1", "127.0.0.2", {
+        "x-forwarded-for": fakeIp(),
+        [PEER_HEADER]: fakeIp(),
+      });
       statuses.push(r.status);
     }
     expect(statuses).toEqual(Array(LIMITS.perAddress).fill(401));
-    const refused = await signIn("nobody-else@sign-in.example", "wrong-password-1", "127.0.0.2", { "x-forwarded-for": fakeIp() });
+    const refused = await signIn("nobody-else@sign-in.example", "wrong-password-1", "127.0.0.2", {
+      "x-forwarded-for": fakeIp(),
+    });
     expect(refused.status).toBe(429);
     expect(Number(refused.headers["retry-after"])).toBeGreaterThanOrEqual(1);
-    expect(refused.body).toMatchObject({ code: "TOO_MANY_REQUESTS", message: expect.stringMatching(/^Too many sign-in attempts from this address; try again in \d+ s\.$/) });
+    expect(refused.body).toMatchObject({
+      code: "TOO_MANY_REQUESTS",
+      message: expect.stringMatching(/^Too many sign-in attempts from this address; try again in \d+ s\.$/),
+    });
     // Refused before the password is looked at: even the right password waits.
     expect((await signIn(OWNER.email, OWNER.password, "127.0.0.2")).status).toBe(429);
     // The bucket is that address's only: another client signs in meanwhile.
@@ -86,7 +103,10 @@ describe("sign-in limits per account", () => {
     const victim = "victim-1@sign-in.example";
     await createStaffMember(db.db, { tenantId: a.tenantId, email: victim, password: "victim-password-1", name: "V" });
     const statuses: number[] = [];
-    for (let i = 0; i < LIMITS.perAccountFromAddress; i++) statuses.push((await signIn(victim.toUpperCase(), `guess-number-${i}`, "127.0.0.5", { "x-forwarded-for": fakeIp() })).status);
+    for (let i = 0; i < LIMITS.perAccountFromAddress; i++)
+      statuses.push(
+        (await signIn(victim.toUpperCase(), `guess-number-${i}`, "127.0.0.5", { "x-forwarded-for": fakeIp() })).status,
+      );
     expect(statuses).toEqual(Array(LIMITS.perAccountFromAddress).fill(401));
     const refused = await signIn(victim, "guess-number-x", "127.0.0.5", { "x-forwarded-for": fakeIp() });
     expect(refused.status).toBe(429);
@@ -116,18 +136,27 @@ describe("sign-in limits per account", () => {
     setTestEnv({ TRUST_PROXY: "1" });
     const victim = "victim-3@sign-in.example";
     for (let i = 0; i < LIMITS.perAccountFromAddress; i++) {
-      expect((await signIn(victim, `guess-${i}`, "127.0.0.7", { "x-forwarded-for": `${fakeIp()}, 203.0.113.50` })).status).toBe(401);
+      expect(
+        (await signIn(victim, `guess-${i}`, "127.0.0.7", { "x-forwarded-for": `${fakeIp()}, 203.0.113.50` })).status,
+      ).toBe(401);
     }
-    expect((await signIn(victim, "guess-x", "127.0.0.7", { "x-forwarded-for": `${fakeIp()}, 203.0.113.50` })).status).toBe(429);
+    expect(
+      (await signIn(victim, "guess-x", "127.0.0.7", { "x-forwarded-for": `${fakeIp()}, 203.0.113.50` })).status,
+    ).toBe(429);
     // Another client behind the same proxy (another appended address) is a bucket of its own.
     expect((await signIn(victim, "guess-y", "127.0.0.7", { "x-forwarded-for": "203.0.113.51" })).status).toBe(401);
   }, 60_000);
 
   it("a body that is not JSON, or a huge one, cannot slip past the account limit", async () => {
-    const form = await send("/sign-in/email", `email=${encodeURIComponent(OWNER.email)}&password=x`, { from: "127.0.0.11", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const form = await send("/sign-in/email", `email=${encodeURIComponent(OWNER.email)}&password=x`, {
+      from: "127.0.0.11",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
     expect(form.status).toBe(400);
     expect(JSON.parse(form.text)).toMatchObject({ code: "INVALID_REQUEST" });
-    const huge = await send("/sign-in/email", JSON.stringify({ email: OWNER.email, password: "x".repeat(20_000) }), { from: "127.0.0.11" });
+    const huge = await send("/sign-in/email", JSON.stringify({ email: OWNER.email, password: "x".repeat(20_000) }), {
+      from: "127.0.0.11",
+    });
     expect(huge.status).toBe(413);
   });
 });
@@ -145,7 +174,10 @@ describe("no open sign-up (issue 23 item 4)", () => {
     const email = "intruder-2@sign-in.example";
     const err = await createAuth(db.db)
       .api.signUpEmail({ body: { email, password: "intruder-password", name: "I" } })
-      .then(() => null, (e: unknown) => e as { body?: { code?: string } });
+      .then(
+        () => null,
+        (e: unknown) => e as { body?: { code?: string } },
+      );
     expect(err?.body?.code).toBe("EMAIL_PASSWORD_SIGN_UP_DISABLED");
     expect(await db.db.select().from(staffUsers).where(eq(staffUsers.email, email))).toEqual([]);
   });
@@ -154,14 +186,27 @@ describe("no open sign-up (issue 23 item 4)", () => {
     // Whoever holds this account's password (here: someone who signed up before sign-up was closed).
     const b = await makeTenant(db.db);
     const email = "taken@sign-in.example";
-    const { staffUserId } = await createStaffMember(db.db, { tenantId: b.tenantId, email, password: "attacker-password", name: "Attacker", rights: [] });
-    const err = await createStaffMember(db.db, { tenantId: a.tenantId, email: ` ${email.toUpperCase()} `, password: "owner-chosen-password", name: "New colleague" }).then(
+    const { staffUserId } = await createStaffMember(db.db, {
+      tenantId: b.tenantId,
+      email,
+      password: "attacker-password",
+      name: "Attacker",
+      rights: [],
+    });
+    const err = await createStaffMember(db.db, {
+      tenantId: a.tenantId,
+      email: ` ${email.toUpperCase()} `,
+      password: "owner-chosen-password",
+      name: "New colleague",
+    }).then(
       () => null,
       (e: unknown) => e as { code?: string; message?: string },
     );
     expect(err?.code).toBe("invalid_state");
     expect(err?.message).toMatch(/already exists/);
-    expect(await db.db.select().from(memberships).where(eq(memberships.staffUserId, staffUserId))).toMatchObject([{ tenantId: b.tenantId }]);
+    expect(await db.db.select().from(memberships).where(eq(memberships.staffUserId, staffUserId))).toMatchObject([
+      { tenantId: b.tenantId },
+    ]);
     // The existing password is unchanged, and the one the tenant chose opens nothing.
     expect((await signIn(email, "owner-chosen-password", "127.0.0.9")).status).toBe(401);
     expect((await signIn(email, "attacker-password", "127.0.0.9")).status).toBe(200);
@@ -169,17 +214,41 @@ describe("no open sign-up (issue 23 item 4)", () => {
 
   it("an operator gives an existing account (by id) a membership; an account made by the operator signs in", async () => {
     const c = await makeTenant(db.db);
-    const { staffUserId } = await createStaffMember(db.db, { tenantId: c.tenantId, email: "made-by-operator@sign-in.example", password: "operator-password", name: "M", rights: ["manage_webhooks"] });
+    const { staffUserId } = await createStaffMember(db.db, {
+      tenantId: c.tenantId,
+      email: "made-by-operator@sign-in.example",
+      password: "operator-password",
+      name: "M",
+      rights: ["manage_webhooks"],
+    });
     await addMembership(db.db, { tenantId: a.tenantId, staffUserId, role: "admin", rights: ["manage_integrations"] });
-    const rows = await db.db.select({ tenantId: memberships.tenantId, rights: memberships.rights }).from(memberships).where(eq(memberships.staffUserId, staffUserId));
-    expect(rows).toEqual(expect.arrayContaining([{ tenantId: c.tenantId, rights: ["manage_webhooks"] }, { tenantId: a.tenantId, rights: ["manage_integrations"] }]));
+    const rows = await db.db
+      .select({ tenantId: memberships.tenantId, rights: memberships.rights })
+      .from(memberships)
+      .where(eq(memberships.staffUserId, staffUserId));
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        { tenantId: c.tenantId, rights: ["manage_webhooks"] },
+        { tenantId: a.tenantId, rights: ["manage_integrations"] },
+      ]),
+    );
     expect((await signIn("made-by-operator@sign-in.example", "operator-password", "127.0.0.10")).status).toBe(200);
   });
 
   it("refuses a short password or a bad email when creating staff", async () => {
-    const short = await createStaffMember(db.db, { tenantId: a.tenantId, email: "short@sign-in.example", password: "short", name: "S" }).catch((e: unknown) => e as { code: string; extras: { errors: { field: string }[] } });
+    const short = await createStaffMember(db.db, {
+      tenantId: a.tenantId,
+      email: "short@sign-in.example",
+      password: "short",
+      name: "S",
+    }).catch((e: unknown) => e as { code: string; extras: { errors: { field: string }[] } });
     expect(short).toMatchObject({ code: "validation_failed", extras: { errors: [{ field: "/password" }] } });
-    const bad = await createStaffMember(db.db, { tenantId: a.tenantId, email: "not-an-email", password: "long-enough-password", name: "S" }).catch((e: unknown) => e as { code: string; extras: { errors: { field: string }[] } });
+    const bad = await createStaffMember(db.db, {
+      tenantId: a.tenantId,
+      email: "not-an-email",
+      password: "long-enough-password",
+      name: "S",
+    }).catch((e: unknown) => e as { code: string; extras: { errors: { field: string }[] } });
     expect(bad).toMatchObject({ code: "validation_failed", extras: { errors: [{ field: "/email" }] } });
   });
 });

@@ -20,7 +20,10 @@ let a: TenantFixture;
 const MIN = 60_000;
 const T0 = new Date(Date.now() + 1000);
 
-async function subscribe(t: TenantFixture, opts: { url?: string; secret?: string; previous?: { secret: string; expiresAt: Date }; status?: string } = {}) {
+async function subscribe(
+  t: TenantFixture,
+  opts: { url?: string; secret?: string; previous?: { secret: string; expiresAt: Date }; status?: string } = {},
+) {
   const secret = opts.secret ?? newSigningSecret();
   const [row] = await db.db
     .insert(webhookSubscriptions)
@@ -39,13 +42,22 @@ async function subscribe(t: TenantFixture, opts: { url?: string; secret?: string
 }
 
 /** One event queued for one subscription; returns the event and its delivery id. */
-async function queue(t: TenantFixture, subscriptionId: string, data: Record<string, unknown> = { lead_id: "4b8f3c1e-0000-4000-8000-000000000001", version: 3 }) {
-  const r = await recordEventWithDeliveries(db.db, { tenantId: t.tenantId, type: "lead.created", data }, { onlySubscriptionId: subscriptionId });
+async function queue(
+  t: TenantFixture,
+  subscriptionId: string,
+  data: Record<string, unknown> = { lead_id: "4b8f3c1e-0000-4000-8000-000000000001", version: 3 },
+) {
+  const r = await recordEventWithDeliveries(
+    db.db,
+    { tenantId: t.tenantId, type: "lead.created", data },
+    { onlySubscriptionId: subscriptionId },
+  );
   expect(r.deliveryIds).toHaveLength(1);
   return { eventId: r.eventId, deliveryId: r.deliveryIds[0]! };
 }
 
-const row = async (id: string) => (await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)))[0]!;
+const row = async (id: string) =>
+  (await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)))[0]!;
 
 beforeAll(async () => {
   db = await openTestDatabase({ ...LOOPBACK_RECEIVER_ENV });
@@ -77,7 +89,13 @@ describe("a delivery attempt", () => {
     expect(req.path).toBe("/hook");
     const body = JSON.parse(req.body);
     expect(Object.keys(body)).toEqual(["id", "type", "api_version", "created_at", "livemode", "data"]);
-    expect(body).toMatchObject({ id: eventId, type: "lead.created", api_version: "2026-10-01", livemode: true, data: { lead_id: "4b8f3c1e-0000-4000-8000-000000000001", version: 3 } });
+    expect(body).toMatchObject({
+      id: eventId,
+      type: "lead.created",
+      api_version: "2026-10-01",
+      livemode: true,
+      data: { lead_id: "4b8f3c1e-0000-4000-8000-000000000001", version: 3 },
+    });
     expect(body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(req.headers["content-type"]).toBe("application/json");
     expect(req.headers["service-event-id"]).toBe(eventId);
@@ -89,12 +107,23 @@ describe("a delivery attempt", () => {
     expect(verifySignature(sig, req.body, [newSigningSecret()], { now: T0 })).toBe(false);
 
     const r = await row(deliveryId);
-    expect(r).toMatchObject({ state: "delivered", attempt: 1, statusCode: 200, error: null, nextAttemptAt: null, lockedUntil: null });
+    expect(r).toMatchObject({
+      state: "delivered",
+      attempt: 1,
+      statusCode: 200,
+      error: null,
+      nextAttemptAt: null,
+      lockedUntil: null,
+    });
     expect(r.deliveredAt?.getTime()).toBe(T0.getTime());
     expect(r.durationMs).toBeGreaterThanOrEqual(0);
 
     // Delivered is final: another step sends nothing and changes nothing.
-    expect(await attemptDelivery(db.db, deliveryId, new Date(T0.getTime() + MIN), { client })).toEqual({ final: true, state: "delivered", nextAttemptAt: null });
+    expect(await attemptDelivery(db.db, deliveryId, new Date(T0.getTime() + MIN), { client })).toEqual({
+      final: true,
+      state: "delivered",
+      nextAttemptAt: null,
+    });
     expect(rx.requests).toHaveLength(1);
     expect((await row(deliveryId)).attempt).toBe(1);
   });
@@ -125,14 +154,27 @@ describe("a delivery attempt", () => {
       const expected = new Date(now.getTime() + RETRY_SCHEDULE_MS[attempt - 1]!);
       expect(out).toEqual({ final: false, state: "failed", nextAttemptAt: expected });
       const r = await row(deliveryId);
-      expect(r).toMatchObject({ state: "failed", attempt, statusCode: 500, error: "http_500", deliveredAt: null, lockedUntil: null });
+      expect(r).toMatchObject({
+        state: "failed",
+        attempt,
+        statusCode: 500,
+        error: "http_500",
+        deliveredAt: null,
+        lockedUntil: null,
+      });
       expect(r.nextAttemptAt?.getTime()).toBe(expected.getTime());
       now = expected;
     }
     expect(RETRY_SCHEDULE_MS.map((m) => m / MIN)).toEqual([1, 5, 15, 60, 180, 360, 720, 1440]);
     const last = await attemptDelivery(db.db, deliveryId, now, { client });
     expect(last).toEqual({ final: true, state: "dead", nextAttemptAt: null });
-    expect(await row(deliveryId)).toMatchObject({ state: "dead", attempt: 9, statusCode: 500, error: "http_500", nextAttemptAt: null });
+    expect(await row(deliveryId)).toMatchObject({
+      state: "dead",
+      attempt: 9,
+      statusCode: 500,
+      error: "http_500",
+      nextAttemptAt: null,
+    });
 
     // Nine POSTs of the same body and event id, each signed with its own t.
     expect(rx.requests).toHaveLength(9);
@@ -141,7 +183,9 @@ describe("a delivery attempt", () => {
     const ts = rx.requests.map((r) => /^t=(\d+),/.exec(r.headers["service-signature"]!)![1]);
     expect(new Set(ts).size).toBe(9);
     // Dead is final: no tenth POST.
-    expect((await attemptDelivery(db.db, deliveryId, new Date(now.getTime() + 48 * 60 * MIN), { client })).final).toBe(true);
+    expect((await attemptDelivery(db.db, deliveryId, new Date(now.getTime() + 48 * 60 * MIN), { client })).final).toBe(
+      true,
+    );
     expect(rx.requests).toHaveLength(9);
   });
 
@@ -152,7 +196,9 @@ describe("a delivery attempt", () => {
     await attemptDelivery(db.db, deliveryId, T0, { client });
     expect(await row(deliveryId)).toMatchObject({ state: "failed", error: "http_503", statusCode: 503 });
     rx.respond({ kind: "status", status: 204 });
-    expect((await attemptDelivery(db.db, deliveryId, new Date(T0.getTime() + MIN), { client })).state).toBe("delivered");
+    expect((await attemptDelivery(db.db, deliveryId, new Date(T0.getTime() + MIN), { client })).state).toBe(
+      "delivered",
+    );
     expect(await row(deliveryId)).toMatchObject({ state: "delivered", attempt: 2, statusCode: 204, error: null });
   });
 
@@ -227,7 +273,12 @@ describe("a delivery attempt", () => {
     const fresh = createDeliveryClient({ testCa: rx.certPem, timeoutMs: 3_000 });
     await attemptDelivery(db.db, bad.deliveryId, T0, { client: fresh }).finally(() => fresh.close());
     expect(calls).toBe(2);
-    expect(await row(bad.deliveryId)).toMatchObject({ state: "failed", attempt: 1, statusCode: null, error: "private_address" });
+    expect(await row(bad.deliveryId)).toMatchObject({
+      state: "failed",
+      attempt: 1,
+      statusCode: null,
+      error: "private_address",
+    });
     expect(rx.requests).toHaveLength(1);
 
     // Resolving to a private address from the start is refused by the per-attempt URL check.
@@ -266,8 +317,17 @@ describe("a delivery attempt", () => {
     const { deliveryId } = await queue(a, sub.id);
     await db.db.update(webhookSubscriptions).set({ status: "paused" }).where(eq(webhookSubscriptions.id, sub.id));
     const later = new Date(Date.now() + 30 * 24 * 60 * MIN + MIN);
-    expect(await attemptDelivery(db.db, deliveryId, later, { client })).toEqual({ final: true, state: "dead", nextAttemptAt: null });
-    expect(await row(deliveryId)).toMatchObject({ state: "dead", attempt: 0, error: "subscription_paused", nextAttemptAt: null });
+    expect(await attemptDelivery(db.db, deliveryId, later, { client })).toEqual({
+      final: true,
+      state: "dead",
+      nextAttemptAt: null,
+    });
+    expect(await row(deliveryId)).toMatchObject({
+      state: "dead",
+      attempt: 0,
+      error: "subscription_paused",
+      nextAttemptAt: null,
+    });
     expect(rx.requests).toHaveLength(0);
   });
 
@@ -281,14 +341,21 @@ describe("a delivery attempt", () => {
     expect(stale).toMatchObject({ final: false, state: "pending" });
     expect(rx.requests).toHaveLength(0);
     // Without a lease, a step does nothing while another worker's lease is live.
-    expect(await attemptDelivery(db.db, deliveryId, T0, { client })).toEqual({ final: false, state: "pending", nextAttemptAt: current });
+    expect(await attemptDelivery(db.db, deliveryId, T0, { client })).toEqual({
+      final: false,
+      state: "pending",
+      nextAttemptAt: current,
+    });
     expect(rx.requests).toHaveLength(0);
 
     // Lease taken over while the receiver is answering: the POST went out, the outcome is not written.
     rx.respond({ kind: "slow", delayMs: 300, status: 200 });
     const running = attemptDelivery(db.db, deliveryId, T0, { client, lease: current });
     await new Promise((r) => setTimeout(r, 100));
-    await db.db.update(d).set({ lockedUntil: new Date(current.getTime() + 1000) }).where(eq(d.id, deliveryId));
+    await db.db
+      .update(d)
+      .set({ lockedUntil: new Date(current.getTime() + 1000) })
+      .where(eq(d.id, deliveryId));
     expect((await running).state).toBe("pending");
     expect(rx.requests).toHaveLength(1);
     expect(await row(deliveryId)).toMatchObject({ state: "pending", attempt: 0, statusCode: null, deliveredAt: null });
@@ -308,7 +375,13 @@ describe("while the tenant's exchange is suspended", () => {
     const out = await attemptDelivery(db.db, deliveryId, T0, { client });
     expect(out).toEqual({ final: false, state: "pending", nextAttemptAt: new Date(T0.getTime() + 15 * MIN) });
     const r = await row(deliveryId);
-    expect(r).toMatchObject({ state: "pending", attempt: 0, statusCode: null, error: "wallet_suspended", lockedUntil: null });
+    expect(r).toMatchObject({
+      state: "pending",
+      attempt: 0,
+      statusCode: null,
+      error: "wallet_suspended",
+      lockedUntil: null,
+    });
     expect(r.nextAttemptAt?.getTime()).toBe(T0.getTime() + 15 * MIN);
     expect(rx.requests).toHaveLength(0);
   });
@@ -316,7 +389,10 @@ describe("while the tenant's exchange is suspended", () => {
   it("a failed delivery keeps its attempt count while deferred", async () => {
     const sub = await subscribe(poor);
     const { deliveryId } = await queue(poor, sub.id);
-    await db.db.update(webhookDeliveries).set({ state: "failed", attempt: 3, error: "http_500" }).where(eq(webhookDeliveries.id, deliveryId));
+    await db.db
+      .update(webhookDeliveries)
+      .set({ state: "failed", attempt: 3, error: "http_500" })
+      .where(eq(webhookDeliveries.id, deliveryId));
     const out = await attemptDelivery(db.db, deliveryId, T0, { client });
     expect(out.state).toBe("failed");
     expect(await row(deliveryId)).toMatchObject({ state: "failed", attempt: 3, error: "wallet_suspended" });
@@ -326,8 +402,17 @@ describe("while the tenant's exchange is suspended", () => {
     const sub = await subscribe(poor);
     const { deliveryId } = await queue(poor, sub.id);
     const later = new Date(Date.now() + 30 * 24 * 60 * MIN + MIN);
-    expect(await attemptDelivery(db.db, deliveryId, later, { client })).toEqual({ final: true, state: "dead", nextAttemptAt: null });
-    expect(await row(deliveryId)).toMatchObject({ state: "dead", attempt: 0, error: "wallet_suspended", nextAttemptAt: null });
+    expect(await attemptDelivery(db.db, deliveryId, later, { client })).toEqual({
+      final: true,
+      state: "dead",
+      nextAttemptAt: null,
+    });
+    expect(await row(deliveryId)).toMatchObject({
+      state: "dead",
+      attempt: 0,
+      error: "wallet_suspended",
+      nextAttemptAt: null,
+    });
     expect(rx.requests).toHaveLength(0);
   });
 });

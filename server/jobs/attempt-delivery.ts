@@ -17,7 +17,16 @@ const HOUR = 60 * MINUTE;
  * Pauses before retry n (index n-1 after the n-th failed attempt), ms: 1 min, 5 min, 15 min, 1 h, 3 h,
  * 6 h, 12 h, 24 h (spec "Events: Delivery behaviour").
  */
-export const RETRY_SCHEDULE_MS = [MINUTE, 5 * MINUTE, 15 * MINUTE, HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, 24 * HOUR] as const;
+export const RETRY_SCHEDULE_MS = [
+  MINUTE,
+  5 * MINUTE,
+  15 * MINUTE,
+  HOUR,
+  3 * HOUR,
+  6 * HOUR,
+  12 * HOUR,
+  24 * HOUR,
+] as const;
 
 /** Attempts in all: the first plus one per pause; the failure of the last one makes the delivery `dead`. */
 export const MAX_ATTEMPTS = RETRY_SCHEDULE_MS.length + 1;
@@ -81,20 +90,34 @@ const ms = (d: Date, add: number) => new Date(d.getTime() + add);
  * that "at least once" allows.
  * @param now the step's clock: schedules, `delivered_at` and the signature's `t` derive from it
  */
-export async function attemptDelivery(db: Db, deliveryId: string, now: Date = new Date(), opts: AttemptOptions = {}): Promise<AttemptOutcome> {
+export async function attemptDelivery(
+  db: Db,
+  deliveryId: string,
+  now: Date = new Date(),
+  opts: AttemptOptions = {},
+): Promise<AttemptOutcome> {
   const d = webhookDeliveries;
   // The wallet is read in the same round trip (it decides deferral), as the API reads it with the key.
   const [row] = await db
-    .select({ delivery: d, sub: webhookSubscriptions, event: events, wallet: { balanceMinor: wallets.balanceMinor, blocked: wallets.blocked, lowMinor: tenants.lowBalanceMinor } })
+    .select({
+      delivery: d,
+      sub: webhookSubscriptions,
+      event: events,
+      wallet: { balanceMinor: wallets.balanceMinor, blocked: wallets.blocked, lowMinor: tenants.lowBalanceMinor },
+    })
     .from(d)
-    .innerJoin(webhookSubscriptions, and(eq(webhookSubscriptions.id, d.subscriptionId), eq(webhookSubscriptions.tenantId, d.tenantId)))
+    .innerJoin(
+      webhookSubscriptions,
+      and(eq(webhookSubscriptions.id, d.subscriptionId), eq(webhookSubscriptions.tenantId, d.tenantId)),
+    )
     .innerJoin(events, and(eq(events.id, d.eventId), eq(events.tenantId, d.tenantId)))
     .innerJoin(tenants, eq(tenants.id, d.tenantId))
     .leftJoin(wallets, eq(wallets.tenantId, d.tenantId))
     .where(eq(d.id, deliveryId));
   if (!row) return { final: true, state: "gone", nextAttemptAt: null };
   const { delivery, sub, event } = row;
-  if (delivery.state === "delivered" || delivery.state === "dead") return { final: true, state: delivery.state, nextAttemptAt: null };
+  if (delivery.state === "delivered" || delivery.state === "dead")
+    return { final: true, state: delivery.state, nextAttemptAt: null };
   const current = { final: false, state: delivery.state as AttemptState, nextAttemptAt: delivery.nextAttemptAt };
 
   let lease = opts.lease ?? null;
@@ -110,17 +133,35 @@ export async function attemptDelivery(db: Db, deliveryId: string, now: Date = ne
     if (!taken) return { ...current, nextAttemptAt: delivery.lockedUntil };
     lease = taken.lockedUntil!;
   }
-  const guard = and(eq(d.id, deliveryId), eq(d.lockedUntil, lease), eq(d.attempt, delivery.attempt), eq(d.state, delivery.state));
+  const guard = and(
+    eq(d.id, deliveryId),
+    eq(d.lockedUntil, lease),
+    eq(d.attempt, delivery.attempt),
+    eq(d.state, delivery.state),
+  );
   const record = async (set: Partial<typeof d.$inferInsert>, outcome: AttemptOutcome): Promise<AttemptOutcome> => {
-    const written = await db.update(d).set({ ...set, lockedUntil: null }).where(guard).returning({ id: d.id });
+    const written = await db
+      .update(d)
+      .set({ ...set, lockedUntil: null })
+      .where(guard)
+      .returning({ id: d.id });
     // Lost the lease to another worker: what it records stands; report the row as we saw it.
     return written.length > 0 ? outcome : current;
   };
 
-  const wallet = await readWallet(db, delivery.tenantId, row.wallet.balanceMinor === null ? null : (row.wallet as { balanceMinor: bigint; blocked: boolean; lowMinor: bigint }));
+  const wallet = await readWallet(
+    db,
+    delivery.tenantId,
+    row.wallet.balanceMinor === null
+      ? null
+      : (row.wallet as { balanceMinor: bigint; blocked: boolean; lowMinor: bigint }),
+  );
   if (wallet.exchange === "suspended") {
     if (now.getTime() - event.createdAt.getTime() >= JOURNAL_RETENTION_MS) {
-      return record({ state: "dead", error: WALLET_SUSPENDED, nextAttemptAt: null }, { final: true, state: "dead", nextAttemptAt: null });
+      return record(
+        { state: "dead", error: WALLET_SUSPENDED, nextAttemptAt: null },
+        { final: true, state: "dead", nextAttemptAt: null },
+      );
     }
     const next = ms(now, DEFER_MS);
     return record({ error: WALLET_SUSPENDED, nextAttemptAt: next }, { ...current, nextAttemptAt: next });
@@ -128,7 +169,10 @@ export async function attemptDelivery(db: Db, deliveryId: string, now: Date = ne
   if (sub.status !== "active") {
     // Retention deletes only final deliveries, so one that cannot wait any longer must end here.
     if (now.getTime() - event.createdAt.getTime() >= JOURNAL_RETENTION_MS) {
-      return record({ state: "dead", error: SUBSCRIPTION_PAUSED, nextAttemptAt: null }, { final: true, state: "dead", nextAttemptAt: null });
+      return record(
+        { state: "dead", error: SUBSCRIPTION_PAUSED, nextAttemptAt: null },
+        { final: true, state: "dead", nextAttemptAt: null },
+      );
     }
     const next = ms(now, DEFER_MS);
     return record({ nextAttemptAt: next }, { ...current, nextAttemptAt: next });
@@ -137,23 +181,43 @@ export async function attemptDelivery(db: Db, deliveryId: string, now: Date = ne
   // include_pii: personal data is read now and the disclosure recorded before anything leaves.
   const pii = await personalDataForDelivery(db, sub, event);
   if (pii) {
-    await recordDeliveryDisclosure(db, { tenantId: delivery.tenantId, integrationId: sub.integrationId, deliveryId, eventType: event.type, contactId: pii.contactId });
+    await recordDeliveryDisclosure(db, {
+      tenantId: delivery.tenantId,
+      integrationId: sub.integrationId,
+      deliveryId,
+      eventType: event.type,
+      contactId: pii.contactId,
+    });
   }
   const body = serializeEnvelope(buildEnvelope(pii ? { ...event, data: pii.data } : event));
   const result = await send(sub, body, event, now, opts.client ?? deliveryClient());
   const attempt = delivery.attempt + 1;
   if (result.ok) {
     return record(
-      { state: "delivered", attempt, statusCode: result.statusCode, durationMs: result.durationMs, error: null, deliveredAt: now, nextAttemptAt: null },
+      {
+        state: "delivered",
+        attempt,
+        statusCode: result.statusCode,
+        durationMs: result.durationMs,
+        error: null,
+        deliveredAt: now,
+        nextAttemptAt: null,
+      },
       { final: true, state: "delivered", nextAttemptAt: null },
     );
   }
   const failure = { attempt, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error };
   if (attempt >= MAX_ATTEMPTS) {
-    return record({ ...failure, state: "dead", nextAttemptAt: null }, { final: true, state: "dead", nextAttemptAt: null });
+    return record(
+      { ...failure, state: "dead", nextAttemptAt: null },
+      { final: true, state: "dead", nextAttemptAt: null },
+    );
   }
   const next = ms(now, RETRY_SCHEDULE_MS[attempt - 1]!);
-  return record({ ...failure, state: "failed", nextAttemptAt: next }, { final: false, state: "failed", nextAttemptAt: next });
+  return record(
+    { ...failure, state: "failed", nextAttemptAt: next },
+    { final: false, state: "failed", nextAttemptAt: next },
+  );
 }
 
 /**
@@ -170,7 +234,8 @@ async function send(
   let secrets: string[];
   try {
     secrets = [openSecret(sub.secretEnc)];
-    if (sub.previousSecretEnc && sub.previousSecretExpiresAt && sub.previousSecretExpiresAt > now) secrets.push(openSecret(sub.previousSecretEnc));
+    if (sub.previousSecretEnc && sub.previousSecretExpiresAt && sub.previousSecretExpiresAt > now)
+      secrets.push(openSecret(sub.previousSecretEnc));
   } catch {
     // The encryption key changed under the stored secret: nothing can be signed; counted as a failed attempt.
     return { ok: false, statusCode: null, durationMs: 0, error: "signing_secret_unavailable" };

@@ -7,10 +7,17 @@ import { webhookDeliveries } from "@/db/schema";
  * passed, no live lease), oldest due first; optionally of one tenant. Reads only: the Inngest driver
  * schedules a run per id, and the run's own step takes the lease (server/jobs/attempt-delivery.ts).
  */
-export async function dueDeliveryIds(db: Db, opts: { limit: number; tenantId?: string; now?: Date }): Promise<string[]> {
+export async function dueDeliveryIds(
+  db: Db,
+  opts: { limit: number; tenantId?: string; now?: Date },
+): Promise<string[]> {
   const d = webhookDeliveries;
   const now = opts.now ?? new Date();
-  const conds: (SQL | undefined)[] = [inArray(d.state, ["pending", "failed"]), lte(d.nextAttemptAt, now), or(isNull(d.lockedUntil), lte(d.lockedUntil, now))];
+  const conds: (SQL | undefined)[] = [
+    inArray(d.state, ["pending", "failed"]),
+    lte(d.nextAttemptAt, now),
+    or(isNull(d.lockedUntil), lte(d.lockedUntil, now)),
+  ];
   if (opts.tenantId) conds.push(eq(d.tenantId, opts.tenantId));
   const rows = await db
     .select({ id: d.id })

@@ -35,8 +35,11 @@ async function tenantWithKey(expiresInDays: number, opts: { mode?: string } = {}
 
 /** The `api_key.expiring` events of a tenant, oldest first. */
 async function expiringEvents(tenantId: string) {
-  const rows = await db.db.select().from(events).where(and(eq(events.tenantId, tenantId), eq(events.type, "api_key.expiring")));
-  return rows.sort((a, b) => Number(a.data.days_left) < Number(b.data.days_left) ? 1 : -1);
+  const rows = await db.db
+    .select()
+    .from(events)
+    .where(and(eq(events.tenantId, tenantId), eq(events.type, "api_key.expiring")));
+  return rows.sort((a, b) => (Number(a.data.days_left) < Number(b.data.days_left) ? 1 : -1));
 }
 
 const keyRow = async (keyId: string) => (await db.db.select().from(apiKeys).where(eq(apiKeys.keyId, keyId)))[0]!;
@@ -57,7 +60,12 @@ describe("api_key.expiring", () => {
     let evs = await expiringEvents(t.tenantId);
     expect(evs).toHaveLength(1);
     expect(evs[0]!.livemode).toBe(true);
-    expect(evs[0]!.data).toEqual({ key_id: t.keyId, integration_id: t.integrationId, expires_at: new Date(T0 + 60 * DAY).toISOString(), days_left: 30 });
+    expect(evs[0]!.data).toEqual({
+      key_id: t.keyId,
+      integration_id: t.integrationId,
+      expires_at: new Date(T0 + 60 * DAY).toISOString(),
+      days_left: 30,
+    });
     expect((await keyRow(t.keyId)).expiryWarned30At?.getTime()).toBe(clock);
 
     // Still between 30 and 7 days: nothing new.
@@ -71,7 +79,12 @@ describe("api_key.expiring", () => {
     await runKeyExpiryNotices(db.db);
     evs = await expiringEvents(t.tenantId);
     expect(evs).toHaveLength(2);
-    expect(evs[1]!.data).toEqual({ key_id: t.keyId, integration_id: t.integrationId, expires_at: new Date(T0 + 60 * DAY).toISOString(), days_left: 7 });
+    expect(evs[1]!.data).toEqual({
+      key_id: t.keyId,
+      integration_id: t.integrationId,
+      expires_at: new Date(T0 + 60 * DAY).toISOString(),
+      days_left: 7,
+    });
     const k = await keyRow(t.keyId);
     expect(k.expiryWarned7At?.getTime()).toBe(clock);
     expect(k.expiryWarned30At?.getTime()).toBe(T0 + 30.5 * DAY);
@@ -85,7 +98,9 @@ describe("api_key.expiring", () => {
   it("gives a key first seen with 5 days left only the 7-day notice, and marks both thresholds", async () => {
     const t = await tenantWithKey(5, { mode: "test" });
     const r = await runKeyExpiryNotices(db.db);
-    expect(r.notices.filter((n) => n.keyId === t.keyId)).toEqual([expect.objectContaining({ threshold: 7, daysLeft: 5 })]);
+    expect(r.notices.filter((n) => n.keyId === t.keyId)).toEqual([
+      expect.objectContaining({ threshold: 7, daysLeft: 5 }),
+    ]);
     clock = T0 + 2 * DAY;
     await runKeyExpiryNotices(db.db);
     const evs = await expiringEvents(t.tenantId);
@@ -99,13 +114,19 @@ describe("api_key.expiring", () => {
 
   it("sends nothing for revoked or expired keys, suspended integrations or inactive tenants", async () => {
     const revoked = await tenantWithKey(10);
-    await db.db.update(apiKeys).set({ revokedAt: new Date(T0) }).where(eq(apiKeys.keyId, revoked.keyId));
+    await db.db
+      .update(apiKeys)
+      .set({ revokedAt: new Date(T0) })
+      .where(eq(apiKeys.keyId, revoked.keyId));
     const suspended = await tenantWithKey(10);
     await db.db.update(integrations).set({ status: "suspended" }).where(eq(integrations.id, suspended.integrationId));
     const inactive = await tenantWithKey(10);
     await db.db.update(tenants).set({ status: "inactive" }).where(eq(tenants.id, inactive.tenantId));
     const expired = await tenantWithKey(1);
-    await db.db.update(apiKeys).set({ expiresAt: new Date(T0 - 1000) }).where(eq(apiKeys.keyId, expired.keyId));
+    await db.db
+      .update(apiKeys)
+      .set({ expiresAt: new Date(T0 - 1000) })
+      .where(eq(apiKeys.keyId, expired.keyId));
     // A control in the same run proves the job did run.
     const control = await tenantWithKey(10);
 
@@ -132,11 +153,23 @@ describe("api_key.expiring", () => {
     const t = await tenantWithKey(365);
     const [sub] = await db.db
       .insert(webhookSubscriptions)
-      .values({ tenantId: t.tenantId, integrationId: t.integrationId, url: "https://hooks.example.com/in", events: ["api_key.*"], secretEnc: sealSecret(newSigningSecret()) })
+      .values({
+        tenantId: t.tenantId,
+        integrationId: t.integrationId,
+        url: "https://hooks.example.com/in",
+        events: ["api_key.*"],
+        secretEnc: sealSecret(newSigningSecret()),
+      })
       .returning();
     const [other] = await db.db
       .insert(webhookSubscriptions)
-      .values({ tenantId: t.tenantId, integrationId: t.integrationId, url: "https://hooks.example.com/leads", events: ["lead.*"], secretEnc: sealSecret(newSigningSecret()) })
+      .values({
+        tenantId: t.tenantId,
+        integrationId: t.integrationId,
+        url: "https://hooks.example.com/leads",
+        events: ["lead.*"],
+        secretEnc: sealSecret(newSigningSecret()),
+      })
       .returning();
     clock = T0 + 360 * DAY;
     await runKeyExpiryNotices(db.db);
@@ -144,7 +177,12 @@ describe("api_key.expiring", () => {
     expect(ev).toBeDefined();
     const ds = await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, ev!.id));
     expect(ds).toHaveLength(1);
-    expect(ds[0]).toMatchObject({ subscriptionId: sub!.id, eventType: "api_key.expiring", state: "pending", attempt: 0 });
+    expect(ds[0]).toMatchObject({
+      subscriptionId: sub!.id,
+      eventType: "api_key.expiring",
+      state: "pending",
+      attempt: 0,
+    });
     expect(ds.some((d) => d.subscriptionId === other!.id)).toBe(false);
   });
 });

@@ -79,12 +79,26 @@ export async function runKeyExpiryNotices(db: Db): Promise<KeyExpiryResult> {
  * Marks one key's notice and records its event in one transaction; null when another run marked it
  * first, or the key was revoked, its integration suspended or its expiry moved since the candidate scan.
  */
-async function sendNotice(db: Db, keyRowId: string, threshold: ExpiryThreshold, now: Date): Promise<ExpiryNotice | null> {
+async function sendNotice(
+  db: Db,
+  keyRowId: string,
+  threshold: ExpiryThreshold,
+  now: Date,
+): Promise<ExpiryNotice | null> {
   const k = apiKeys;
   const pending = threshold === 7 ? isNull(k.expiryWarned7At) : isNull(k.expiryWarned30At);
-  const window = threshold === 7 ? lte(k.expiresAt, new Date(now.getTime() + 7 * DAY_MS)) : lte(k.expiresAt, new Date(now.getTime() + 30 * DAY_MS));
+  const window =
+    threshold === 7
+      ? lte(k.expiresAt, new Date(now.getTime() + 7 * DAY_MS))
+      : lte(k.expiresAt, new Date(now.getTime() + 30 * DAY_MS));
   // The 7-day notice also stands for a 30-day one never sent (see runKeyExpiryNotices).
-  const set = threshold === 7 ? { expiryWarned7At: now, expiryWarned30At: sql`coalesce(${k.expiryWarned30At}, ${now.toISOString()}::timestamptz)` } : { expiryWarned30At: now };
+  const set =
+    threshold === 7
+      ? {
+          expiryWarned7At: now,
+          expiryWarned30At: sql`coalesce(${k.expiryWarned30At}, ${now.toISOString()}::timestamptz)`,
+        }
+      : { expiryWarned30At: now };
   return db.transaction(async (tx) => {
     const [key] = await tx
       .update(k)
@@ -99,13 +113,25 @@ async function sendNotice(db: Db, keyRowId: string, threshold: ExpiryThreshold, 
           sql`exists (select 1 from ${integrations} i join ${tenants} t on t.id = i.tenant_id where i.id = ${k.integrationId} and i.status = 'active' and t.status = 'active')`,
         ),
       )
-      .returning({ id: k.id, keyId: k.keyId, tenantId: k.tenantId, integrationId: k.integrationId, mode: k.mode, expiresAt: k.expiresAt });
+      .returning({
+        id: k.id,
+        keyId: k.keyId,
+        tenantId: k.tenantId,
+        integrationId: k.integrationId,
+        mode: k.mode,
+        expiresAt: k.expiresAt,
+      });
     if (!key) return null;
     const daysLeft = Math.ceil((key.expiresAt.getTime() - now.getTime()) / DAY_MS);
     const eventId = await recordEvent(tx, {
       tenantId: key.tenantId,
       type: "api_key.expiring",
-      data: { key_id: key.keyId, integration_id: key.integrationId, expires_at: key.expiresAt.toISOString(), days_left: daysLeft },
+      data: {
+        key_id: key.keyId,
+        integration_id: key.integrationId,
+        expires_at: key.expiresAt.toISOString(),
+        days_left: daysLeft,
+      },
       livemode: key.mode === "live",
     });
     return { eventId, keyRowId: key.id, keyId: key.keyId, threshold, daysLeft };

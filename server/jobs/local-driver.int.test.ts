@@ -19,14 +19,29 @@ let driver: LocalDriver | null = null;
 async function subscribe(t: TenantFixture, secret: string): Promise<string> {
   const [row] = await db.db
     .insert(webhookSubscriptions)
-    .values({ tenantId: t.tenantId, integrationId: t.integrationId, url: rx.url, events: ["task.*"], secretEnc: sealSecret(secret) })
+    .values({
+      tenantId: t.tenantId,
+      integrationId: t.integrationId,
+      url: rx.url,
+      events: ["task.*"],
+      secretEnc: sealSecret(secret),
+    })
     .returning({ id: webhookSubscriptions.id });
   return row.id;
 }
 
 async function queue(t: TenantFixture, n: number): Promise<string[]> {
   const ids: string[] = [];
-  for (let i = 0; i < n; i++) ids.push(...(await recordEventWithDeliveries(db.db, { tenantId: t.tenantId, type: "task.created", data: { task_id: String(i) } })).deliveryIds);
+  for (let i = 0; i < n; i++)
+    ids.push(
+      ...(
+        await recordEventWithDeliveries(db.db, {
+          tenantId: t.tenantId,
+          type: "task.created",
+          data: { task_id: String(i) },
+        })
+      ).deliveryIds,
+    );
   return ids;
 }
 

@@ -61,7 +61,10 @@ export function startLocalDriver(db: Db, opts: LocalDriverOptions = {}): LocalDr
           const rows = await claimDueDeliveries(db, { limit: free, leaseMs });
           claimed = rows.length;
           for (const r of rows) {
-            const p: Promise<void> = attemptDelivery(db, r.id, new Date(), { lease: r.lockedUntil, client: opts.client })
+            const p: Promise<void> = attemptDelivery(db, r.id, new Date(), {
+              lease: r.lockedUntil,
+              client: opts.client,
+            })
               .then(() => undefined)
               .catch((err: unknown) => log().error({ err, deliveryId: r.id }, "webhook delivery step failed"))
               .finally(() => {

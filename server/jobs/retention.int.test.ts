@@ -23,7 +23,13 @@ beforeAll(async () => {
   t = await makeTenant(db.db);
   const [sub] = await db.db
     .insert(webhookSubscriptions)
-    .values({ tenantId: t.tenantId, integrationId: t.integrationId, url: "https://hooks.example.com/in", events: ["lead.*"], secretEnc: sealSecret(newSigningSecret()) })
+    .values({
+      tenantId: t.tenantId,
+      integrationId: t.integrationId,
+      url: "https://hooks.example.com/in",
+      events: ["lead.*"],
+      secretEnc: sealSecret(newSigningSecret()),
+    })
     .returning();
   subId = sub!.id;
 });
@@ -36,7 +42,12 @@ afterAll(async () => {
 async function event(ageMs: number): Promise<string> {
   const [e] = await db.db
     .insert(events)
-    .values({ tenantId: t.tenantId, type: "lead.created", data: { lead_id: crypto.randomUUID(), version: 1 }, createdAt: new Date(T0 - ageMs) })
+    .values({
+      tenantId: t.tenantId,
+      type: "lead.created",
+      data: { lead_id: crypto.randomUUID(), version: 1 },
+      createdAt: new Date(T0 - ageMs),
+    })
     .returning({ id: events.id });
   return e!.id;
 }
@@ -45,7 +56,14 @@ async function event(ageMs: number): Promise<string> {
 async function delivery(eventId: string, ageMs: number, state: string): Promise<string> {
   const [d] = await db.db
     .insert(webhookDeliveries)
-    .values({ tenantId: t.tenantId, subscriptionId: subId, eventId, eventType: "lead.created", state, createdAt: new Date(T0 - ageMs) })
+    .values({
+      tenantId: t.tenantId,
+      subscriptionId: subId,
+      eventId,
+      eventType: "lead.created",
+      state,
+      createdAt: new Date(T0 - ageMs),
+    })
     .returning({ id: webhookDeliveries.id });
   return d!.id;
 }
@@ -54,13 +72,32 @@ async function delivery(eventId: string, ageMs: number, state: string): Promise<
 async function idem(ageMs: number): Promise<string> {
   const [r] = await db.db
     .insert(idempotencyRecords)
-    .values({ tenantId: t.tenantId, keyMode: "live", scope: "POST /v1/cards", idempotencyKey: crypto.randomUUID(), fingerprint: "f", state: "completed", lockedUntil: new Date(T0 - ageMs), createdAt: new Date(T0 - ageMs) })
+    .values({
+      tenantId: t.tenantId,
+      keyMode: "live",
+      scope: "POST /v1/cards",
+      idempotencyKey: crypto.randomUUID(),
+      fingerprint: "f",
+      state: "completed",
+      lockedUntil: new Date(T0 - ageMs),
+      createdAt: new Date(T0 - ageMs),
+    })
     .returning({ id: idempotencyRecords.id });
   return r!.id;
 }
 
-const existing = async <T extends typeof events | typeof webhookDeliveries | typeof idempotencyRecords>(table: T, ids: string[]) =>
-  (await db.db.select({ id: table.id }).from(table as typeof events).where(inArray(table.id, ids))).map((r) => r.id).sort();
+const existing = async <T extends typeof events | typeof webhookDeliveries | typeof idempotencyRecords>(
+  table: T,
+  ids: string[],
+) =>
+  (
+    await db.db
+      .select({ id: table.id })
+      .from(table as typeof events)
+      .where(inArray(table.id, ids))
+  )
+    .map((r) => r.id)
+    .sort();
 
 describe("runRetention", () => {
   it("deletes exactly the final deliveries and unreferenced events past 30 days and idempotency records past 24 hours, in batches", async () => {
@@ -87,10 +124,12 @@ describe("runRetention", () => {
     const r = await runRetention(db.db, { batch: 1 });
     expect(r).toEqual({ webhookDeliveries: 2, events: 2, idempotencyRecords: 2 });
 
-    expect(await existing(webhookDeliveries, [oldDelivered, oldDead, oldPending, youngFailed, youngPending, youngDelivered])).toEqual(
-      [oldPending, youngFailed, youngPending, youngDelivered].sort(),
+    expect(
+      await existing(webhookDeliveries, [oldDelivered, oldDead, oldPending, youngFailed, youngPending, youngDelivered]),
+    ).toEqual([oldPending, youngFailed, youngPending, youngDelivered].sort());
+    expect(await existing(events, [oldEv, lonelyOld, lonelyOld2, referenced, youngEv, freshEv])).toEqual(
+      [oldEv, referenced, youngEv, freshEv].sort(),
     );
-    expect(await existing(events, [oldEv, lonelyOld, lonelyOld2, referenced, youngEv, freshEv])).toEqual([oldEv, referenced, youngEv, freshEv].sort());
     expect(await existing(idempotencyRecords, [...idemOld, idemYoung])).toEqual([idemYoung]);
 
     // Idempotent: a second run finds nothing.
@@ -101,14 +140,21 @@ describe("runRetention", () => {
     setClock(() => T0 + 2 * DAY);
     try {
       expect(await runRetention(db.db)).toEqual({ webhookDeliveries: 0, events: 0, idempotencyRecords: 1 });
-      expect(await existing(webhookDeliveries, [oldPending, youngFailed, youngPending, youngDelivered])).toEqual([oldPending, youngFailed, youngPending, youngDelivered].sort());
+      expect(await existing(webhookDeliveries, [oldPending, youngFailed, youngPending, youngDelivered])).toEqual(
+        [oldPending, youngFailed, youngPending, youngDelivered].sort(),
+      );
       // Once they reach a final state they go, and then the events only they referenced; the event with a
       // 1-day delivery stays, and so does that delivery.
-      await db.db.update(webhookDeliveries).set({ state: "dead" }).where(inArray(webhookDeliveries.id, [oldPending, youngFailed]));
+      await db.db
+        .update(webhookDeliveries)
+        .set({ state: "dead" })
+        .where(inArray(webhookDeliveries.id, [oldPending, youngFailed]));
       await db.db.update(webhookDeliveries).set({ state: "delivered" }).where(eq(webhookDeliveries.id, youngPending));
       expect(await runRetention(db.db)).toEqual({ webhookDeliveries: 3, events: 2, idempotencyRecords: 0 });
       expect(await existing(events, [oldEv, referenced, youngEv])).toEqual([youngEv]);
-      expect(await existing(webhookDeliveries, [oldPending, youngFailed, youngPending, youngDelivered])).toEqual([youngDelivered]);
+      expect(await existing(webhookDeliveries, [oldPending, youngFailed, youngPending, youngDelivered])).toEqual([
+        youngDelivered,
+      ]);
     } finally {
       setClock(() => T0);
     }
@@ -124,7 +170,11 @@ describe("runRetention", () => {
 describe("startDailySchedule", () => {
   it("runs both jobs at start, and stops cleanly", async () => {
     const old = await idem(30 * HOUR);
-    const [k] = await db.db.update(apiKeys).set({ expiresAt: new Date(T0 + 10 * DAY) }).where(eq(apiKeys.keyId, t.keyId)).returning();
+    const [k] = await db.db
+      .update(apiKeys)
+      .set({ expiresAt: new Date(T0 + 10 * DAY) })
+      .where(eq(apiKeys.keyId, t.keyId))
+      .returning();
     const schedule = startDailySchedule(db.db, { intervalMs: 60_000 });
     await schedule.idle();
     await schedule.stop();

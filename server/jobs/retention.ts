@@ -40,15 +40,24 @@ export async function runRetention(db: Db, opts: { batch?: number } = {}): Promi
   const e = events;
   const i = idempotencyRecords;
 
-  const deliveries = await deleteInBatches(db, batch, (n) =>
-      sql`delete from ${d} where ${d.id} in (select id from ${d} where ${d.createdAt} <= ${journalCutoff}::timestamptz and ${d.state} in ('delivered', 'dead') limit ${n})`);
+  const deliveries = await deleteInBatches(
+    db,
+    batch,
+    (n) =>
+      sql`delete from ${d} where ${d.id} in (select id from ${d} where ${d.createdAt} <= ${journalCutoff}::timestamptz and ${d.state} in ('delivered', 'dead') limit ${n})`,
+  );
   const oldEvents = await deleteInBatches(
     db,
     batch,
     (n) =>
       sql`delete from ${e} where ${e.id} in (select ev.id from ${e} ev where ev.created_at <= ${journalCutoff}::timestamptz and not exists (select 1 from ${d} wd where wd.event_id = ev.id) limit ${n})`,
   );
-  const idem = await deleteInBatches(db, batch, (n) => sql`delete from ${i} where ${i.id} in (select id from ${i} where ${i.createdAt} <= ${idemCutoff}::timestamptz limit ${n})`);
+  const idem = await deleteInBatches(
+    db,
+    batch,
+    (n) =>
+      sql`delete from ${i} where ${i.id} in (select id from ${i} where ${i.createdAt} <= ${idemCutoff}::timestamptz limit ${n})`,
+  );
   return { webhookDeliveries: deliveries, events: oldEvents, idempotencyRecords: idem };
 }
 

@@ -43,7 +43,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const startWorker = () => startTsxProcess("server/testing/worker-process.ts", [db.url!, caFile, String(LEASE_MS)], "ready");
+const startWorker = () =>
+  startTsxProcess("server/testing/worker-process.ts", [db.url!, caFile, String(LEASE_MS)], "ready");
 const kill = killProcess;
 
 async function waitFor(check: () => Promise<boolean>, ms: number): Promise<void> {
@@ -54,46 +55,83 @@ async function waitFor(check: () => Promise<boolean>, ms: number): Promise<void>
   }
 }
 
-it.runIf(pg)("a worker killed mid-delivery: every event is delivered at least once after a restart", { timeout: 90_000 }, async () => {
-  const [sub] = await db.db
-    .insert(webhookSubscriptions)
-    .values({ tenantId: t.tenantId, integrationId: t.integrationId, url: rx.url, events: ["lead.*"], status: "active", secretEnc: sealSecret(newSigningSecret()) })
-    .returning({ id: webhookSubscriptions.id });
-  // The receiver holds each request 5 s: the first worker is killed while its POSTs are open.
-  rx.respond({ kind: "slow", delayMs: 5_000, status: 200 });
-  const eventIds: string[] = [];
-  for (let i = 0; i < N; i++) {
-    const r = await recordEventWithDeliveries(db.db, { tenantId: t.tenantId, type: "lead.updated", data: { lead_id: crypto.randomUUID(), version: i + 1 } }, { onlySubscriptionId: sub!.id });
-    eventIds.push(r.eventId);
-  }
+it.runIf(pg)(
+  "a worker killed mid-delivery: every event is delivered at least once after a restart",
+  { timeout: 90_000 },
+  async () => {
+    const [sub] = await db.db
+      .insert(webhookSubscriptions)
+      .values({
+        tenantId: t.tenantId,
+        integrationId: t.integrationId,
+        url: rx.url,
+        events: ["lead.*"],
+        status: "active",
+        secretEnc: sealSecret(newSigningSecret()),
+      })
+      .returning({ id: webhookSubscriptions.id });
+    // The receiver holds each request 5 s: the first worker is killed while its POSTs are open.
+    rx.respond({ kind: "slow", delayMs: 5_000, status: 200 });
+    const eventIds: string[] = [];
+    for (let i = 0; i < N; i++) {
+      const r = await recordEventWithDeliveries(
+        db.db,
+        { tenantId: t.tenantId, type: "lead.updated", data: { lead_id: crypto.randomUUID(), version: i + 1 } },
+        { onlySubscriptionId: sub!.id },
+      );
+      eventIds.push(r.eventId);
+    }
 
-  const first = await startWorker();
-  let second: ChildProcess | null = null;
-  try {
-    await waitFor(async () => rx.requests.length >= 8, 20_000);
-    await kill(first);
-    const inFlight = rx.requests.map((r) => r.headers["service-event-id"]);
+    const first = await startWorker();
+    let second: ChildProcess | null = null;
+    try {
+      await waitFor(async () => rx.requests.length >= 8, 20_000);
+      await kill(first);
+      const inFlight = rx.requests.map((r) => r.headers["service-event-id"]);
 
-    // What the kill left: claimed rows still pending under the dead worker's lease, nothing recorded.
-    const d = webhookDeliveries;
-    const leased = await db.db.select({ id: d.id, attempt: d.attempt, state: d.state }).from(d).where(and(eq(d.subscriptionId, sub!.id), isNotNull(d.lockedUntil)));
-    expect(leased.length).toBeGreaterThanOrEqual(inFlight.length);
-    expect(leased.every((r) => r.state === "pending" && r.attempt === 0)).toBe(true);
-    expect(await db.db.select({ id: d.id }).from(d).where(and(eq(d.subscriptionId, sub!.id), eq(d.state, "delivered")))).toHaveLength(0);
+      // What the kill left: claimed rows still pending under the dead worker's lease, nothing recorded.
+      const d = webhookDeliveries;
+      const leased = await db.db
+        .select({ id: d.id, attempt: d.attempt, state: d.state })
+        .from(d)
+        .where(and(eq(d.subscriptionId, sub!.id), isNotNull(d.lockedUntil)));
+      expect(leased.length).toBeGreaterThanOrEqual(inFlight.length);
+      expect(leased.every((r) => r.state === "pending" && r.attempt === 0)).toBe(true);
+      expect(
+        await db.db
+          .select({ id: d.id })
+          .from(d)
+          .where(and(eq(d.subscriptionId, sub!.id), eq(d.state, "delivered"))),
+      ).toHaveLength(0);
 
-    rx.respond({ kind: "status", status: 200 });
-    second = await startWorker();
-    await waitFor(async () => (await db.db.select({ id: d.id }).from(d).where(and(eq(d.subscriptionId, sub!.id), eq(d.state, "delivered")))).length === N, 30_000);
+      rx.respond({ kind: "status", status: 200 });
+      second = await startWorker();
+      await waitFor(
+        async () =>
+          (
+            await db.db
+              .select({ id: d.id })
+              .from(d)
+              .where(and(eq(d.subscriptionId, sub!.id), eq(d.state, "delivered")))
+          ).length === N,
+        30_000,
+      );
 
-    const received = new Set(rx.requests.map((r) => r.headers["service-event-id"]));
-    for (const id of eventIds) expect(received.has(id)).toBe(true);
-    // The events in flight at the kill were sent again by the second worker: at least once, not exactly once.
-    const repeated = inFlight.filter((id) => rx.requests.filter((r) => r.headers["service-event-id"] === id).length >= 2);
-    expect(repeated.length).toBe(inFlight.length);
-    const rows = await db.db.select({ attempt: d.attempt, lockedUntil: d.lockedUntil }).from(d).where(eq(d.subscriptionId, sub!.id));
-    expect(rows.every((r) => r.attempt === 1 && r.lockedUntil === null)).toBe(true);
-  } finally {
-    await kill(first);
-    if (second) await kill(second);
-  }
-});
+      const received = new Set(rx.requests.map((r) => r.headers["service-event-id"]));
+      for (const id of eventIds) expect(received.has(id)).toBe(true);
+      // The events in flight at the kill were sent again by the second worker: at least once, not exactly once.
+      const repeated = inFlight.filter(
+        (id) => rx.requests.filter((r) => r.headers["service-event-id"] === id).length >= 2,
+      );
+      expect(repeated.length).toBe(inFlight.length);
+      const rows = await db.db
+        .select({ attempt: d.attempt, lockedUntil: d.lockedUntil })
+        .from(d)
+        .where(eq(d.subscriptionId, sub!.id));
+      expect(rows.every((r) => r.attempt === 1 && r.lockedUntil === null)).toBe(true);
+    } finally {
+      await kill(first);
+      if (second) await kill(second);
+    }
+  },
+);

@@ -25,7 +25,9 @@ describe("callerIp with TRUST_PROXY=none (default)", () => {
 describe("callerIp with TRUST_PROXY=N", () => {
   it("with one proxy takes the rightmost X-Forwarded-For entry, which that proxy appended", () => {
     setTestEnv({ TRUST_PROXY: "1" });
-    expect(callerIp(headers({ "x-forwarded-for": "127.0.0.1, 198.51.100.9, 203.0.113.7", [PEER_HEADER]: "10.0.0.2" }))).toBe("203.0.113.7");
+    expect(
+      callerIp(headers({ "x-forwarded-for": "127.0.0.1, 198.51.100.9, 203.0.113.7", [PEER_HEADER]: "10.0.0.2" })),
+    ).toBe("203.0.113.7");
     expect(callerIp(headers({ "x-forwarded-for": "203.0.113.7" }))).toBe("203.0.113.7");
   });
 

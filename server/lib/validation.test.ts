@@ -57,7 +57,10 @@ describe("check", () => {
 
   it("maps format checks to invalid_format and enum misses to invalid_value", () => {
     expect(errorsOf(Body, { name: "a", url: "not a url" })[0]).toMatchObject({ field: "/url", code: "invalid_format" });
-    expect(errorsOf(Body, { name: "a", email: "nobody" })[0]).toMatchObject({ field: "/email", code: "invalid_format" });
+    expect(errorsOf(Body, { name: "a", email: "nobody" })[0]).toMatchObject({
+      field: "/email",
+      code: "invalid_format",
+    });
     expect(errorsOf(Body, { name: "a", mode: "prod" })[0]).toMatchObject({ field: "/mode", code: "invalid_value" });
   });
 
@@ -76,26 +79,37 @@ describe("check", () => {
   });
 
   it("collects every failing field, not just the first", () => {
-    const fields = errorsOf(Body, { limit: 500, mode: "x" }).map((e) => e.field).sort();
+    const fields = errorsOf(Body, { limit: 500, mode: "x" })
+      .map((e) => e.field)
+      .sort();
     expect(fields).toEqual(["/limit", "/mode", "/name"]);
   });
 
   it("uses a custom issue's params.code when given, else invalid_value", () => {
-    const coded = z.string().superRefine((_, ctx) => ctx.addIssue({ code: "custom", message: "Not supported.", params: { code: "not_supported" } }));
+    const coded = z
+      .string()
+      .superRefine((_, ctx) =>
+        ctx.addIssue({ code: "custom", message: "Not supported.", params: { code: "not_supported" } }),
+      );
     expect(errorsOf(coded, "x")).toEqual([{ field: "", code: "not_supported", message: "Not supported." }]);
     const plain = z.string().refine(() => false, "Nope.");
     expect(errorsOf(plain, "x")).toEqual([{ field: "", code: "invalid_value", message: "Nope." }]);
   });
 
   it("reports a union miss as invalid_value", () => {
-    expect(errorsOf(z.object({ v: z.union([z.literal("a"), z.number()]) }), { v: "b" })[0]).toMatchObject({ field: "/v", code: "invalid_value" });
+    expect(errorsOf(z.object({ v: z.union([z.literal("a"), z.number()]) }), { v: "b" })[0]).toMatchObject({
+      field: "/v",
+      code: "invalid_value",
+    });
   });
 });
 
 describe("fieldErrors", () => {
   it("prefixes pointers", () => {
     const r = z.object({ a: z.string() }).safeParse({});
-    expect(!r.success && fieldErrors(r.error.issues, ["query"])).toEqual([{ field: "/query/a", code: "required", message: expect.any(String) }]);
+    expect(!r.success && fieldErrors(r.error.issues, ["query"])).toEqual([
+      { field: "/query/a", code: "required", message: expect.any(String) },
+    ]);
   });
 });
 
@@ -108,7 +122,9 @@ describe("validationError", () => {
   });
 
   it("names the body when the pointer is the whole document, and counts several fields", () => {
-    expect(validationError([{ field: "", code: "invalid_type", message: "Expected object." }]).message).toBe("The body: Expected object.");
+    expect(validationError([{ field: "", code: "invalid_type", message: "Expected object." }]).message).toBe(
+      "The body: Expected object.",
+    );
     const many = validationError([
       { field: "/a", code: "required", message: "x" },
       { field: "/b", code: "required", message: "y" },

@@ -39,7 +39,11 @@ export function fieldErrors(issues: readonly z.core.$ZodIssue[], prefix: Propert
   for (const issue of issues) {
     if (issue.code === "unrecognized_keys") {
       for (const k of issue.keys) {
-        out.push({ field: toPointer([...prefix, ...issue.path, k]), code: "unknown_field", message: `Unknown field "${k}".` });
+        out.push({
+          field: toPointer([...prefix, ...issue.path, k]),
+          code: "unknown_field",
+          message: `Unknown field "${k}".`,
+        });
       }
       continue;
     }
@@ -49,7 +53,10 @@ export function fieldErrors(issues: readonly z.core.$ZodIssue[], prefix: Propert
 }
 
 /** Parses with a schema or collects its field errors. */
-export function check<T>(schema: z.ZodType<T>, input: unknown): { ok: true; value: T } | { ok: false; errors: FieldError[] } {
+export function check<T>(
+  schema: z.ZodType<T>,
+  input: unknown,
+): { ok: true; value: T } | { ok: false; errors: FieldError[] } {
   // reportInput: zod 4 leaves `input` off issues by default, and without it a wrong type reads as `required`.
   const r = schema.safeParse(input, { reportInput: true });
   return r.success ? { ok: true, value: r.data } : { ok: false, errors: fieldErrors(r.error.issues) };
@@ -58,6 +65,9 @@ export function check<T>(schema: z.ZodType<T>, input: unknown): { ok: true; valu
 /** The 422 for a list of field errors; the detail names the first one. */
 export function validationError(errors: FieldError[]): ApiError {
   const first = errors[0];
-  const detail = errors.length === 1 ? `${first.field || "The body"}: ${first.message}` : `${errors.length} fields are invalid; see errors.`;
+  const detail =
+    errors.length === 1
+      ? `${first.field || "The body"}: ${first.message}`
+      : `${errors.length} fields are invalid; see errors.`;
   return new ApiError("validation_failed", detail, { errors });
 }

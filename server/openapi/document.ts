@@ -36,7 +36,10 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[] = ROUTES): Open
       try {
         render([route]);
       } catch (one) {
-        throw new Error(`OpenAPI document: ${route.operationId} (${route.method} ${route.path}): ${(one as Error).message}`, { cause: one });
+        throw new Error(
+          `OpenAPI document: ${route.operationId} (${route.method} ${route.path}): ${(one as Error).message}`,
+          { cause: one },
+        );
       }
     }
     throw err;
@@ -50,31 +53,43 @@ function render(routes: readonly AnyRoute[]): OpenApiDocument {
     (item as Record<string, unknown>)[route.method.toLowerCase()] = operationOf(route);
   }
   const tags = [...new Set(routes.map(tagOf))].map((name) => ({ name }));
-  return createDocument({
-    openapi: "3.1.0",
-    info: {
-      title: "Platform public API",
-      version: DOCUMENT_VERSION,
-      description: DESCRIPTION,
-      contact: { name: "API support", url: "https://api.example.ru/developers" },
-      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
-    },
-    servers: [{ url: "/api/public/v1", description: "this cell (a key works only in its own cell; `GET /me` shows `base_url`)" }],
-    security: [{ [SECURITY_SCHEME]: [] }],
-    tags: [...tags, { name: "events", description: "Webhook deliveries sent to subscribers (see the webhooks section)" }],
-    paths,
-    webhooks: webhooksOf(),
-    components: {
-      securitySchemes: {
-        [SECURITY_SCHEME]: {
-          type: "http",
-          scheme: "bearer",
-          bearerFormat: "API key",
-          description: "`Authorization: Bearer <API_KEY>`. The role listed on an operation is the scope it needs; `GET /me` lists the key's effective scopes.",
+  return createDocument(
+    {
+      openapi: "3.1.0",
+      info: {
+        title: "Platform public API",
+        version: DOCUMENT_VERSION,
+        description: DESCRIPTION,
+        contact: { name: "API support", url: "https://api.example.ru/developers" },
+        license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
+      },
+      servers: [
+        {
+          url: "/api/public/v1",
+          description: "this cell (a key works only in its own cell; `GET /me` shows `base_url`)",
+        },
+      ],
+      security: [{ [SECURITY_SCHEME]: [] }],
+      tags: [
+        ...tags,
+        { name: "events", description: "Webhook deliveries sent to subscribers (see the webhooks section)" },
+      ],
+      paths,
+      webhooks: webhooksOf(),
+      components: {
+        securitySchemes: {
+          [SECURITY_SCHEME]: {
+            type: "http",
+            scheme: "bearer",
+            bearerFormat: "API key",
+            description:
+              "`Authorization: Bearer <API_KEY>`. The role listed on an operation is the scope it needs; `GET /me` lists the key's effective scopes.",
+          },
         },
       },
     },
-  }, { override: publishOverride });
+    { override: publishOverride },
+  );
 }
 
 /**
@@ -85,15 +100,27 @@ function render(routes: readonly AnyRoute[]): OpenApiDocument {
  * - a default of a text parameter is shown as text (parameters parsed from text but declared with their
  *   real type, `limit` and boolean filters, keep theirs: server/schemas/common.ts).
  */
-function publishOverride(ctx: { jsonSchema: Record<string, unknown>; zodSchema: unknown; io: "input" | "output" }): void {
+function publishOverride(ctx: {
+  jsonSchema: Record<string, unknown>;
+  zodSchema: unknown;
+  io: "input" | "output";
+}): void {
   const { jsonSchema: js, io } = ctx;
-  const def = (ctx.zodSchema as { _zod: { def: { type: string; catchall?: { _zod: { def: { type: string } } } } } })._zod.def;
-  if (io === "output" && def.type === "object" && def.catchall?._zod.def.type !== "never" && js.additionalProperties === false) delete js.additionalProperties;
+  const def = (ctx.zodSchema as { _zod: { def: { type: string; catchall?: { _zod: { def: { type: string } } } } } })
+    ._zod.def;
+  if (
+    io === "output" &&
+    def.type === "object" &&
+    def.catchall?._zod.def.type !== "never" &&
+    js.additionalProperties === false
+  )
+    delete js.additionalProperties;
   if (io === "input" && def.type === "default" && js.default === undefined) {
     const value = (def as unknown as { defaultValue: unknown }).defaultValue;
     if (value !== undefined && typeof value !== "function") js.default = value;
   }
-  if (io === "input" && js.type === "string" && js.default !== undefined && typeof js.default !== "string") js.default = String(js.default);
+  if (io === "input" && js.type === "string" && js.default !== undefined && typeof js.default !== "string")
+    js.default = String(js.default);
 }
 
 let cached: OpenApiDocument | undefined;

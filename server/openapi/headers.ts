@@ -8,16 +8,59 @@ import { IDEMPOTENCY_KEY_MAX } from "@/server/services/idempotency/idempotency";
  * as components (`header.id` / `param.id`) and referenced from every operation.
  */
 export const H = {
-  requestId: z.string().min(1).meta({ description: "id of this request; equals `request_id` of an error body", example: "req_3f1c0b1e2a4d4c8e9b7a6f5e4d3c2b1a", header: { id: "X-Request-Id" } }),
-  rateLimitLimit: z.string().meta({ description: "requests allowed per minute in the tightest window (key or tenant) of this rate class", example: "600", header: { id: "RateLimit-Limit" } }),
-  rateLimitRemaining: z.string().meta({ description: "requests left in that window", example: "599", header: { id: "RateLimit-Remaining" } }),
-  rateLimitReset: z.string().meta({ description: "seconds until the window renews", example: "42", header: { id: "RateLimit-Reset" } }),
-  retryAfter: z.string().meta({ description: "seconds to wait before retrying (with the same Idempotency-Key)", example: "5", header: { id: "Retry-After" } }),
-  cacheControl: z.string().meta({ description: "caching rule of this route: `private, no-store` for conversation and message reads, `no-store` for an article", example: "private, no-store", header: { id: "Cache-Control" } }),
-  etag: z.string().meta({ description: "strong entity tag of the returned version; equals the resource's `etag` field", example: '"3-q1w2e3r4t5y6u7i8o9p0a1"', header: { id: "ETag" } }),
-  deprecation: z.string().meta({ description: "when the route was deprecated (`@<unix time>`)", header: { id: "Deprecation" } }),
+  requestId: z
+    .string()
+    .min(1)
+    .meta({
+      description: "id of this request; equals `request_id` of an error body",
+      example: "req_3f1c0b1e2a4d4c8e9b7a6f5e4d3c2b1a",
+      header: { id: "X-Request-Id" },
+    }),
+  rateLimitLimit: z
+    .string()
+    .meta({
+      description: "requests allowed per minute in the tightest window (key or tenant) of this rate class",
+      example: "600",
+      header: { id: "RateLimit-Limit" },
+    }),
+  rateLimitRemaining: z
+    .string()
+    .meta({ description: "requests left in that window", example: "599", header: { id: "RateLimit-Remaining" } }),
+  rateLimitReset: z
+    .string()
+    .meta({ description: "seconds until the window renews", example: "42", header: { id: "RateLimit-Reset" } }),
+  retryAfter: z
+    .string()
+    .meta({
+      description: "seconds to wait before retrying (with the same Idempotency-Key)",
+      example: "5",
+      header: { id: "Retry-After" },
+    }),
+  cacheControl: z
+    .string()
+    .meta({
+      description:
+        "caching rule of this route: `private, no-store` for conversation and message reads, `no-store` for an article",
+      example: "private, no-store",
+      header: { id: "Cache-Control" },
+    }),
+  etag: z
+    .string()
+    .meta({
+      description: "strong entity tag of the returned version; equals the resource's `etag` field",
+      example: '"3-q1w2e3r4t5y6u7i8o9p0a1"',
+      header: { id: "ETag" },
+    }),
+  deprecation: z
+    .string()
+    .meta({ description: "when the route was deprecated (`@<unix time>`)", header: { id: "Deprecation" } }),
   sunset: z.string().meta({ description: "when the route stops answering (HTTP date)", header: { id: "Sunset" } }),
-  walletState: z.literal("unknown").meta({ description: "sent when the wallet state cannot be read right now", header: { id: "Service-Wallet-State" } }),
+  walletState: z
+    .literal("unknown")
+    .meta({
+      description: "sent when the wallet state cannot be read right now",
+      header: { id: "Service-Wallet-State" },
+    }),
 };
 
 /**
@@ -33,7 +76,11 @@ function idempotencyKey(required: boolean) {
       ? "required: a new value (usually a UUID v4) per operation; a repeat within 24 hours answers the first result"
       : "optional: honoured when sent (a new value, usually a UUID v4, per operation; a repeat within 24 hours answers the first result)",
     example: "6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b",
-    param: { in: "header" as const, name: "Idempotency-Key", id: required ? "IdempotencyKeyRequired" : "IdempotencyKey" },
+    param: {
+      in: "header" as const,
+      name: "Idempotency-Key",
+      id: required ? "IdempotencyKeyRequired" : "IdempotencyKey",
+    },
   };
   return required ? key.meta(meta) : key.optional().meta(meta);
 }

@@ -30,7 +30,11 @@ export function operationOf(route: AnyRoute): ZodOpenApiOperationObject {
   for (const [status, schema] of Object.entries(route.responses)) {
     responses[status as `${1 | 2 | 3 | 4 | 5}${string}`] = {
       description: `${status} ${statusText(Number(status))}`,
-      headers: successHeaders({ cacheControl: route.cacheControl, deprecated, etag: route.etag && Number(status) === 200 }),
+      headers: successHeaders({
+        cacheControl: route.cacheControl,
+        deprecated,
+        etag: route.etag && Number(status) === 200,
+      }),
       ...(schema ? { content: { "application/json": { schema } } } : {}),
     };
   }
@@ -39,14 +43,25 @@ export function operationOf(route: AnyRoute): ZodOpenApiOperationObject {
     responses[String(status) as `4${string}`] = {
       description: `Problem: ${group.join(", ")}`,
       headers: problemHeaders(status, deprecated),
-      content: { "application/problem+json": { schema: ProblemSchema, examples: Object.fromEntries(group.map((c) => [c, { summary: ERROR_CATALOG[c].title, value: exampleProblem(c) }])) } },
+      content: {
+        "application/problem+json": {
+          schema: ProblemSchema,
+          examples: Object.fromEntries(
+            group.map((c) => [c, { summary: ERROR_CATALOG[c].title, value: exampleProblem(c) }]),
+          ),
+        },
+      },
     };
   }
   const scopeText = route.scope ? `Scope: \`${route.scope}\`.` : "Scope: none (any valid key).";
   const notes = [
     scopeText,
     `Rate class: ${RATE_TEXT[route.rate]}.`,
-    idem === "required" ? "`Idempotency-Key` is required." : idem === "optional" ? "`Idempotency-Key` is honoured when sent." : "",
+    idem === "required"
+      ? "`Idempotency-Key` is required."
+      : idem === "optional"
+        ? "`Idempotency-Key` is honoured when sent."
+        : "",
     route.walletExempt ? "Served while data exchange is suspended." : "",
     route.pii ? "The answer carries personal data (RU cell: the transfer rule applies)." : "",
   ].filter(Boolean);
@@ -73,9 +88,22 @@ export function operationOf(route: AnyRoute): ZodOpenApiOperationObject {
 /** A problem body as the API answers it for `code`, used as the documented example. */
 export function exampleProblem(code: ErrorCode): z.infer<typeof ProblemSchema> {
   const { status, title } = ERROR_CATALOG[code];
-  const base = { type: `https://api.example.ru/developers/errors#${code}`, title, status, code, detail: title + ".", request_id: "req_3f1c0b1e2a4d4c8e9b7a6f5e4d3c2b1a" };
-  if (code === "validation_failed") return { ...base, errors: [{ field: "/limit", code: "out_of_range", message: "must be from 1 to 100" }] };
-  if (code === "wallet_suspended") return { ...base, topup_url: "https://app.example.ru/console/wallet", balance: { amount: "-12.50", currency: "RUB" } };
+  const base = {
+    type: `https://api.example.ru/developers/errors#${code}`,
+    title,
+    status,
+    code,
+    detail: title + ".",
+    request_id: "req_3f1c0b1e2a4d4c8e9b7a6f5e4d3c2b1a",
+  };
+  if (code === "validation_failed")
+    return { ...base, errors: [{ field: "/limit", code: "out_of_range", message: "must be from 1 to 100" }] };
+  if (code === "wallet_suspended")
+    return {
+      ...base,
+      topup_url: "https://app.example.ru/console/wallet",
+      balance: { amount: "-12.50", currency: "RUB" },
+    };
   if (code === "wrong_cell") return { ...base, correct_base_url: "https://api.example.com/api/public/v1" };
   return base;
 }

@@ -43,10 +43,18 @@ export const ASSET_FILES = Object.keys(ASSETS);
  */
 export async function referenceAsset(file: string): Promise<Response> {
   const asset = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;
-  if (!asset) return new Response("Not found", { status: 404, headers: { "content-type": "text/plain; charset=utf-8" } });
-  const bytes = asset.source === "init" ? Buffer.from(INIT_SCRIPT) : await readFile(path.join(process.cwd(), "node_modules", "swagger-ui-dist", file));
+  if (!asset)
+    return new Response("Not found", { status: 404, headers: { "content-type": "text/plain; charset=utf-8" } });
+  const bytes =
+    asset.source === "init"
+      ? Buffer.from(INIT_SCRIPT)
+      : await readFile(path.join(process.cwd(), "node_modules", "swagger-ui-dist", file));
   return new Response(new Uint8Array(bytes), {
     status: 200,
-    headers: { "content-type": asset.type, "cache-control": "public, max-age=3600", "x-content-type-options": "nosniff" },
+    headers: {
+      "content-type": asset.type,
+      "cache-control": "public, max-age=3600",
+      "x-content-type-options": "nosniff",
+    },
   });
 }

@@ -13,7 +13,12 @@ export function openApiResponse(request: Request): Response {
     const json = JSON.stringify(openApiDocument());
     return { json, etag: `"${createHash("sha256").update(json).digest("base64url").slice(0, 27)}"` };
   })();
-  const headers = { etag: body.etag, "cache-control": "public, max-age=300", "access-control-allow-origin": "*", "x-content-type-options": "nosniff" };
+  const headers = {
+    etag: body.etag,
+    "cache-control": "public, max-age=300",
+    "access-control-allow-origin": "*",
+    "x-content-type-options": "nosniff",
+  };
   if (request.headers.get("if-none-match") === body.etag) return new Response(null, { status: 304, headers });
   return new Response(body.json, { status: 200, headers: { ...headers, "content-type": "application/json" } });
 }

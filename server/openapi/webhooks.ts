@@ -5,7 +5,11 @@ import { EVENT_TYPES } from "@/server/webhook-transport/event-catalog";
 
 /** Headers of every delivery (spec "Events: Delivery format"). */
 const DeliveryHeaders = z.object({
-  "Service-Event-Id": z.string().meta({ description: "unique event id, identical in all retries; skip ids already processed (keep them 72 hours)" }),
+  "Service-Event-Id": z
+    .string()
+    .meta({
+      description: "unique event id, identical in all retries; skip ids already processed (keep them 72 hours)",
+    }),
   "Service-Event-Type": z.string().meta({ description: "the event type", example: "lead.created" }),
   "Service-Signature": z.string().meta({
     description:
@@ -16,7 +20,13 @@ const DeliveryHeaders = z.object({
 
 /** `webhooks.<event>.operationId`: `onLeadCreated` for `lead.created`. */
 export function webhookOperationId(type: string): string {
-  return "on" + type.split(/[._]/).map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join("");
+  return (
+    "on" +
+    type
+      .split(/[._]/)
+      .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
+      .join("")
+  );
 }
 
 /**
@@ -38,8 +48,12 @@ export function webhooksOf(): ZodOpenApiPathsObject {
         requestParams: { header: DeliveryHeaders },
         requestBody: { required: true, content: { "application/json": { schema: eventEnvelope(type, data) } } },
         responses: {
-          "2XX": { description: "Received. Any 2xx within 10 seconds is a success; anything else is retried up to 8 times." },
-          default: { description: "Failure: retried after 1 min, 5 min, 15 min, 1 h, 3 h, 6 h, 12 h, 24 h, then dead." },
+          "2XX": {
+            description: "Received. Any 2xx within 10 seconds is a success; anything else is retried up to 8 times.",
+          },
+          default: {
+            description: "Failure: retried after 1 min, 5 min, 15 min, 1 h, 3 h, 6 h, 12 h, 24 h, then dead.",
+          },
         },
       },
     };

@@ -32,7 +32,12 @@ function idsOf(body: unknown): string[] {
  * headers (those gathered by the steps, the reply's, `X-Request-Id`, `Cache-Control`).
  * @throws ApiError 503 `service_unavailable` when the disclosure row cannot be written.
  */
-export async function answer(route: AnyRoute, ctx: RouteContext<unknown, unknown, unknown>, reply: Reply, headers: Record<string, string>): Promise<Response> {
+export async function answer(
+  route: AnyRoute,
+  ctx: RouteContext<unknown, unknown, unknown>,
+  reply: Reply,
+  headers: Record<string, string>,
+): Promise<Response> {
   if (route.discloses && reply.status < 300) {
     const c = ctx.caller;
     await recordDisclosure(ctx.db, {
@@ -47,7 +52,10 @@ export async function answer(route: AnyRoute, ctx: RouteContext<unknown, unknown
   }
   let body = reply.body;
   if (route.list && reply.next !== undefined) {
-    body = { ...(body as object), next_cursor: reply.next ? encodeCursor(cursorBinding(route, ctx), [...reply.next]) : null };
+    body = {
+      ...(body as object),
+      next_cursor: reply.next ? encodeCursor(cursorBinding(route, ctx), [...reply.next]) : null,
+    };
   }
   const h: Record<string, string> = { ...headers, ...reply.headers, "x-request-id": ctx.requestId };
   if (route.cacheControl) h["cache-control"] = route.cacheControl;

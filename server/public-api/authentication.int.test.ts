@@ -38,7 +38,13 @@ async function extraKey(opts: { mode?: string; ipAllowlist?: string[] | null } =
 async function ownedIntegration(rights: Right[], scopes: string[] = [...SCOPES]) {
   const tenant = await makeTenant(db.db);
   const staffId = await makeStaff(db.db, tenant.tenantId, rights);
-  const i = await createIntegration(db.db, tenant.tenantId, { name: "Owned", scopes, ownerStaffUserId: staffId, piiCountry: "RU", legalBasis: "contract" });
+  const i = await createIntegration(db.db, tenant.tenantId, {
+    name: "Owned",
+    scopes,
+    ownerStaffUserId: staffId,
+    piiCountry: "RU",
+    legalBasis: "contract",
+  });
   const k = await issueKey(db.db, { integrationId: i.id, ipAllowlist: ["127.0.0.1"] });
   return { tenant, staffId, integrationId: i.id, key: k.key };
 }
@@ -50,7 +56,10 @@ describe("invalid_api_key: one code, a detail that says what to fix, and never w
     const revoked = await extraKey();
     await revokeKey(db.db, revoked.keyId);
     const expired = await extraKey();
-    await db.db.update(apiKeys).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(apiKeys.keyId, expired.keyId));
+    await db.db
+      .update(apiKeys)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(apiKeys.keyId, expired.keyId));
     const testKey = await extraKey({ mode: "test" });
     const asLive = testKey.key.replace("sk_test_", "sk_live_");
 
@@ -61,7 +70,10 @@ describe("invalid_api_key: one code, a detail that says what to fix, and never w
       ],
       malformed: [
         ["an empty bearer", { key: null, headers: { authorization: "Bearer " } }],
-        ["another scheme", { key: null, headers: { authorization: `Basic ${Buffer.from(`x:${t.key}`).toString("base64")}` } }],
+        [
+          "another scheme",
+          { key: null, headers: { authorization: `Basic ${Buffer.from(`x:${t.key}`).toString("base64")}` } },
+        ],
         ["no scheme", { key: null, headers: { authorization: t.key } }],
         ["two tokens", { key: null, headers: { authorization: `Bearer ${t.key} ${t.key}` } }],
         ["a malformed key", { key: "sk_live_ru_short_secret" }],
@@ -77,7 +89,8 @@ describe("invalid_api_key: one code, a detail that says what to fix, and never w
     };
     const details: Record<string, string> = {
       missing: "The Authorization header is missing; send `Authorization: Bearer <API key>`.",
-      malformed: "The Authorization header does not hold an API key of this platform; send `Authorization: Bearer sk_live_...` (or `sk_test_...`) with the key exactly as it was issued.",
+      malformed:
+        "The Authorization header does not hold an API key of this platform; send `Authorization: Bearer sk_live_...` (or `sk_test_...`) with the key exactly as it was issued.",
       unknown: "The API key is unknown, revoked or expired; check it in the tenant console, or issue a new one there.",
     };
     for (const [group, cases] of Object.entries(groups)) {
@@ -238,7 +251,9 @@ describe("effective scopes", () => {
     await setMembership(db.db, o.tenant.tenantId, o.staffId, { rights: ["manage_webhooks"] });
     const after = (await me(o.key)).body.key.scopes;
     expect(after).toContain("webhooks:manage");
-    expect(after.filter((s: string) => s.startsWith("leads:") || s.startsWith("conversations:") || s === "ai_seller:invoke")).toEqual([]);
+    expect(
+      after.filter((s: string) => s.startsWith("leads:") || s.startsWith("conversations:") || s === "ai_seller:invoke"),
+    ).toEqual([]);
     expect((await call("GET", "/webhooks", { key: o.key })).status).toBe(200);
   });
 
@@ -251,7 +266,8 @@ describe("effective scopes", () => {
 describe("last_used_at", () => {
   it("is stamped when a key is used", async () => {
     const k = await extraKey();
-    const read = async () => (await db.db.select({ at: apiKeys.lastUsedAt }).from(apiKeys).where(eq(apiKeys.keyId, k.keyId)))[0].at;
+    const read = async () =>
+      (await db.db.select({ at: apiKeys.lastUsedAt }).from(apiKeys).where(eq(apiKeys.keyId, k.keyId)))[0].at;
     expect(await read()).toBeNull();
     const before = Date.now();
     expect((await me(k.key)).status).toBe(200);

@@ -6,10 +6,18 @@ import { MAX_BODY_BYTES, readJsonBody } from "./body";
 // Content-Type → 400 bad_request).
 
 const post = (body: BodyInit | null, headers: Record<string, string> = { "content-type": "application/json" }) =>
-  new Request("https://api.example.ru/api/public/v1/cards", { method: "POST", body, headers, duplex: "half" } as RequestInit);
+  new Request("https://api.example.ru/api/public/v1/cards", {
+    method: "POST",
+    body,
+    headers,
+    duplex: "half",
+  } as RequestInit);
 
 async function failure(p: Promise<unknown>): Promise<ApiError> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ApiError);
   return err as ApiError;
 }
@@ -43,15 +51,31 @@ describe("readJsonBody", () => {
   });
 
   it("accepts application/json with a UTF-8 charset, in any case", async () => {
-    for (const type of ["application/json", "Application/JSON", "application/json; charset=utf-8", 'application/json;charset="UTF-8"', " application/json "]) {
+    for (const type of [
+      "application/json",
+      "Application/JSON",
+      "application/json; charset=utf-8",
+      'application/json;charset="UTF-8"',
+      " application/json ",
+    ]) {
       expect(await readJsonBody(post("{}", { "content-type": type })), type).toEqual({});
     }
   });
 
   it("refuses a body without Content-Type or with another type as 400 bad_request", async () => {
-    for (const headers of [{}, { "content-type": "text/plain" }, { "content-type": "application/x-www-form-urlencoded" }, { "content-type": "application/json; charset=latin1" }, { "content-type": "application/jsonp" }] as Record<string, string>[]) {
+    for (const headers of [
+      {},
+      { "content-type": "text/plain" },
+      { "content-type": "application/x-www-form-urlencoded" },
+      { "content-type": "application/json; charset=latin1" },
+      { "content-type": "application/jsonp" },
+    ] as Record<string, string>[]) {
       const e = await failure(readJsonBody(post("{}", headers)));
-      expect([e.status, e.code, e.message]).toEqual([400, "bad_request", "Send the body as JSON with Content-Type: application/json."]);
+      expect([e.status, e.code, e.message]).toEqual([
+        400,
+        "bad_request",
+        "Send the body as JSON with Content-Type: application/json.",
+      ]);
     }
   });
 
@@ -63,7 +87,11 @@ describe("readJsonBody", () => {
   });
 
   it("refuses invalid UTF-8 (lone continuation byte, overlong form, truncated sequence) as 400", async () => {
-    for (const bytes of [[0x22, 0x80, 0x22], [0x22, 0xc0, 0xaf, 0x22], [0x22, 0xe2, 0x82, 0x22]]) {
+    for (const bytes of [
+      [0x22, 0x80, 0x22],
+      [0x22, 0xc0, 0xaf, 0x22],
+      [0x22, 0xe2, 0x82, 0x22],
+    ]) {
       const e = await failure(readJsonBody(post(new Uint8Array(bytes))));
       expect([e.status, e.code, e.message]).toEqual([400, "bad_request", "The body is not valid UTF-8."]);
     }

@@ -25,28 +25,36 @@ beforeAll(async () => {
 });
 afterAll(async () => db?.drop());
 
-it.runIf(pg)("answers every one of 16 parallel streams of POST /cards and GET /me without a 5xx", { timeout: 90_000 }, async () => {
-  const child = await startTsxProcess("server/testing/api-process.ts", [db.url!, String(PORT)], "listening");
-  try {
-    const statuses = new Map<number, number>();
-    let n = 0;
-    const until = Date.now() + 4_000;
-    const stream = async (s: number) => {
-      while (Date.now() < until) {
-        const i = n++;
-        const write = i % 2 === 0;
-        const r = await fetchChecked(`http://127.0.0.1:${PORT}/api/public/v1/${write ? "cards" : "me"}`, {
-          method: write ? "POST" : "GET",
-          headers: { authorization: `Bearer ${t.key}`, "content-type": "application/json", ...(write ? { "idempotency-key": `cw-${s}-${i}` } : {}) },
-          body: write ? JSON.stringify({ code: `cw-${i}`, name: `Card ${i}` }) : undefined,
-        });
-        statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
-      }
-    };
-    await Promise.all(Array.from({ length: 16 }, (_, s) => stream(s)));
-    expect(n).toBeGreaterThan(200);
-    expect(Object.fromEntries(statuses)).toEqual(Object.fromEntries([...statuses].filter(([s]) => s < 500)));
-  } finally {
-    await killProcess(child);
-  }
-});
+it.runIf(pg)(
+  "answers every one of 16 parallel streams of POST /cards and GET /me without a 5xx",
+  { timeout: 90_000 },
+  async () => {
+    const child = await startTsxProcess("server/testing/api-process.ts", [db.url!, String(PORT)], "listening");
+    try {
+      const statuses = new Map<number, number>();
+      let n = 0;
+      const until = Date.now() + 4_000;
+      const stream = async (s: number) => {
+        while (Date.now() < until) {
+          const i = n++;
+          const write = i % 2 === 0;
+          const r = await fetchChecked(`http://127.0.0.1:${PORT}/api/public/v1/${write ? "cards" : "me"}`, {
+            method: write ? "POST" : "GET",
+            headers: {
+              authorization: `Bearer ${t.key}`,
+              "content-type": "application/json",
+              ...(write ? { "idempotency-key": `cw-${s}-${i}` } : {}),
+            },
+            body: write ? JSON.stringify({ code: `cw-${i}`, name: `Card ${i}` }) : undefined,
+          });
+          statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+        }
+      };
+      await Promise.all(Array.from({ length: 16 }, (_, s) => stream(s)));
+      expect(n).toBeGreaterThan(200);
+      expect(Object.fromEntries(statuses)).toEqual(Object.fromEntries([...statuses].filter(([s]) => s < 500)));
+    } finally {
+      await killProcess(child);
+    }
+  },
+);

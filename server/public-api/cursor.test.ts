@@ -12,7 +12,12 @@ const SECRET = "test-secret-0123456789abcdef0123456789abcdef";
 const T0 = Date.UTC(2026, 0, 10, 12);
 let clock = T0;
 
-const binding: CursorBinding = { tenantId: "11111111-1111-4111-8111-111111111111", keyMode: "live", route: "listCards", filters: { include_deleted: false, q: "tea" } };
+const binding: CursorBinding = {
+  tenantId: "11111111-1111-4111-8111-111111111111",
+  keyMode: "live",
+  route: "listCards",
+  filters: { include_deleted: false, q: "tea" },
+};
 const position = ["2026-01-10T11:00:00.000Z", "0b8c2d1e-0000-4000-8000-000000000001"];
 
 beforeEach(() => {
@@ -32,7 +37,9 @@ function refusal(fn: () => unknown): ApiError {
   expect(err).toBeInstanceOf(ApiError);
   const e = err as ApiError;
   expect([e.status, e.code]).toEqual([422, "validation_failed"]);
-  expect(e.extras.errors).toEqual([{ field: "/cursor", code: "invalid_cursor", message: expect.stringMatching(/restart without a cursor/) }]);
+  expect(e.extras.errors).toEqual([
+    { field: "/cursor", code: "invalid_cursor", message: expect.stringMatching(/restart without a cursor/) },
+  ]);
   return e;
 }
 
@@ -54,7 +61,9 @@ describe("encodeCursor / decodeCursor", () => {
 
   it("ignores filter order and filters left undefined", () => {
     const c = encodeCursor(binding, position);
-    expect(decodeCursor(c, { ...binding, filters: { q: "tea", include_deleted: false, status: undefined } })).toEqual(position);
+    expect(decodeCursor(c, { ...binding, filters: { q: "tea", include_deleted: false, status: undefined } })).toEqual(
+      position,
+    );
   });
 
   it("is valid until 24 hours after it was made, and refused from then on", () => {
@@ -95,7 +104,9 @@ describe("encodeCursor / decodeCursor", () => {
     // Same top four bits, different spare bits: Buffer.from(…, "base64url") gives identical bytes.
     const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     const twin = B64[B64.indexOf(last) ^ 1]!;
-    expect(Buffer.from(c.split(".")[1]!, "base64url")).toEqual(Buffer.from(c.split(".")[1]!.slice(0, -1) + twin, "base64url"));
+    expect(Buffer.from(c.split(".")[1]!, "base64url")).toEqual(
+      Buffer.from(c.split(".")[1]!.slice(0, -1) + twin, "base64url"),
+    );
     refusal(() => decodeCursor(c.slice(0, -1) + twin, binding));
   });
 
@@ -111,9 +122,12 @@ describe("encodeCursor / decodeCursor", () => {
     refusal(() => decodeCursor(c, binding));
   });
 
-  it.each(["", ".", "abc", "abc.", ".abc", "a.b.c", "%%%.***", "eyJ0IjoxfQ"])("refuses the malformed cursor %j", (token) => {
-    refusal(() => decodeCursor(token, binding));
-  });
+  it.each(["", ".", "abc", "abc.", ".abc", "a.b.c", "%%%.***", "eyJ0IjoxfQ"])(
+    "refuses the malformed cursor %j",
+    (token) => {
+      refusal(() => decodeCursor(token, binding));
+    },
+  );
 
   it("refuses correctly signed payloads that are not a cursor", () => {
     refusal(() => decodeCursor(forge(Buffer.from("not json").toString("base64url")), binding));

@@ -37,12 +37,24 @@ function filterTag(filters: Record<string, unknown>): string {
 
 /** Makes the opaque `next_cursor` for a keyset position (the sort values of the last row, in order). */
 export function encodeCursor(binding: CursorBinding, position: unknown[]): string {
-  const payload: Payload = { t: binding.tenantId, m: binding.keyMode, r: binding.route, f: filterTag(binding.filters), p: position, e: nowMs() + CURSOR_TTL_MS };
+  const payload: Payload = {
+    t: binding.tenantId,
+    m: binding.keyMode,
+    r: binding.route,
+    f: filterTag(binding.filters),
+    p: position,
+    e: nowMs() + CURSOR_TTL_MS,
+  };
   const data = Buffer.from(JSON.stringify(payload)).toString("base64url");
   return `${data}.${sign(data).toString("base64url")}`;
 }
 
-const BAD = () => invalidField("/cursor", "invalid_cursor", "The cursor is invalid, expired or belongs to another walk; restart without a cursor.");
+const BAD = () =>
+  invalidField(
+    "/cursor",
+    "invalid_cursor",
+    "The cursor is invalid, expired or belongs to another walk; restart without a cursor.",
+  );
 
 /**
  * Checks a presented cursor and returns its position.

@@ -29,24 +29,33 @@ afterAll(async () => {
   await db.drop();
 });
 
-it.runIf(Boolean(process.env.DATABASE_URL))("answers 503 with Retry-After while PostgreSQL is down and recovers without a restart", async () => {
-  const read = () => call("GET", "/cards", { key: t.key });
-  const write = () => call("POST", "/cards", { key: t.key, json: { code: `o-${crypto.randomUUID().slice(0, 8)}`, name: "x" }, idempotencyKey: crypto.randomUUID() });
-  expect((await read()).status).toBe(200);
-  await proxy!.stop();
-  const during = await Promise.all([read(), write(), read(), call("GET", "/me", { key: t.key })]);
-  for (const r of during) {
-    expect(r.status).toBe(503);
-    expect(r.body.code).toBe("service_unavailable");
-    expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(r.text).not.toMatch(/at .*\.(ts|js):\d+|ECONNREFUSED|5432/);
-  }
-  await proxy!.start();
-  let status = 0;
-  for (let i = 0; i < 50 && status !== 200; i++) {
-    status = (await read()).status;
-    if (status !== 200) await new Promise((r) => setTimeout(r, 200));
-  }
-  expect(status).toBe(200);
-  expect((await write()).status).toBe(201);
-}, 30_000);
+it.runIf(Boolean(process.env.DATABASE_URL))(
+  "answers 503 with Retry-After while PostgreSQL is down and recovers without a restart",
+  async () => {
+    const read = () => call("GET", "/cards", { key: t.key });
+    const write = () =>
+      call("POST", "/cards", {
+        key: t.key,
+        json: { code: `o-${crypto.randomUUID().slice(0, 8)}`, name: "x" },
+        idempotencyKey: crypto.randomUUID(),
+      });
+    expect((await read()).status).toBe(200);
+    await proxy!.stop();
+    const during = await Promise.all([read(), write(), read(), call("GET", "/me", { key: t.key })]);
+    for (const r of during) {
+      expect(r.status).toBe(503);
+      expect(r.body.code).toBe("service_unavailable");
+      expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(r.text).not.toMatch(/at .*\.(ts|js):\d+|ECONNREFUSED|5432/);
+    }
+    await proxy!.start();
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 200; i++) {
+      status = (await read()).status;
+      if (status !== 200) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(status).toBe(200);
+    expect((await write()).status).toBe(201);
+  },
+  30_000,
+);

@@ -87,7 +87,12 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown, K = readonly un
 }
 
 /** Declares a route; the identity function that gives handlers typed `params`, `query`, `body` and `after`. */
-export function defineRoute<P = Record<string, never>, Q = Record<string, never>, B = undefined, K = readonly unknown[]>(def: RouteDef<P, Q, B, K>): RouteDef<P, Q, B, K> {
+export function defineRoute<
+  P = Record<string, never>,
+  Q = Record<string, never>,
+  B = undefined,
+  K = readonly unknown[],
+>(def: RouteDef<P, Q, B, K>): RouteDef<P, Q, B, K> {
   return def;
 }
 
@@ -109,4 +114,8 @@ export const ok = (body: unknown, headers?: Record<string, string>): Reply => ({
 export const created = (body: unknown, resource?: Reply["resource"]): Reply => ({ status: 201, body, resource });
 export const noContent = (): Reply => ({ status: 204 });
 /** A list page: `{data, next_cursor}`, where the pipeline turns `next` (the position after the page) into the signed cursor. */
-export const page = (data: readonly unknown[], next: readonly unknown[] | null): Reply => ({ status: 200, body: { data, next_cursor: null }, next });
+export const page = (data: readonly unknown[], next: readonly unknown[] | null): Reply => ({
+  status: 200,
+  body: { data, next_cursor: null },
+  next,
+});

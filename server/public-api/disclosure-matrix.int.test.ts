@@ -29,7 +29,8 @@ async function pathWithData(route: AnyRoute): Promise<string> {
   return route.path;
 }
 
-const idsIn = (body: { data?: { id: string }[]; id?: string }) => (Array.isArray(body.data) ? body.data.map((d) => d.id) : [body.id!]);
+const idsIn = (body: { data?: { id: string }[]; id?: string }) =>
+  Array.isArray(body.data) ? body.data.map((d) => d.id) : [body.id!];
 
 beforeAll(async () => {
   db = await openTestDatabase();
@@ -56,7 +57,11 @@ describe.each(DISCLOSING.map((r) => [`${r.method} ${r.path}`, r] as const))("%s"
       .from(disclosures)
       .where(and(eq(disclosures.tenantId, owner.tenantId), eq(disclosures.requestId, r.headers.get("x-request-id")!)));
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ route: `GET ${route.path}`, resourceType: route.discloses, integrationId: owner.integrationId });
+    expect(rows[0]).toMatchObject({
+      route: `GET ${route.path}`,
+      resourceType: route.discloses,
+      integrationId: owner.integrationId,
+    });
     expect(rows[0].resourceIds).toEqual(ids);
   });
 

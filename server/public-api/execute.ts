@@ -20,7 +20,12 @@ export const IDEMPOTENCY_KEY_PATTERN = new RegExp(`^[\\x21-\\x7e]{1,${IDEMPOTENC
 export function idempotencyProblems(route: AnyRoute): ErrorCode[] {
   const mode = idempotencyMode(route);
   if (mode === "none") return [];
-  return ["bad_request", "idempotency_conflict", "operation_in_progress", ...(mode === "required" ? (["idempotency_key_required"] as const) : [])];
+  return [
+    "bad_request",
+    "idempotency_conflict",
+    "operation_in_progress",
+    ...(mode === "required" ? (["idempotency_key_required"] as const) : []),
+  ];
 }
 
 /**
@@ -41,7 +46,13 @@ export async function executeRoute(
   return afterCommit(() => executeWrite(route, ctx, idemKey, rawBody, opts.renewEveryMs ?? IDEMPOTENCY_RENEW_EVERY_MS));
 }
 
-async function executeWrite(route: AnyRoute, ctx: RouteContext<unknown, unknown, unknown>, idemKey: string | null, rawBody: unknown, renewEveryMs: number): Promise<Reply> {
+async function executeWrite(
+  route: AnyRoute,
+  ctx: RouteContext<unknown, unknown, unknown>,
+  idemKey: string | null,
+  rawBody: unknown,
+  renewEveryMs: number,
+): Promise<Reply> {
   const db = ctx.db;
   if (!idemKey) return db.transaction((tx) => route.handler({ ...ctx, db: tx as Db }));
   const begin = await beginIdempotency(db, {
@@ -59,7 +70,9 @@ async function executeWrite(route: AnyRoute, ctx: RouteContext<unknown, unknown,
   // taken over by a retry and run twice (spec "Limits": same key while running → operation_in_progress).
   const recordId = begin.recordId;
   const renewal = setInterval(() => {
-    renewIdempotencyLock(db, recordId).catch((err: unknown) => log().warn({ err: (err as Error).message }, "renewing an idempotency lock failed"));
+    renewIdempotencyLock(db, recordId).catch((err: unknown) =>
+      log().warn({ err: (err as Error).message }, "renewing an idempotency lock failed"),
+    );
   }, renewEveryMs);
   try {
     return await db.transaction(async (tx) => {

@@ -24,15 +24,45 @@ let t: TenantFixture;
 beforeAll(async () => {
   db = await openTestDatabase();
   t = await makeTenant(db.db);
-  await setLimitOverride(db.db, { keyId: t.keyId }, { readPerMin: 1_000_000, writePerMin: 1_000_000, paidPerMin: 1_000_000 });
-  await setLimitOverride(db.db, { tenantId: t.tenantId }, { readPerMin: 1_000_000, writePerMin: 1_000_000, paidPerMin: 1_000_000 });
+  await setLimitOverride(
+    db.db,
+    { keyId: t.keyId },
+    { readPerMin: 1_000_000, writePerMin: 1_000_000, paidPerMin: 1_000_000 },
+  );
+  await setLimitOverride(
+    db.db,
+    { tenantId: t.tenantId },
+    { readPerMin: 1_000_000, writePerMin: 1_000_000, paidPerMin: 1_000_000 },
+  );
 });
 afterAll(async () => db.drop());
 
 const nasty = fc.oneof(
   fc.string(),
   fc.string({ unit: "grapheme", maxLength: 50 }),
-  fc.constantFrom("", " ", "0", "-1", "1e309", "NaN", "null", "true", "[]", "{}", "%00", "%ZZ", "..", "../..", "__proto__", "constructor", "\u0000", "\ud800", "😀".repeat(20), "a".repeat(5000), "00000000-0000-4000-8000-000000000000"),
+  fc.constantFrom(
+    "",
+    " ",
+    "0",
+    "-1",
+    "1e309",
+    "NaN",
+    "null",
+    "true",
+    "[]",
+    "{}",
+    "%00",
+    "%ZZ",
+    "..",
+    "../..",
+    "__proto__",
+    "constructor",
+    "\u0000",
+    "\ud800",
+    "😀".repeat(20),
+    "a".repeat(5000),
+    "00000000-0000-4000-8000-000000000000",
+  ),
   fc.uuid(),
   fc.integer().map(String),
 );
@@ -58,12 +88,43 @@ const rawBody = fc.oneof(
   fc.uint8Array({ maxLength: 200 }),
   fc.constant(new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d])),
 );
-const contentType = fc.constantFrom(undefined, "application/json", "application/json; charset=utf-8", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/json; charset=latin1", "");
+const contentType = fc.constantFrom(
+  undefined,
+  "application/json",
+  "application/json; charset=utf-8",
+  "text/plain",
+  "application/x-www-form-urlencoded",
+  "multipart/form-data; boundary=x",
+  "application/json; charset=latin1",
+  "",
+);
 
 const request = fc.record({
   route: fc.constantFrom(...ROUTES.map((r) => r.operationId)),
   params: fc.array(nasty, { minLength: 3, maxLength: 3 }),
-  query: fc.dictionary(fc.oneof(fc.constantFrom("limit", "cursor", "include_deleted", "status", "updated_after", "updated_since", "format", "from", "to", "blocks", "ai_enabled", "archived", "session_id", "state"), nasty), nasty, { maxKeys: 4 }),
+  query: fc.dictionary(
+    fc.oneof(
+      fc.constantFrom(
+        "limit",
+        "cursor",
+        "include_deleted",
+        "status",
+        "updated_after",
+        "updated_since",
+        "format",
+        "from",
+        "to",
+        "blocks",
+        "ai_enabled",
+        "archived",
+        "session_id",
+        "state",
+      ),
+      nasty,
+    ),
+    nasty,
+    { maxKeys: 4 },
+  ),
   body: fc.option(rawBody, { nil: undefined }),
   contentType,
   idempotencyKey: fc.option(fc.oneof(fc.uuid(), nasty), { nil: undefined }),
@@ -71,7 +132,11 @@ const request = fc.record({
 
 /** Percent-encodes any string as UTF-8 (lone surrogates become U+FFFD, as a client library would send). */
 function encodeSegment(s: string): string {
-  return Array.from(new TextEncoder().encode(s), (b) => (/[A-Za-z0-9\-_.~]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).padStart(2, "0").toUpperCase()}`)).join("");
+  return Array.from(new TextEncoder().encode(s), (b) =>
+    /[A-Za-z0-9\-_.~]/.test(String.fromCharCode(b))
+      ? String.fromCharCode(b)
+      : `%${b.toString(16).padStart(2, "0").toUpperCase()}`,
+  ).join("");
 }
 
 function pathOf(route: AnyRoute, params: string[]): string {
@@ -118,7 +183,17 @@ it(`survives ${RUNS} fuzzed requests (seed ${SEED})`, async () => {
         expect(await state()).toEqual(before);
       }
     }),
-    { seed: SEED, numRuns: RUNS, endOnFailure: true, reporter: (out) => { if (out.failed) throw new Error(`seed ${out.seed} path ${out.counterexamplePath}: ${String(out.errorInstance).slice(0, 500)}\n${JSON.stringify(out.counterexample).slice(0, 1500)}`); } },
+    {
+      seed: SEED,
+      numRuns: RUNS,
+      endOnFailure: true,
+      reporter: (out) => {
+        if (out.failed)
+          throw new Error(
+            `seed ${out.seed} path ${out.counterexamplePath}: ${String(out.errorInstance).slice(0, 500)}\n${JSON.stringify(out.counterexample).slice(0, 1500)}`,
+          );
+      },
+    },
   );
   expect(sent).toBe(RUNS);
 }, 600_000);

@@ -31,11 +31,24 @@ afterAll(async () => {
 
 describe("idempotency keys", () => {
   it("are per integration: two integrations of one tenant reusing a key make their own resources", async () => {
-    const i = await createIntegration(db.db, t.tenantId, { name: "Second", scopes: [...SCOPES], piiCountry: "RU", legalBasis: "contract" });
+    const i = await createIntegration(db.db, t.tenantId, {
+      name: "Second",
+      scopes: [...SCOPES],
+      piiCountry: "RU",
+      legalBasis: "contract",
+    });
     const second = (await issueKey(db.db, { integrationId: i.id, ipAllowlist: ["127.0.0.1"] })).key;
     const key = crypto.randomUUID();
-    const a = await call("POST", "/cards", { key: t.key, idempotencyKey: key, json: { code: "first-integration", name: "A" } });
-    const b = await call("POST", "/cards", { key: second, idempotencyKey: key, json: { code: "second-integration", name: "B" } });
+    const a = await call("POST", "/cards", {
+      key: t.key,
+      idempotencyKey: key,
+      json: { code: "first-integration", name: "A" },
+    });
+    const b = await call("POST", "/cards", {
+      key: second,
+      idempotencyKey: key,
+      json: { code: "second-integration", name: "B" },
+    });
     expect([a.status, b.status]).toEqual([201, 201]);
     expect(b.body.code).toBe("second-integration");
     const codes = (await db.db.select().from(products).where(eq(products.tenantId, t.tenantId))).map((p) => p.code);
@@ -47,7 +60,13 @@ describe("idempotency keys", () => {
       (
         await db.db
           .insert(webhookSubscriptions)
-          .values({ tenantId: t.tenantId, integrationId: t.integrationId, url: "https://hooks.example.com/in", events: ["lead.*"], secretEnc: sealSecret(newSigningSecret()) })
+          .values({
+            tenantId: t.tenantId,
+            integrationId: t.integrationId,
+            url: "https://hooks.example.com/in",
+            events: ["lead.*"],
+            secretEnc: sealSecret(newSigningSecret()),
+          })
           .returning({ id: webhookSubscriptions.id })
       )[0].id;
     const [a, b] = [await sub(), await sub()];
@@ -65,55 +84,83 @@ describe("idempotency keys", () => {
 
   it("bind the method and path too: the same key and body on another route is a conflict", async () => {
     const key = crypto.randomUUID();
-    const c1 = await call("POST", "/cards", { key: t.key, idempotencyKey: key, json: { code: "bound-one", name: "One" } });
+    const c1 = await call("POST", "/cards", {
+      key: t.key,
+      idempotencyKey: key,
+      json: { code: "bound-one", name: "One" },
+    });
     expect(c1.status).toBe(201);
-    const other = await call("PATCH", "/cards/bound-one", { key: t.key, idempotencyKey: key, json: { code: "bound-one", name: "One" } });
+    const other = await call("PATCH", "/cards/bound-one", {
+      key: t.key,
+      idempotencyKey: key,
+      json: { code: "bound-one", name: "One" },
+    });
     expect([other.status, other.body.code]).toEqual([409, "idempotency_conflict"]);
   });
 
   // Only PostgreSQL runs two transactions at once; on the embedded database a retry waits for the first
   // request's transaction, so it cannot overtake it.
-  it.runIf(!!process.env.DATABASE_URL)("are held while a request runs longer than the lock, so a retry never runs it a second time", async () => {
-    let release!: () => void;
-    const running = new Promise<void>((r) => (release = r));
-    let runs = 0;
-    const route = defineRoute({
-      operationId: "slowWrite",
-      summary: "slow",
-      method: "POST",
-      path: "/slow",
-      scope: null,
-      rate: "write",
-      responses: { 201: null },
-      handler: async () => {
-        runs++;
-        await running;
-        return { status: 201, resource: { type: "thing", id: crypto.randomUUID() } };
-      },
-    });
-    const actor = { via: "api" as const, tenantId: t.tenantId, integrationId: t.integrationId, keyId: t.keyId, keyMode: "live" as const, scopes: [], cell: "ru" as const };
-    const ctx = { db: db.db, actor, caller: undefined, params: {}, query: {}, body: undefined, requestId: "req_test", request: new Request("https://api.example.ru/api/public/v1/slow", { method: "POST" }) } as unknown as RouteContext<unknown, unknown, unknown>;
-    const key = crypto.randomUUID();
-    const first = executeRoute(route, ctx, key, undefined, { renewEveryMs: 20 });
-    await new Promise((r) => setTimeout(r, 100));
-    // 31 s later by the clock: the first lock (30 s) would have lapsed had it not been renewed.
-    const later = Date.now() + 31_000;
-    setClock(() => later);
-    await new Promise((r) => setTimeout(r, 200));
-    // A retry that took the operation over would run the handler again (and wait on it): give it 3 s.
-    const retry = await Promise.race([
-      executeRoute(route, ctx, key, undefined, { renewEveryMs: 20 }).then(
-        () => "ran again",
-        (e: { code?: string }) => e.code,
-      ),
-      new Promise((r) => setTimeout(() => r(runs > 1 ? "ran again" : "still waiting"), 3000)),
-    ]);
-    release();
-    await first;
-    setClock(undefined);
-    expect(retry).toBe("operation_in_progress");
-    expect(runs).toBe(1);
-    const [rec] = await db.db.select().from(idempotencyRecords).where(eq(idempotencyRecords.idempotencyKey, key));
-    expect(rec.state).toBe("completed");
-  });
+  it.runIf(!!process.env.DATABASE_URL)(
+    "are held while a request runs longer than the lock, so a retry never runs it a second time",
+    async () => {
+      let release!: () => void;
+      const running = new Promise<void>((r) => (release = r));
+      let runs = 0;
+      const route = defineRoute({
+        operationId: "slowWrite",
+        summary: "slow",
+        method: "POST",
+        path: "/slow",
+        scope: null,
+        rate: "write",
+        responses: { 201: null },
+        handler: async () => {
+          runs++;
+          await running;
+          return { status: 201, resource: { type: "thing", id: crypto.randomUUID() } };
+        },
+      });
+      const actor = {
+        via: "api" as const,
+        tenantId: t.tenantId,
+        integrationId: t.integrationId,
+        keyId: t.keyId,
+        keyMode: "live" as const,
+        scopes: [],
+        cell: "ru" as const,
+      };
+      const ctx = {
+        db: db.db,
+        actor,
+        caller: undefined,
+        params: {},
+        query: {},
+        body: undefined,
+        requestId: "req_test",
+        request: new Request("https://api.example.ru/api/public/v1/slow", { method: "POST" }),
+      } as unknown as RouteContext<unknown, unknown, unknown>;
+      const key = crypto.randomUUID();
+      const first = executeRoute(route, ctx, key, undefined, { renewEveryMs: 20 });
+      await new Promise((r) => setTimeout(r, 100));
+      // 31 s later by the clock: the first lock (30 s) would have lapsed had it not been renewed.
+      const later = Date.now() + 31_000;
+      setClock(() => later);
+      await new Promise((r) => setTimeout(r, 200));
+      // A retry that took the operation over would run the handler again (and wait on it): give it 3 s.
+      const retry = await Promise.race([
+        executeRoute(route, ctx, key, undefined, { renewEveryMs: 20 }).then(
+          () => "ran again",
+          (e: { code?: string }) => e.code,
+        ),
+        new Promise((r) => setTimeout(() => r(runs > 1 ? "ran again" : "still waiting"), 3000)),
+      ]);
+      release();
+      await first;
+      setClock(undefined);
+      expect(retry).toBe("operation_in_progress");
+      expect(runs).toBe(1);
+      const [rec] = await db.db.select().from(idempotencyRecords).where(eq(idempotencyRecords.idempotencyKey, key));
+      expect(rec.state).toBe("completed");
+    },
+  );
 });

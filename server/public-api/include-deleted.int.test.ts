@@ -38,7 +38,10 @@ async function pathOf(route: AnyRoute): Promise<string> {
   if (!/\{\w+\}/.test(route.path)) return route.path;
   const path = await ID_ROUTE_FIXTURES[route.operationId]!.make(db.db, owner);
   if (route.operationId === "listWebhookDeliveries") {
-    const test = await call("POST", path.replace(/deliveries$/, "test"), { key: owner.key, idempotencyKey: crypto.randomUUID() });
+    const test = await call("POST", path.replace(/deliveries$/, "test"), {
+      key: owner.key,
+      idempotencyKey: crypto.randomUUID(),
+    });
     expect(test.status).toBe(202);
   }
   return path;
@@ -47,9 +50,22 @@ async function pathOf(route: AnyRoute): Promise<string> {
 beforeAll(async () => {
   db = await openTestDatabase();
   owner = await makeTenant(db.db);
-  await setLimitOverride(db.db, { keyId: owner.keyId }, { readPerMin: 100_000, writePerMin: 100_000, paidPerMin: 100_000 });
+  await setLimitOverride(
+    db.db,
+    { keyId: owner.keyId },
+    { readPerMin: 100_000, writePerMin: 100_000, paidPerMin: 100_000 },
+  );
   // Something to list on the routes without an id, so that "the same page" compares real items.
-  for (const op of ["getConversation", "getCard", "getLead", "getArticle", "getStrategistReport", "getStrategistTopic", "getStrategistAction", "getWebhook"]) {
+  for (const op of [
+    "getConversation",
+    "getCard",
+    "getLead",
+    "getArticle",
+    "getStrategistReport",
+    "getStrategistTopic",
+    "getStrategistAction",
+    "getWebhook",
+  ]) {
     await ID_ROUTE_FIXTURES[op]!.make(db.db, owner);
   }
 });
@@ -78,7 +94,8 @@ describe.each(LIST_ROUTES.map((r) => [`${r.method} ${r.path}`, r] as const))("%s
       expect(r.body.errors).toEqual([expect.objectContaining({ field: "/include_deleted", code: "not_supported" })]);
     } else {
       expect(r.status).toBe(200);
-      if (expected === "adds_nothing") expect(r.body.data).toEqual((await call("GET", path, { key: owner.key })).body.data);
+      if (expected === "adds_nothing")
+        expect(r.body.data).toEqual((await call("GET", path, { key: owner.key })).body.data);
     }
   });
 

@@ -62,9 +62,15 @@ const route: PipelineStep = {
   problems: none,
   run(s) {
     const match = s.router.match(s.request.method, s.path);
-    if (match.kind === "not_found") throw new ApiError("not_found", `No route ${s.request.method} ${s.path} exists in this API version.`);
+    if (match.kind === "not_found")
+      throw new ApiError("not_found", `No route ${s.request.method} ${s.path} exists in this API version.`);
     if (match.kind === "method_not_allowed") {
-      throw new ApiError("method_not_allowed", `${s.request.method} is not supported on ${s.path}.`, {}, { allow: match.allow.join(", ") });
+      throw new ApiError(
+        "method_not_allowed",
+        `${s.request.method} is not supported on ${s.path}.`,
+        {},
+        { allow: match.allow.join(", ") },
+      );
     }
     const r = match.route;
     if (r.deprecation) {
@@ -80,7 +86,14 @@ const route: PipelineStep = {
 /** The key (spec "Authentication" 1-5): 401 and 403 family. */
 const authenticateStep: PipelineStep = {
   name: "authenticate",
-  problems: () => ["invalid_api_key", "wrong_cell", "integration_inactive", "tenant_inactive", "ip_not_allowed", "feature_not_in_plan"],
+  problems: () => [
+    "invalid_api_key",
+    "wrong_cell",
+    "integration_inactive",
+    "tenant_inactive",
+    "ip_not_allowed",
+    "feature_not_in_plan",
+  ],
   async run(s) {
     s.db = await getDb();
     s.caller = await authenticate(s.db, s.request.headers.get("authorization"), callerIp(s.request.headers));
@@ -100,7 +113,10 @@ const rateLimit: PipelineStep = {
  */
 const walletGate: PipelineStep = {
   name: "wallet gate",
-  problems: (r) => [...(r.walletExempt ? [] : (["wallet_suspended"] as const)), ...(r.rate === "paid" ? (["upstream_unavailable", "insufficient_funds", "spend_limit_reached"] as const) : [])],
+  problems: (r) => [
+    ...(r.walletExempt ? [] : (["wallet_suspended"] as const)),
+    ...(r.rate === "paid" ? (["upstream_unavailable", "insufficient_funds", "spend_limit_reached"] as const) : []),
+  ],
   async run(s) {
     const caller = s.caller!;
     // Every route reads the state (from the row fetched with the key, normally no query) so that the
@@ -108,13 +124,23 @@ const walletGate: PipelineStep = {
     const wallet = await readWallet(s.db!, caller.tenantId, caller.walletRow);
     if (wallet.state === "unknown") {
       s.headers["service-wallet-state"] = "unknown";
-      if (s.route!.rate === "paid") throw new ApiError("upstream_unavailable", "The wallet state cannot be read right now, so paid operations are closed; retry after a pause.", {}, { "retry-after": "30" });
+      if (s.route!.rate === "paid")
+        throw new ApiError(
+          "upstream_unavailable",
+          "The wallet state cannot be read right now, so paid operations are closed; retry after a pause.",
+          {},
+          { "retry-after": "30" },
+        );
     }
     if (!s.route!.walletExempt && wallet.exchange === "suspended") {
-      throw new ApiError("wallet_suspended", `Data exchange is suspended because the wallet is ${wallet.state}; top up to resume.`, {
-        topup_url: topupUrl(caller.tenantId),
-        balance: wallet.balanceMinor === null ? null : money(wallet.balanceMinor),
-      });
+      throw new ApiError(
+        "wallet_suspended",
+        `Data exchange is suspended because the wallet is ${wallet.state}; top up to resume.`,
+        {
+          topup_url: topupUrl(caller.tenantId),
+          balance: wallet.balanceMinor === null ? null : money(wallet.balanceMinor),
+        },
+      );
     }
   },
 };
@@ -126,7 +152,10 @@ const scope: PipelineStep = {
   run(s) {
     const need = s.route!.scope;
     if (need && !s.caller!.scopes.includes(need)) {
-      throw new ApiError("scope_missing", `This route needs the scope ${need}; the key's effective scopes are listed in GET /me.`);
+      throw new ApiError(
+        "scope_missing",
+        `This route needs the scope ${need}; the key's effective scopes are listed in GET /me.`,
+      );
     }
   },
 };
@@ -138,7 +167,11 @@ const personalData: PipelineStep = {
   run(s) {
     if (!s.route!.pii) return;
     const c = s.caller!;
-    assertPiiTransferAllowed(c.actor.cell, { country: c.integration.piiCountry, legalBasis: c.integration.legalBasis, ipAllowlist: c.key.ipAllowlist });
+    assertPiiTransferAllowed(c.actor.cell, {
+      country: c.integration.piiCountry,
+      legalBasis: c.integration.legalBasis,
+      ipAllowlist: c.key.ipAllowlist,
+    });
   },
 };
 
@@ -150,7 +183,11 @@ const idempotencyKey: PipelineStep = {
     const r = s.route!;
     const mode = idempotencyMode(r);
     const key = s.request.headers.get("idempotency-key");
-    if (mode === "required" && !key) throw new ApiError("idempotency_key_required", `${r.method} ${r.path} needs an Idempotency-Key header (a new UUID per operation).`);
+    if (mode === "required" && !key)
+      throw new ApiError(
+        "idempotency_key_required",
+        `${r.method} ${r.path} needs an Idempotency-Key header (a new UUID per operation).`,
+      );
     if (mode !== "none" && key !== null && !IDEMPOTENCY_KEY_PATTERN.test(key)) {
       throw new ApiError("bad_request", "Idempotency-Key must be 1 to 255 visible ASCII characters.");
     }
@@ -186,7 +223,13 @@ const validate: PipelineStep = {
         throw new ApiError("not_found", `No resource at ${s.path}.`);
       }
     }
-    const ctx = { db: s.db!, caller: s.caller!, actor: s.caller!.actor, requestId: s.requestId, request: s.request } as RouteContext<unknown, unknown, unknown>;
+    const ctx = {
+      db: s.db!,
+      caller: s.caller!,
+      actor: s.caller!.actor,
+      requestId: s.requestId,
+      request: s.request,
+    } as RouteContext<unknown, unknown, unknown>;
     if (r.params) {
       const p = check(r.params, params);
       if (!p.ok) throw new ApiError("not_found", `No resource at ${s.path}.`);
@@ -199,7 +242,13 @@ const validate: PipelineStep = {
       else errors.push(...q.errors);
     } else if ([...s.url.searchParams.keys()].length) {
       const names = [...new Set(s.url.searchParams.keys())];
-      errors.push(...names.map((n) => ({ field: `/${n}`, code: "unknown_parameter", message: `Unknown query parameter "${n}".` })));
+      errors.push(
+        ...names.map((n) => ({
+          field: `/${n}`,
+          code: "unknown_parameter",
+          message: `Unknown query parameter "${n}".`,
+        })),
+      );
     }
     if (r.body) {
       const b = check(r.body, s.rawBody);
@@ -211,7 +260,14 @@ const validate: PipelineStep = {
     if (r.list && token) {
       const position = check(r.list.position, decodeCursor(token, cursorBinding(r, ctx)));
       // Only the app secret can sign a cursor, so a bad shape here is our own bug; still a 422, never a 500.
-      if (!position.ok) throw validationError([{ field: "/cursor", code: "invalid_cursor", message: "The cursor is invalid, expired or belongs to another walk; restart without a cursor." }]);
+      if (!position.ok)
+        throw validationError([
+          {
+            field: "/cursor",
+            code: "invalid_cursor",
+            message: "The cursor is invalid, expired or belongs to another walk; restart without a cursor.",
+          },
+        ]);
       ctx.after = position.value as readonly unknown[];
     }
     s.ctx = ctx;
@@ -240,7 +296,19 @@ const answerStep: PipelineStep = {
  * The steps of a public request in order (DESIGN "Hot path"). The pipeline runs them; the OpenAPI
  * document derives each route's problem codes from them, so the two cannot drift apart.
  */
-export const PIPELINE_STEPS: readonly PipelineStep[] = [route, authenticateStep, rateLimit, walletGate, scope, personalData, idempotencyKey, body, validate, execute, answerStep];
+export const PIPELINE_STEPS: readonly PipelineStep[] = [
+  route,
+  authenticateStep,
+  rateLimit,
+  walletGate,
+  scope,
+  personalData,
+  idempotencyKey,
+  body,
+  validate,
+  execute,
+  answerStep,
+];
 
 /** Query string → object for zod: one value as a string, a repeated name as an array (which fails validation). */
 function queryObject(sp: URLSearchParams): Record<string, string | string[]> {

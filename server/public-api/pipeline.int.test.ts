@@ -22,7 +22,12 @@ afterAll(async () => db.drop());
 function expectProblem(r: Awaited<ReturnType<typeof call>>, status: number, code: string) {
   expect(r.status).toBe(status);
   expect(r.headers.get("content-type")).toBe("application/problem+json");
-  expect(r.body).toMatchObject({ type: `${TEST_ORIGIN}/developers/errors#${code}`, status, code, request_id: r.headers.get("x-request-id") });
+  expect(r.body).toMatchObject({
+    type: `${TEST_ORIGIN}/developers/errors#${code}`,
+    status,
+    code,
+    request_id: r.headers.get("x-request-id"),
+  });
   expect(typeof r.body.title).toBe("string");
   expect(typeof r.body.detail).toBe("string");
 }
@@ -85,7 +90,9 @@ describe("request bodies", () => {
   });
 
   it("accepts application/json with a charset", async () => {
-    const r = await post(JSON.stringify({ code: "charset-ok", name: "x" }), { "content-type": "application/json; charset=utf-8" });
+    const r = await post(JSON.stringify({ code: "charset-ok", name: "x" }), {
+      "content-type": "application/json; charset=utf-8",
+    });
     expect(r.status).toBe(201);
   });
 
@@ -110,12 +117,30 @@ describe("request bodies", () => {
 describe("unexpected failures", () => {
   const boom = (err: unknown) =>
     new Router([
-      defineRoute({ operationId: "boom", summary: "", method: "GET", path: "/me", scope: null, rate: "read", walletExempt: true, responses: {}, handler: async () => { throw err; } }),
+      defineRoute({
+        operationId: "boom",
+        summary: "",
+        method: "GET",
+        path: "/me",
+        scope: null,
+        rate: "read",
+        walletExempt: true,
+        responses: {},
+        handler: async () => {
+          throw err;
+        },
+      }),
     ]);
-  const request = () => new Request(`${TEST_ORIGIN}/api/public/v1/me`, { headers: { authorization: `Bearer ${t.key}`, [PEER_HEADER]: "127.0.0.1" } });
+  const request = () =>
+    new Request(`${TEST_ORIGIN}/api/public/v1/me`, {
+      headers: { authorization: `Bearer ${t.key}`, [PEER_HEADER]: "127.0.0.1" },
+    });
 
   it("answers an exception as 500 internal_error without internals", async () => {
-    const res = await handlePublicRequest(request(), boom(new Error("secret table users_pk exploded at /srv/app.ts:12")));
+    const res = await handlePublicRequest(
+      request(),
+      boom(new Error("secret table users_pk exploded at /srv/app.ts:12")),
+    );
     const body = await res.json();
     expect(res.status).toBe(500);
     expect(body.code).toBe("internal_error");
@@ -123,7 +148,10 @@ describe("unexpected failures", () => {
   });
 
   it("answers a lost database connection as 503 with Retry-After", async () => {
-    const res = await handlePublicRequest(request(), boom(Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" })));
+    const res = await handlePublicRequest(
+      request(),
+      boom(Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" })),
+    );
     const body = await res.json();
     expect(res.status).toBe(503);
     expect(body.code).toBe("service_unavailable");
@@ -134,8 +162,19 @@ describe("unexpected failures", () => {
   it("sends deprecation headers on a retiring route", async () => {
     const router = new Router([
       defineRoute({
-        operationId: "old", summary: "", method: "GET", path: "/me", scope: null, rate: "read", walletExempt: true, responses: {},
-        deprecation: { deprecatedAt: new Date("2026-10-01T00:00:00Z"), sunsetAt: new Date("2027-04-01T00:00:00Z"), link: "https://docs.example/changelog" },
+        operationId: "old",
+        summary: "",
+        method: "GET",
+        path: "/me",
+        scope: null,
+        rate: "read",
+        walletExempt: true,
+        responses: {},
+        deprecation: {
+          deprecatedAt: new Date("2026-10-01T00:00:00Z"),
+          sunsetAt: new Date("2027-04-01T00:00:00Z"),
+          link: "https://docs.example/changelog",
+        },
         handler: async () => ok({}),
       }),
     ]);
@@ -149,17 +188,31 @@ describe("unexpected failures", () => {
 
 describe("idempotency of POST /cards", () => {
   const records = async (key: string) =>
-    db.db.select().from(idempotencyRecords).where(and(eq(idempotencyRecords.tenantId, t.tenantId), eq(idempotencyRecords.idempotencyKey, key)));
+    db.db
+      .select()
+      .from(idempotencyRecords)
+      .where(and(eq(idempotencyRecords.tenantId, t.tenantId), eq(idempotencyRecords.idempotencyKey, key)));
 
   it("replays the same key and body with the card's current state and writes once", async () => {
     const key = crypto.randomUUID();
-    const first = await call("POST", "/cards", { key: t.key, json: { code: "idem-1", name: "First" }, idempotencyKey: key });
+    const first = await call("POST", "/cards", {
+      key: t.key,
+      json: { code: "idem-1", name: "First" },
+      idempotencyKey: key,
+    });
     expect(first.status).toBe(201);
     await call("PATCH", "/cards/idem-1", { key: t.key, json: { badge: "Changed" } });
-    const again = await call("POST", "/cards", { key: t.key, json: { name: "First", code: "idem-1" }, idempotencyKey: key });
+    const again = await call("POST", "/cards", {
+      key: t.key,
+      json: { name: "First", code: "idem-1" },
+      idempotencyKey: key,
+    });
     expect(again.status).toBe(201);
     expect(again.body).toMatchObject({ id: first.body.id, code: "idem-1", badge: "Changed" });
-    const [{ n }] = await db.db.select({ n: count() }).from(products).where(and(eq(products.tenantId, t.tenantId), eq(products.code, "idem-1")));
+    const [{ n }] = await db.db
+      .select({ n: count() })
+      .from(products)
+      .where(and(eq(products.tenantId, t.tenantId), eq(products.code, "idem-1")));
     expect(n).toBe(1);
     const [rec] = await records(key);
     expect(rec).toMatchObject({ state: "completed", responseStatus: 201, resourceId: first.body.id });
@@ -168,7 +221,9 @@ describe("idempotency of POST /cards", () => {
 
   it("answers the same key with another body as 409 idempotency_conflict", async () => {
     const key = crypto.randomUUID();
-    expect((await call("POST", "/cards", { key: t.key, json: { code: "idem-2", name: "A" }, idempotencyKey: key })).status).toBe(201);
+    expect(
+      (await call("POST", "/cards", { key: t.key, json: { code: "idem-2", name: "A" }, idempotencyKey: key })).status,
+    ).toBe(201);
     const r = await call("POST", "/cards", { key: t.key, json: { code: "idem-2b", name: "A" }, idempotencyKey: key });
     expectProblem(r, 409, "idempotency_conflict");
   });
@@ -177,8 +232,16 @@ describe("idempotency of POST /cards", () => {
     const key = crypto.randomUUID();
     const bad = await call("POST", "/cards", { key: t.key, json: { code: "BAD", name: "A" }, idempotencyKey: key });
     expect(bad.status).toBe(422);
-    await call("POST", "/cards", { key: t.key, json: { code: "idem-3-taken", name: "A" }, idempotencyKey: crypto.randomUUID() });
-    const taken = await call("POST", "/cards", { key: t.key, json: { code: "idem-3-taken", name: "A" }, idempotencyKey: key });
+    await call("POST", "/cards", {
+      key: t.key,
+      json: { code: "idem-3-taken", name: "A" },
+      idempotencyKey: crypto.randomUUID(),
+    });
+    const taken = await call("POST", "/cards", {
+      key: t.key,
+      json: { code: "idem-3-taken", name: "A" },
+      idempotencyKey: key,
+    });
     expect(taken.status).toBe(422);
     expect(await records(key)).toHaveLength(0);
     const good = await call("POST", "/cards", { key: t.key, json: { code: "idem-3", name: "A" }, idempotencyKey: key });
@@ -189,13 +252,19 @@ describe("idempotency of POST /cards", () => {
     ["too long", "k".repeat(256)],
     ["with a space", "a b"],
   ])("refuses an Idempotency-Key %s with 400", async (_n, key) => {
-    expectProblem(await call("POST", "/cards", { key: t.key, json: { code: "idem-x", name: "A" }, idempotencyKey: key }), 400, "bad_request");
+    expectProblem(
+      await call("POST", "/cards", { key: t.key, json: { code: "idem-x", name: "A" }, idempotencyKey: key }),
+      400,
+      "bad_request",
+    );
   });
 
   it("creates exactly one card from twenty parallel identical requests", async () => {
     const key = crypto.randomUUID();
     const answers = await Promise.all(
-      Array.from({ length: 20 }, () => call("POST", "/cards", { key: t.key, json: { code: "idem-par", name: "P" }, idempotencyKey: key })),
+      Array.from({ length: 20 }, () =>
+        call("POST", "/cards", { key: t.key, json: { code: "idem-par", name: "P" }, idempotencyKey: key }),
+      ),
     );
     const ids = new Set(answers.filter((a) => a.status === 201).map((a) => a.body.id));
     expect(ids.size).toBe(1);
@@ -206,7 +275,10 @@ describe("idempotency of POST /cards", () => {
         expect(a.headers.get("retry-after")).toBe("1");
       }
     }
-    const [{ n }] = await db.db.select({ n: count() }).from(products).where(and(eq(products.tenantId, t.tenantId), eq(products.code, "idem-par")));
+    const [{ n }] = await db.db
+      .select({ n: count() })
+      .from(products)
+      .where(and(eq(products.tenantId, t.tenantId), eq(products.code, "idem-par")));
     expect(n).toBe(1);
   });
 });

@@ -42,10 +42,26 @@ function errorResponse(s: RequestState, err: unknown): Response {
   if (err instanceof ApiError) return problemResponse(err, s.requestId, s.headers);
   if (isUnavailable(err)) {
     log().warn({ request_id: s.requestId, err: describe(err) }, "database unavailable");
-    return problemResponse(new ApiError("service_unavailable", "The service cannot accept this request safely right now; retry after a pause.", {}, { "retry-after": "5" }), s.requestId, s.headers);
+    return problemResponse(
+      new ApiError(
+        "service_unavailable",
+        "The service cannot accept this request safely right now; retry after a pause.",
+        {},
+        { "retry-after": "5" },
+      ),
+      s.requestId,
+      s.headers,
+    );
   }
   log().error({ request_id: s.requestId, err: describe(err) }, "unexpected error");
-  return problemResponse(new ApiError("internal_error", "Something went wrong on our side. Retry after a pause and report the request_id if it persists."), s.requestId, s.headers);
+  return problemResponse(
+    new ApiError(
+      "internal_error",
+      "Something went wrong on our side. Retry after a pause and report the request_id if it persists.",
+    ),
+    s.requestId,
+    s.headers,
+  );
 }
 
 /** One line per request: ids, status and duration (ms); never a key, a body or personal data. */

@@ -11,7 +11,14 @@ describe("problemBody", () => {
   it("has the spec's fields, with the type URL of this cell's origin", () => {
     setTestEnv();
     const body = problemBody(new ApiError("not_found", "Card x was not found."), "req_1");
-    expect(body).toEqual({ type: "https://api.example.ru/developers/errors#not_found", title: "Not found", status: 404, code: "not_found", detail: "Card x was not found.", request_id: "req_1" });
+    expect(body).toEqual({
+      type: "https://api.example.ru/developers/errors#not_found",
+      title: "Not found",
+      status: 404,
+      code: "not_found",
+      detail: "Card x was not found.",
+      request_id: "req_1",
+    });
   });
 
   it.each([
@@ -19,7 +26,9 @@ describe("problemBody", () => {
     ["id", "https://api.example.id"],
   ])("uses the %s cell's origin on that cell", (cell, origin) => {
     setTestEnv({ CELL: cell });
-    expect(problemBody(new ApiError("rate_limited", "Slow down."), "r").type).toBe(`${origin}/developers/errors#rate_limited`);
+    expect(problemBody(new ApiError("rate_limited", "Slow down."), "r").type).toBe(
+      `${origin}/developers/errors#rate_limited`,
+    );
   });
 
   it("carries each code's fixed title and status from the catalog", () => {
@@ -32,11 +41,20 @@ describe("problemBody", () => {
 
   it("adds the code's extras", () => {
     setTestEnv();
-    const wrong = problemBody(new ApiError("wrong_cell", "Use EN.", { correct_base_url: "https://api.example.com/api/public/v1" }), "r");
+    const wrong = problemBody(
+      new ApiError("wrong_cell", "Use EN.", { correct_base_url: "https://api.example.com/api/public/v1" }),
+      "r",
+    );
     expect(wrong.correct_base_url).toBe("https://api.example.com/api/public/v1");
-    const suspended = problemBody(new ApiError("wallet_suspended", "Top up.", { topup_url: "https://t", balance: null }), "r");
+    const suspended = problemBody(
+      new ApiError("wallet_suspended", "Top up.", { topup_url: "https://t", balance: null }),
+      "r",
+    );
     expect(suspended).toMatchObject({ topup_url: "https://t", balance: null });
-    const invalid = problemBody(new ApiError("validation_failed", "Bad.", { errors: [{ field: "/limit", code: "out_of_range", message: "m" }] }), "r");
+    const invalid = problemBody(
+      new ApiError("validation_failed", "Bad.", { errors: [{ field: "/limit", code: "out_of_range", message: "m" }] }),
+      "r",
+    );
     expect(invalid.errors).toEqual([{ field: "/limit", code: "out_of_range", message: "m" }]);
   });
 });
@@ -44,7 +62,9 @@ describe("problemBody", () => {
 describe("problemResponse", () => {
   it("answers application/problem+json with the status, X-Request-Id equal to request_id and the error's headers", async () => {
     setTestEnv();
-    const res = problemResponse(new ApiError("method_not_allowed", "No.", {}, { allow: "GET, POST" }), "req_abc", { "ratelimit-limit": "600" });
+    const res = problemResponse(new ApiError("method_not_allowed", "No.", {}, { allow: "GET, POST" }), "req_abc", {
+      "ratelimit-limit": "600",
+    });
     expect(res.status).toBe(405);
     expect(res.headers.get("content-type")).toBe("application/problem+json");
     expect(res.headers.get("x-request-id")).toBe("req_abc");
@@ -57,7 +77,10 @@ describe("problemResponse", () => {
 
   it("keeps its own content type and request id over passed headers", () => {
     setTestEnv();
-    const res = problemResponse(new ApiError("bad_request", "x"), "req_real", { "content-type": "text/html", "x-request-id": "spoofed" });
+    const res = problemResponse(new ApiError("bad_request", "x"), "req_real", {
+      "content-type": "text/html",
+      "x-request-id": "spoofed",
+    });
     expect(res.headers.get("content-type")).toBe("application/problem+json");
     expect(res.headers.get("x-request-id")).toBe("req_real");
   });

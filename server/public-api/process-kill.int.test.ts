@@ -21,7 +21,12 @@ let db: Awaited<ReturnType<typeof openTestDatabase>>;
 let t: TenantFixture;
 const N = 120;
 const PORT = 38_000 + Math.floor(Math.random() * 2000);
-const body = (i: number) => ({ code: `crash-${i}`, name: `Crash ${i}`, description: "d".repeat(400), buttons: [{ label: "Buy", url: `/cart?i=${i}` }] });
+const body = (i: number) => ({
+  code: `crash-${i}`,
+  name: `Crash ${i}`,
+  description: "d".repeat(400),
+  buttons: [{ label: "Buy", url: `/cart?i=${i}` }],
+});
 
 beforeAll(async () => {
   if (!pg) return;
@@ -36,58 +41,73 @@ beforeAll(async () => {
 });
 afterAll(async () => db?.drop());
 
-it.runIf(pg)("leaves no half-written card after a SIGKILL mid-burst, and a retry with the same keys makes each card once", { timeout: 90_000 }, async () => {
-  const child = await startTsxProcess("server/testing/api-process.ts", [db.url!, String(PORT)], "listening");
-  try {
-    const sent = Array.from({ length: N }, (_, i) =>
-      fetchChecked(`http://127.0.0.1:${PORT}/api/public/v1/cards`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${t.key}`, "content-type": "application/json", "idempotency-key": `crash-key-${i}` },
-        body: JSON.stringify(body(i)),
-      }).then(
-        (r) => r.status,
-        // A request cut by the kill is expected; an answer outside the document is not.
-        (err: unknown) => (err instanceof ResponseMismatch || err instanceof RequestMismatch ? Promise.reject(err) : "cut"),
-      ),
-    );
-    // Kill as soon as the first cards are in: the rest are queued, running or committing.
-    for (let i = 0; i < 200; i++) {
-      const rows = await db.db.select({ id: products.id }).from(products).where(eq(products.tenantId, t.tenantId));
-      if (rows.length >= 5) break;
-      await new Promise((r) => setTimeout(r, 10));
+it.runIf(pg)(
+  "leaves no half-written card after a SIGKILL mid-burst, and a retry with the same keys makes each card once",
+  { timeout: 90_000 },
+  async () => {
+    const child = await startTsxProcess("server/testing/api-process.ts", [db.url!, String(PORT)], "listening");
+    try {
+      const sent = Array.from({ length: N }, (_, i) =>
+        fetchChecked(`http://127.0.0.1:${PORT}/api/public/v1/cards`, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${t.key}`,
+            "content-type": "application/json",
+            "idempotency-key": `crash-key-${i}`,
+          },
+          body: JSON.stringify(body(i)),
+        }).then(
+          (r) => r.status,
+          // A request cut by the kill is expected; an answer outside the document is not.
+          (err: unknown) =>
+            err instanceof ResponseMismatch || err instanceof RequestMismatch ? Promise.reject(err) : "cut",
+        ),
+      );
+      // Kill as soon as the first cards are in: the rest are queued, running or committing.
+      for (let i = 0; i < 200; i++) {
+        const rows = await db.db.select({ id: products.id }).from(products).where(eq(products.tenantId, t.tenantId));
+        if (rows.length >= 5) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      child.kill("SIGKILL");
+      const statuses = await Promise.all(sent);
+      expect(statuses).toContain("cut");
+    } finally {
+      await killProcess(child);
     }
-    child.kill("SIGKILL");
-    const statuses = await Promise.all(sent);
-    expect(statuses).toContain("cut");
-  } finally {
-    await killProcess(child);
-  }
 
-  const made = await db.db.select().from(products).where(and(eq(products.tenantId, t.tenantId), like(products.code, "crash-%")));
-  const records = await db.db.select().from(idempotencyRecords).where(eq(idempotencyRecords.tenantId, t.tenantId));
-  const completed = records.filter((r) => r.resourceId !== null);
-  // Every card is whole and has its completed record; no completed record points at nothing.
-  expect(made.length).toBe(completed.length);
-  for (const p of made) {
-    const i = Number(p.code!.slice("crash-".length));
-    expect(p).toMatchObject({ name: `Crash ${i}`, description: "d".repeat(400) });
-    expect(p.buttons).toEqual([{ label: "Buy", url: `/cart?i=${i}` }]);
-    expect(completed.some((r) => r.resourceId === p.id)).toBe(true);
-  }
-  expect(made.length).toBeLessThan(N);
-
-  // After the restart (here: this process), once the dead requests' key locks lapse, every retry succeeds.
-  const later = Date.now() + IDEMPOTENCY_LOCK_MS + 1000;
-  setClock(() => later);
-  try {
-    for (let i = 0; i < N; i++) {
-      const r = await call("POST", "/cards", { key: t.key, json: body(i), idempotencyKey: `crash-key-${i}` });
-      expect(r.status, `card ${i}`).toBe(201);
-      expect(r.body.code).toBe(`crash-${i}`);
+    const made = await db.db
+      .select()
+      .from(products)
+      .where(and(eq(products.tenantId, t.tenantId), like(products.code, "crash-%")));
+    const records = await db.db.select().from(idempotencyRecords).where(eq(idempotencyRecords.tenantId, t.tenantId));
+    const completed = records.filter((r) => r.resourceId !== null);
+    // Every card is whole and has its completed record; no completed record points at nothing.
+    expect(made.length).toBe(completed.length);
+    for (const p of made) {
+      const i = Number(p.code!.slice("crash-".length));
+      expect(p).toMatchObject({ name: `Crash ${i}`, description: "d".repeat(400) });
+      expect(p.buttons).toEqual([{ label: "Buy", url: `/cart?i=${i}` }]);
+      expect(completed.some((r) => r.resourceId === p.id)).toBe(true);
     }
-  } finally {
-    setClock(undefined);
-  }
-  const after = await db.db.select().from(products).where(and(eq(products.tenantId, t.tenantId), like(products.code, "crash-%")));
-  expect(after).toHaveLength(N);
-});
+    expect(made.length).toBeLessThan(N);
+
+    // After the restart (here: this process), once the dead requests' key locks lapse, every retry succeeds.
+    const later = Date.now() + IDEMPOTENCY_LOCK_MS + 1000;
+    setClock(() => later);
+    try {
+      for (let i = 0; i < N; i++) {
+        const r = await call("POST", "/cards", { key: t.key, json: body(i), idempotencyKey: `crash-key-${i}` });
+        expect(r.status, `card ${i}`).toBe(201);
+        expect(r.body.code).toBe(`crash-${i}`);
+      }
+    } finally {
+      setClock(undefined);
+    }
+    const after = await db.db
+      .select()
+      .from(products)
+      .where(and(eq(products.tenantId, t.tenantId), like(products.code, "crash-%")));
+    expect(after).toHaveLength(N);
+  },
+);

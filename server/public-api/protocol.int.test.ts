@@ -31,14 +31,23 @@ afterAll(async () => {
 });
 
 const cardCount = async (tenantId: string, code: string) =>
-  (await db.db.select({ n: count() }).from(products).where(and(eq(products.tenantId, tenantId), eq(products.code, code))))[0].n;
+  (
+    await db.db
+      .select({ n: count() })
+      .from(products)
+      .where(and(eq(products.tenantId, tenantId), eq(products.code, code)))
+  )[0].n;
 
 describe("idempotency", () => {
   it("creates exactly one card from fifty parallel identical requests", async () => {
     const t = await makeTenant(db.db);
     await setLimitOverride(db.db, { keyId: t.keyId }, { writePerMin: 1000 });
     const key = crypto.randomUUID();
-    const answers = await Promise.all(Array.from({ length: 50 }, () => call("POST", "/cards", { key: t.key, json: { code: "fifty", name: "F" }, idempotencyKey: key })));
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        call("POST", "/cards", { key: t.key, json: { code: "fifty", name: "F" }, idempotencyKey: key }),
+      ),
+    );
     const created = answers.filter((a) => a.status === 201);
     expect(created.length).toBeGreaterThanOrEqual(1);
     expect(new Set(created.map((a) => a.body.id)).size).toBe(1);
@@ -58,9 +67,15 @@ describe("idempotency", () => {
     const t = await makeTenant(db.db);
     const key = crypto.randomUUID();
     clock = Date.now();
-    expect((await call("POST", "/cards", { key: t.key, json: { code: "day-1", name: "D" }, idempotencyKey: key })).status).toBe(201);
+    expect(
+      (await call("POST", "/cards", { key: t.key, json: { code: "day-1", name: "D" }, idempotencyKey: key })).status,
+    ).toBe(201);
     clock += 24 * HOUR - 1000;
-    const inWindow = await call("POST", "/cards", { key: t.key, json: { code: "day-2", name: "D" }, idempotencyKey: key });
+    const inWindow = await call("POST", "/cards", {
+      key: t.key,
+      json: { code: "day-2", name: "D" },
+      idempotencyKey: key,
+    });
     expect(inWindow.status).toBe(409);
     expect(inWindow.body.code).toBe("idempotency_conflict");
     clock += 2000;
@@ -77,7 +92,11 @@ describe("idempotency", () => {
     const key = crypto.randomUUID();
     const r1 = await call("POST", "/cards", { key: a.key, json: { code: "scoped", name: "S" }, idempotencyKey: key });
     const r2 = await call("POST", "/cards", { key: b.key, json: { code: "scoped", name: "S" }, idempotencyKey: key });
-    const r3 = await call("POST", "/cards", { key: test.key, json: { code: "scoped-test", name: "S" }, idempotencyKey: key });
+    const r3 = await call("POST", "/cards", {
+      key: test.key,
+      json: { code: "scoped-test", name: "S" },
+      idempotencyKey: key,
+    });
     expect([r1.status, r2.status, r3.status]).toEqual([201, 201, 201]);
     expect(r2.body.id).not.toBe(r1.body.id);
   });
@@ -86,7 +105,8 @@ describe("idempotency", () => {
 describe("cursors", () => {
   it("expire after 24 hours and are bound to the key mode", async () => {
     const t = await makeTenant(db.db);
-    for (const code of ["a", "b"]) await call("POST", "/cards", { key: t.key, json: { code, name: code }, idempotencyKey: crypto.randomUUID() });
+    for (const code of ["a", "b"])
+      await call("POST", "/cards", { key: t.key, json: { code, name: code }, idempotencyKey: crypto.randomUUID() });
     clock = Date.now();
     const first = await call("GET", "/cards?limit=1", { key: t.key });
     const cursor = encodeURIComponent(first.body.next_cursor);
@@ -105,7 +125,8 @@ describe("cursors", () => {
 
   it("refuses a tampered cursor", async () => {
     const t = await makeTenant(db.db);
-    for (const code of ["a", "b"]) await call("POST", "/cards", { key: t.key, json: { code, name: code }, idempotencyKey: crypto.randomUUID() });
+    for (const code of ["a", "b"])
+      await call("POST", "/cards", { key: t.key, json: { code, name: code }, idempotencyKey: crypto.randomUUID() });
     const c: string = (await call("GET", "/cards?limit=1", { key: t.key })).body.next_cursor;
     const flipped = c.slice(0, 10) + (c[10] === "A" ? "B" : "A") + c.slice(11);
     const r = await call("GET", `/cards?limit=1&cursor=${encodeURIComponent(flipped)}`, { key: t.key });
@@ -120,7 +141,11 @@ describe("wallet gate", () => {
     await changeBalance(db.db, { tenantId: t.tenantId, amountMinor: -500n, kind: "debit", actor: "system" });
     const r = await call("GET", "/cards", { key: t.key });
     expect(r.status).toBe(402);
-    expect(r.body).toMatchObject({ code: "wallet_suspended", balance: { amount: "-5.00", currency: "RUB" }, topup_url: `${TEST_ORIGIN}/console/wallet?tenant=${t.tenantId}` });
+    expect(r.body).toMatchObject({
+      code: "wallet_suspended",
+      balance: { amount: "-5.00", currency: "RUB" },
+      topup_url: `${TEST_ORIGIN}/console/wallet?tenant=${t.tenantId}`,
+    });
     await changeBalance(db.db, { tenantId: t.tenantId, amountMinor: 100_000n, kind: "topup", actor: "system" });
     expect((await call("GET", "/cards", { key: t.key })).status).toBe(200);
   });
@@ -128,13 +153,38 @@ describe("wallet gate", () => {
   it("closes paid operations with 503 upstream_unavailable while the wallet state is unknown, and keeps reads open", async () => {
     const t = await makeTenant(db.db);
     const paid = new Router([
-      defineRoute({ operationId: "paidThing", summary: "", method: "POST", path: "/paid", scope: null, rate: "paid", responses: {}, handler: async () => ok({ done: true }) }),
-      defineRoute({ operationId: "readThing", summary: "", method: "GET", path: "/paid", scope: null, rate: "read", responses: {}, handler: async () => ok({ read: true }) }),
+      defineRoute({
+        operationId: "paidThing",
+        summary: "",
+        method: "POST",
+        path: "/paid",
+        scope: null,
+        rate: "paid",
+        responses: {},
+        handler: async () => ok({ done: true }),
+      }),
+      defineRoute({
+        operationId: "readThing",
+        summary: "",
+        method: "GET",
+        path: "/paid",
+        scope: null,
+        rate: "read",
+        responses: {},
+        handler: async () => ok({ read: true }),
+      }),
     ]);
     const req = (method: string) =>
-      new Request(`${TEST_ORIGIN}/api/public/v1/paid`, { method, headers: { authorization: `Bearer ${t.key}`, [PEER_HEADER]: "127.0.0.1" } });
+      new Request(`${TEST_ORIGIN}/api/public/v1/paid`, {
+        method,
+        headers: { authorization: `Bearer ${t.key}`, [PEER_HEADER]: "127.0.0.1" },
+      });
     expect((await handlePublicRequest(req("POST"), paid)).status).toBe(200);
-    setWalletSource({ read: async () => { throw new Error("billing down"); } });
+    setWalletSource({
+      read: async () => {
+        throw new Error("billing down");
+      },
+    });
     const p = await handlePublicRequest(req("POST"), paid);
     expect(p.status).toBe(503);
     expect((await p.json()).code).toBe("upstream_unavailable");

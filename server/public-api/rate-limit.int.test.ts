@@ -28,7 +28,12 @@ afterAll(async () => {
 });
 
 const read = (key: string) => call("GET", "/cards", { key });
-const write = (key: string) => call("POST", "/cards", { key, json: { code: `c-${crypto.randomUUID().slice(0, 8)}`, name: "x" }, idempotencyKey: crypto.randomUUID() });
+const write = (key: string) =>
+  call("POST", "/cards", {
+    key,
+    json: { code: `c-${crypto.randomUUID().slice(0, 8)}`, name: "x" },
+    idempotencyKey: crypto.randomUUID(),
+  });
 const statuses = (rs: { status: number }[]) => rs.map((r) => r.status);
 
 async function sequential(n: number, f: () => Promise<{ status: number; headers: Headers }>) {
@@ -95,7 +100,8 @@ function storeTests(name: string, install: () => void) {
       clock = T0 + 40 * 60_000 + 1000;
       const t = await makeTenant(db.db);
       const rs = [];
-      for (let i = 0; i < 700; i += 50) rs.push(...(await Promise.all(Array.from({ length: 50 }, () => call("GET", "/me", { key: t.key })))));
+      for (let i = 0; i < 700; i += 50)
+        rs.push(...(await Promise.all(Array.from({ length: 50 }, () => call("GET", "/me", { key: t.key })))));
       const ok = rs.filter((r) => r.status === 200).length;
       expect(ok).toBe(600);
       for (const r of rs.filter((r) => r.status !== 200)) {
@@ -112,8 +118,12 @@ storeTests("Redis", () => setLimitStore(redisLimitStore(REDIS_URL)));
 describe("when the limit store cannot be reached", () => {
   const down: LimitStore = {
     name: "down",
-    take: async () => { throw new Error("connect ECONNREFUSED"); },
-    ping: async () => { throw new Error("connect ECONNREFUSED"); },
+    take: async () => {
+      throw new Error("connect ECONNREFUSED");
+    },
+    ping: async () => {
+      throw new Error("connect ECONNREFUSED");
+    },
   };
 
   it("fails writes closed with 503 and serves reads under a soft in-process limit", async () => {
@@ -137,7 +147,10 @@ describe("when the limit store cannot be reached", () => {
       const upstream = net.connect(6379, "127.0.0.1");
       sockets.add(client).add(upstream);
       client.pipe(upstream).pipe(client);
-      const end = () => { client.destroy(); upstream.destroy(); };
+      const end = () => {
+        client.destroy();
+        upstream.destroy();
+      };
       client.on("error", end).on("close", end);
       upstream.on("error", end).on("close", end);
     });
@@ -172,17 +185,23 @@ describe("when the limit store cannot be reached", () => {
 describe("two processes sharing one store", () => {
   const run = promisify(execFile);
   const worker = (kind: string, url: string, bucket: string, now: number) =>
-    run("npx", ["tsx", "server/testing/limit-worker.ts", kind, url, bucket, "50", "40", String(now)]).then((r) => Number(r.stdout.trim()));
+    run("npx", ["tsx", "server/testing/limit-worker.ts", kind, url, bucket, "50", "40", String(now)]).then((r) =>
+      Number(r.stdout.trim()),
+    );
 
   it.each([
     ["redis", REDIS_URL],
     ["postgres", ""],
-  ])("count exactly once across processes (%s)", async (kind, given) => {
-    const url = given || db.url;
-    if (!url) return expect(kind).toBe("postgres"); // PGlite has one opener: PostgreSQL runs of the suite cover it
-    const bucket = `test:${crypto.randomUUID()}`;
-    const now = Date.now();
-    const [a, b] = await Promise.all([worker(kind, url, bucket, now), worker(kind, url, bucket, now)]);
-    expect(a + b).toBe(50);
-  }, 60_000);
+  ])(
+    "count exactly once across processes (%s)",
+    async (kind, given) => {
+      const url = given || db.url;
+      if (!url) return expect(kind).toBe("postgres"); // PGlite has one opener: PostgreSQL runs of the suite cover it
+      const bucket = `test:${crypto.randomUUID()}`;
+      const now = Date.now();
+      const [a, b] = await Promise.all([worker(kind, url, bucket, now), worker(kind, url, bucket, now)]);
+      expect(a + b).toBe(50);
+    },
+    60_000,
+  );
 });

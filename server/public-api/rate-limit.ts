@@ -6,7 +6,14 @@ import { rateLimitHeaders, takeRateLimit, type RateClass } from "@/server/servic
  * windows ({@link takeRateLimit}) and writes `RateLimit-Limit`, `-Remaining` and `-Reset` into `headers`.
  * @throws ApiError 429 `rate_limited` (with the same headers) or 503 `service_unavailable`.
  */
-export async function applyRateLimit(caller: ApiCaller, rateClass: RateClass, headers: Record<string, string>): Promise<void> {
-  const room = await takeRateLimit({ keyId: caller.key.keyId, tenantId: caller.tenantId, limits: caller.limits, tenantLimits: caller.tenantLimits }, rateClass);
+export async function applyRateLimit(
+  caller: ApiCaller,
+  rateClass: RateClass,
+  headers: Record<string, string>,
+): Promise<void> {
+  const room = await takeRateLimit(
+    { keyId: caller.key.keyId, tenantId: caller.tenantId, limits: caller.limits, tenantLimits: caller.tenantLimits },
+    rateClass,
+  );
   Object.assign(headers, rateLimitHeaders(room));
 }

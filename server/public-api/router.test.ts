@@ -7,7 +7,16 @@ import { publicRouter } from "./routes";
 // method_not_allowed; Planned routes answer 404 until released).
 
 const route = (method: HttpMethod, path: string): AnyRoute =>
-  defineRoute({ operationId: `${method} ${path}`, summary: "", method, path, scope: null, rate: "read", responses: {}, handler: async () => ok({}) });
+  defineRoute({
+    operationId: `${method} ${path}`,
+    summary: "",
+    method,
+    path,
+    scope: null,
+    rate: "read",
+    responses: {},
+    handler: async () => ok({}),
+  });
 
 const listCards = route("GET", "/cards");
 const createCard = route("POST", "/cards");
@@ -17,20 +26,31 @@ const deleteCard = route("DELETE", "/cards/{code}");
 const messages = route("GET", "/conversations/{id}/messages");
 const sendCards = route("POST", "/conversations/{id}/cards");
 const dotted = route("GET", "/files/a.b");
-const router = new Router([listCards, createCard, getCard, patchCard, deleteCard, messages, sendCards, dotted], [
-  { method: "POST", path: "/conversations/{id}/messages" },
-  { method: "PUT", path: "/crm/status-map" },
-]);
+const router = new Router(
+  [listCards, createCard, getCard, patchCard, deleteCard, messages, sendCards, dotted],
+  [
+    { method: "POST", path: "/conversations/{id}/messages" },
+    { method: "PUT", path: "/crm/status-map" },
+  ],
+);
 
 describe("Router.match", () => {
   it("picks the route of the method and path", () => {
     expect(router.match("GET", "/cards")).toEqual({ kind: "route", route: listCards, params: {} });
     expect(router.match("POST", "/cards")).toEqual({ kind: "route", route: createCard, params: {} });
-    expect(router.match("DELETE", "/cards/sku-1")).toEqual({ kind: "route", route: deleteCard, params: { code: "sku-1" } });
+    expect(router.match("DELETE", "/cards/sku-1")).toEqual({
+      kind: "route",
+      route: deleteCard,
+      params: { code: "sku-1" },
+    });
   });
 
   it("extracts every path parameter as raw text, left percent-encoded for the caller to decode", () => {
-    expect(router.match("GET", "/conversations/abc-123/messages")).toEqual({ kind: "route", route: messages, params: { id: "abc-123" } });
+    expect(router.match("GET", "/conversations/abc-123/messages")).toEqual({
+      kind: "route",
+      route: messages,
+      params: { id: "abc-123" },
+    });
     expect(router.match("GET", "/cards/a%2Fb%20c")).toMatchObject({ kind: "route", params: { code: "a%2Fb%20c" } });
   });
 
@@ -70,7 +90,10 @@ describe("Router.match", () => {
     expect(router.match("POST", "/conversations/c1/messages")).toEqual({ kind: "not_found" });
     expect(router.match("PUT", "/crm/status-map")).toEqual({ kind: "not_found" });
     // Other unsupported methods on the same path still get 405.
-    expect(router.match("DELETE", "/conversations/c1/messages")).toEqual({ kind: "method_not_allowed", allow: ["GET"] });
+    expect(router.match("DELETE", "/conversations/c1/messages")).toEqual({
+      kind: "method_not_allowed",
+      allow: ["GET"],
+    });
   });
 
   it("lists its routes", () => {

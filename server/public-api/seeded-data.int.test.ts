@@ -44,7 +44,15 @@ beforeAll(async () => {
 afterAll(async () => db.drop());
 
 describe("the seeded tenant through every read route", () => {
-  const lists = ["/conversations", "/cards", "/leads", "/articles", "/strategist/reports", "/strategist/topics", "/strategist/actions"];
+  const lists = [
+    "/conversations",
+    "/cards",
+    "/leads",
+    "/articles",
+    "/strategist/reports",
+    "/strategist/topics",
+    "/strategist/actions",
+  ];
 
   it("has an Available list route for each of the domains walked here", () => {
     const paths = new Set(ROUTES.filter((r) => r.method === "GET").map((r) => r.path));
@@ -57,7 +65,8 @@ describe("the seeded tenant through every read route", () => {
       expect(new Set(items.map((i) => i.id)).size, list).toBe(items.length);
       if (list === "/cards") continue; // cards are read by code, covered by their own tests
       expect(items.length, list).toBeGreaterThan(0);
-      for (const item of items.slice(0, 5)) expect((await get(`${list}/${item.id}`)).status, `${list}/${item.id}`).toBe(200);
+      for (const item of items.slice(0, 5))
+        expect((await get(`${list}/${item.id}`)).status, `${list}/${item.id}`).toBe(200);
     }
   });
 
@@ -66,7 +75,8 @@ describe("the seeded tenant through every read route", () => {
     const msgs = await walk(`/conversations/${first.id}/messages?include_deleted=true`);
     expect(msgs.length).toBeGreaterThan(0);
     const [article] = await walk("/articles");
-    for (const format of ["html", "markdown", "blocks"]) expect((await get(`/articles/${article.id}?format=${format}`)).status, format).toBe(200);
+    for (const format of ["html", "markdown", "blocks"])
+      expect((await get(`/articles/${article.id}?format=${format}`)).status, format).toBe(200);
     expect((await get("/dashboards/overview")).status).toBe(200);
     const [op] = await db.db.select({ id: operations.id }).from(operations).where(eq(operations.tenantId, t.tenantId));
     expect((await get(`/operations/${op.id}`)).status).toBe(200);
@@ -74,10 +84,28 @@ describe("the seeded tenant through every read route", () => {
 
   it("lets nothing private leak: messenger file addresses, notes, competitor names, internal report data, scripts", async () => {
     const all = await walk("/articles");
-    for (const a of all) for (const format of ["html", "markdown", "blocks"]) await get(`/articles/${a.id}?format=${format}`);
-    for (const c of (await walk("/conversations")).slice(0, 10)) await walk(`/conversations/${c.id}/messages?include_deleted=true`);
+    for (const a of all)
+      for (const format of ["html", "markdown", "blocks"]) await get(`/articles/${a.id}?format=${format}`);
+    for (const c of (await walk("/conversations")).slice(0, 10))
+      await walk(`/conversations/${c.id}/messages?include_deleted=true`);
     const text = answers.map((a) => a.text).join("\n");
-    for (const secret of ["telegram.org", "bot-secret", "Internal note", "RivalSport", "rivalsport", "strategist-large", '"raw":"internal"', "cost_minor", "<script", "javascript:", "onerror", "onclick", "Platform blog post", "personal_mailbox", "student_cabinet"]) {
+    for (const secret of [
+      "telegram.org",
+      "bot-secret",
+      "Internal note",
+      "RivalSport",
+      "rivalsport",
+      "strategist-large",
+      '"raw":"internal"',
+      "cost_minor",
+      "<script",
+      "javascript:",
+      "onerror",
+      "onclick",
+      "Platform blog post",
+      "personal_mailbox",
+      "student_cabinet",
+    ]) {
       expect(text.includes(secret), secret).toBe(false);
     }
   });

@@ -19,7 +19,8 @@ function problem(status: number, detail: string): Response {
  */
 export async function serveAttachment(id: string, expires: string | null, signature: string | null): Promise<Response> {
   const r = await downloadAttachment(await getDb(), id, expires, signature);
-  if (r.kind === "link_invalid") return problem(403, "This attachment link is invalid or has expired; read the message again for a new link.");
+  if (r.kind === "link_invalid")
+    return problem(403, "This attachment link is invalid or has expired; read the message again for a new link.");
   if (r.kind === "gone") return problem(404, "The file is no longer available.");
   return new Response(r.bytes, {
     status: 200,
@@ -38,6 +39,9 @@ export async function serveReadiness(): Promise<Response> {
   const r = await checkReadiness();
   return Response.json(
     { status: r.ready ? "ready" : "unavailable", checks: r.checks },
-    { status: r.ready ? 200 : 503, headers: r.ready ? { "cache-control": "no-store" } : { "cache-control": "no-store", "retry-after": "5" } },
+    {
+      status: r.ready ? 200 : 503,
+      headers: r.ready ? { "cache-control": "no-store" } : { "cache-control": "no-store", "retry-after": "5" },
+    },
   );
 }

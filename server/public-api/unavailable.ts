@@ -22,7 +22,11 @@ const UNAVAILABLE_CODES = new Set([
 
 /** True when `err` (or any error in its `cause` chain) says the database cannot be reached: answered 503. */
 export function isUnavailable(err: unknown): boolean {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+  for (
+    let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth++
+  ) {
     if (typeof e.code === "string" && UNAVAILABLE_CODES.has(e.code)) return true;
   }
   return false;

@@ -10,5 +10,11 @@ import { problemResponse } from "./problem";
 export function unknownApiPathResponse(request: Request): Response {
   const requestId = `req_${randomUUID().replace(/-/g, "")}`;
   const path = new URL(request.url).pathname;
-  return problemResponse(new ApiError("not_found", `No route ${request.method} ${path} exists; the public API is served under /api/public/v1.`), requestId);
+  return problemResponse(
+    new ApiError(
+      "not_found",
+      `No route ${request.method} ${path} exists; the public API is served under /api/public/v1.`,
+    ),
+    requestId,
+  );
 }

@@ -2,12 +2,22 @@ import { z } from "zod";
 import { Timestamp } from "./common";
 
 /** Article statuses a client may see and filter by (spec "Article and ArticleSummary"); `handed_off` is planned and never answered. */
-export const ARTICLE_STATUSES = ["draft", "review", "approved", "published", "rejected", "transferred", "external"] as const;
+export const ARTICLE_STATUSES = [
+  "draft",
+  "review",
+  "approved",
+  "published",
+  "rejected",
+  "transferred",
+  "external",
+] as const;
 export const ArticleStatus = z.enum(ARTICLE_STATUSES, { message: `must be one of ${ARTICLE_STATUSES.join(", ")}` });
 export type ArticleStatus = z.infer<typeof ArticleStatus>;
 
 /** `format` of `GET /articles/{id}`: how `content` is rendered; `html` by default. */
-export const ArticleFormat = z.enum(["html", "markdown", "blocks"], { message: "must be one of html, markdown, blocks" });
+export const ArticleFormat = z.enum(["html", "markdown", "blocks"], {
+  message: "must be one of html, markdown, blocks",
+});
 export type ArticleFormat = z.infer<typeof ArticleFormat>;
 
 /** One item of `content` in format `blocks`: a simple type and its cleaned HTML, nothing else. */

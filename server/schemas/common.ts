@@ -60,7 +60,10 @@ function integerQuery(bounds: { minimum: number; maximum: number; default: numbe
  */
 export function includeDeletedNotStored(what: string) {
   return boolParam
-    .refine((v) => !v, { message: `${what}, so include_deleted=true is not supported; omit it or send false`, params: { code: "not_supported" } })
+    .refine((v) => !v, {
+      message: `${what}, so include_deleted=true is not supported; omit it or send false`,
+      params: { code: "not_supported" },
+    })
     .optional()
     .meta({ description: `only false is accepted: ${what}` });
 }

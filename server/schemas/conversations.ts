@@ -8,7 +8,10 @@ export const ConversationSchema = z
     id: z.uuid(),
     channel: z.string().nullable().meta({ description: "channel type: api, telegram, website, ... (open set)" }),
     contact_id: z.string().nullable(),
-    external_customer_id: z.string().nullable().meta({ description: "customer id in the tenant's system; only for channel `api`, else null" }),
+    external_customer_id: z
+      .string()
+      .nullable()
+      .meta({ description: "customer id in the tenant's system; only for channel `api`, else null" }),
     status: z.string().meta({ description: "open, handoff_pending, resolved, closed; the set may grow" }),
     mode: z.enum(["ai", "operator"]),
     language: z.string().nullable(),
@@ -81,7 +84,8 @@ export const SentCardsSchema = z
     created_at: Timestamp,
     cards: z.array(MessageCardSchema),
     delivery: z.enum(["metadata", "native", "text"]).meta({
-      description: "metadata: site widget and integration channel (event message.created); native: Telegram, VK, Max; text: lines of name, price, link",
+      description:
+        "metadata: site widget and integration channel (event message.created); native: Telegram, VK, Max; text: lines of name, price, link",
     }),
     status: z.enum(["sent", "delivered", "failed"]),
   })

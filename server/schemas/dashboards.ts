@@ -35,7 +35,12 @@ export const DashboardOverviewSchema = z.object({
   data: z.object({
     from: z.iso.date(),
     to: z.iso.date(),
-    blocks: z.object(Object.fromEntries(DASHBOARD_BLOCKS.map((b) => [b, DashboardBlockSchema.optional()])) as Record<DashboardBlockName, z.ZodOptional<typeof DashboardBlockSchema>>),
+    blocks: z.object(
+      Object.fromEntries(DASHBOARD_BLOCKS.map((b) => [b, DashboardBlockSchema.optional()])) as Record<
+        DashboardBlockName,
+        z.ZodOptional<typeof DashboardBlockSchema>
+      >,
+    ),
   }),
 });
 export type DashboardOverview = z.infer<typeof DashboardOverviewSchema>;

@@ -8,7 +8,8 @@ import { LeadContactSchema } from "./leads";
  * spec leaves several payloads "not shown", so every payload is an open object: receivers must ignore
  * members they do not know.
  */
-const thin = <S extends z.core.$ZodLooseShape>(shape: S, description: string) => z.looseObject(shape).meta({ description });
+const thin = <S extends z.core.$ZodLooseShape>(shape: S, description: string) =>
+  z.looseObject(shape).meta({ description });
 
 const AiReply = z.looseObject({
   status: z.string().meta({ description: "outcome of the AI reply, e.g. queued, skipped; the set is open" }),
@@ -16,9 +17,17 @@ const AiReply = z.looseObject({
 });
 
 /** What `include_pii: true` adds (server/services/webhooks/personal-data.ts). */
-const Pii = { contact: LeadContactSchema.optional().meta({ description: "with include_pii: the contact (personal data), recorded in the disclosure journal" }) };
+const Pii = {
+  contact: LeadContactSchema.optional().meta({
+    description: "with include_pii: the contact (personal data), recorded in the disclosure journal",
+  }),
+};
 
-const LeadIds = { lead_id: z.string(), version: z.number().int().meta({ description: "lead version after the change" }), ...Pii };
+const LeadIds = {
+  lead_id: z.string(),
+  version: z.number().int().meta({ description: "lead version after the change" }),
+  ...Pii,
+};
 
 /** The Operation envelope as carried by `operation.completed` (spec "Operation"). */
 const OperationData = z.looseObject({
@@ -44,28 +53,55 @@ export const EVENT_DATA: Record<string, z.ZodType> = {
     "a message appeared (customer, AI or operator), also after sending cards; never carries message text",
   ),
   "conversation.handoff_requested": thin(
-    { conversation_id: z.string(), lead_id: z.string().optional().meta({ description: "when the conversation has a lead" }), ...Pii },
+    {
+      conversation_id: z.string(),
+      lead_id: z.string().optional().meta({ description: "when the conversation has a lead" }),
+      ...Pii,
+    },
     "handoff to an operator was requested (including daily_limit and ai_unavailable_handoff)",
   ),
   "conversation.summary_ready": thin({ conversation_id: z.string(), ...Pii }, "the conversation summary is ready"),
-  "lead.created": thin({ lead_id: z.string(), contact_id: z.string(), conversation_id: z.string().nullable(), version: LeadIds.version, ...Pii }, "a lead was created"),
+  "lead.created": thin(
+    {
+      lead_id: z.string(),
+      contact_id: z.string(),
+      conversation_id: z.string().nullable(),
+      version: LeadIds.version,
+      ...Pii,
+    },
+    "a lead was created",
+  ),
   "lead.updated": thin(LeadIds, "lead fields changed: the changed fields and the version"),
   "lead.scored": thin(
-    { ...LeadIds, score: z.number().optional(), level: z.string().optional(), reason: z.string().optional(), flags: z.array(z.string()).optional() },
+    {
+      ...LeadIds,
+      score: z.number().optional(),
+      level: z.string().optional(),
+      reason: z.string().optional(),
+      flags: z.array(z.string()).optional(),
+    },
     "the lead was scored",
   ),
   "lead.status_changed": thin(LeadIds, "the lead status changed"),
   "lead.action_requested": thin(LeadIds, "the agent asks an external CRM to act, with reason and evidence"),
   "task.created": thin({}, "a task was created"),
   "task.completed": thin({}, "a task was closed"),
-  "contact.merged": thin({ contact_id: z.string().optional().meta({ description: "the contact that remains" }), ...Pii }, "contacts were merged"),
+  "contact.merged": thin(
+    { contact_id: z.string().optional().meta({ description: "the contact that remains" }), ...Pii },
+    "contacts were merged",
+  ),
   "crm.mode_changed": thin({}, "the tenant switched its CRM mode"),
   "article.ready": thin({ type: z.string(), article_id: z.string() }, "an article was generated and is ready"),
-  "article.published": thin({ type: z.string(), article_id: z.string(), published_url: z.string() }, "publication was confirmed"),
+  "article.published": thin(
+    { type: z.string(), article_id: z.string(), published_url: z.string() },
+    "publication was confirmed",
+  ),
   "article.generation.failed": thin({}, "article generation failed"),
   "strategist.report.ready": thin({}, "a new strategist report"),
   "strategist.turn.completed": thin({}, "a strategist conversation turn finished"),
-  "operation.completed": OperationData.meta({ description: "an asynchronous operation finished: the Operation envelope" }),
+  "operation.completed": OperationData.meta({
+    description: "an asynchronous operation finished: the Operation envelope",
+  }),
   "api_key.expiring": thin({}, "a key expires soon; sent 30 and 7 days before expiry"),
   "webhook.test": thin({}, "a test delivery requested with POST /webhooks/{id}/test; livemode is false"),
 };

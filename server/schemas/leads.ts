@@ -1,5 +1,13 @@
 import { z } from "zod";
-import { boolParam, cursorParam, dateOrInstantParam, includeDeletedNotStored, limitParam, MoneySchema, Timestamp } from "./common";
+import {
+  boolParam,
+  cursorParam,
+  dateOrInstantParam,
+  includeDeletedNotStored,
+  limitParam,
+  MoneySchema,
+  Timestamp,
+} from "./common";
 
 /** The six canonical lead statuses (spec "Lead"); archive is a flag, not a status. */
 export const LEAD_STATUSES = ["new", "qualified", "proposal", "negotiation", "won", "lost"] as const;
@@ -15,9 +23,15 @@ export const LeadListQuery = z
     limit: limitParam(25),
     cursor: cursorParam.optional(),
     status: z.enum(LEAD_STATUSES, { message: `must be one of ${LEAD_STATUSES.join(", ")}` }).optional(),
-    archived: boolParam.default(false).meta({ description: "true = only archived leads; false (default) = only non-archived" }),
-    updated_since: dateOrInstantParam.optional().meta({ description: "changed at or after this moment (inclusive); date or date-time with zone" }),
-    updated_after: dateOrInstantParam.optional().meta({ description: "changed strictly after this moment; not together with updated_since" }),
+    archived: boolParam
+      .default(false)
+      .meta({ description: "true = only archived leads; false (default) = only non-archived" }),
+    updated_since: dateOrInstantParam
+      .optional()
+      .meta({ description: "changed at or after this moment (inclusive); date or date-time with zone" }),
+    updated_after: dateOrInstantParam
+      .optional()
+      .meta({ description: "changed strictly after this moment; not together with updated_since" }),
     source: z.string().min(1).max(200).optional().meta({ description: "exact source value" }),
     include_deleted: includeDeletedNotStored("deleted leads are not stored"),
   })
@@ -87,7 +101,9 @@ export const LeadSchema = z
     external_id: z.string().nullable().meta({ description: "id in an external CRM; null while none is connected" }),
     external_url: z.string().nullable(),
     version: z.number().int().meta({ description: "version of the lead; grows with every change" }),
-    etag: z.string().meta({ description: "strong entity tag of this version; equals the `ETag` header of GET /leads/{id}" }),
+    etag: z
+      .string()
+      .meta({ description: "strong entity tag of this version; equals the `ETag` header of GET /leads/{id}" }),
     status: z.enum(LEAD_STATUSES),
     archived: z.boolean(),
     archived_reason: z.string().nullable(),

@@ -7,8 +7,15 @@ const CODES = Object.keys(ERROR_CATALOG) as [ErrorCode, ...ErrorCode[]];
 /** One item of `errors[]` of `validation_failed`: `field` is an RFC 6901 JSON Pointer (`/limit`, `/events/0`). */
 export const FieldErrorSchema = z
   .object({
-    field: z.string().meta({ description: "JSON Pointer (RFC 6901) of the field; `/<name>` for path and query parameters", example: "/limit" }),
-    code: z.string().meta({ description: "e.g. out_of_range, required, invalid_format, not_supported", example: "out_of_range" }),
+    field: z
+      .string()
+      .meta({
+        description: "JSON Pointer (RFC 6901) of the field; `/<name>` for path and query parameters",
+        example: "/limit",
+      }),
+    code: z
+      .string()
+      .meta({ description: "e.g. out_of_range, required, invalid_format, not_supported", example: "out_of_range" }),
     message: z.string(),
   })
   .meta({ id: "FieldError" });
@@ -29,7 +36,9 @@ export const ProblemSchema = z
     errors: z.array(FieldErrorSchema).optional().meta({ description: "only for validation_failed" }),
     correct_base_url: z.string().optional().meta({ description: "only for wrong_cell" }),
     topup_url: z.string().optional().meta({ description: "only for wallet_suspended" }),
-    balance: MoneySchema.nullable().optional().meta({ description: "only for wallet_suspended: the balance at refusal" }),
+    balance: MoneySchema.nullable()
+      .optional()
+      .meta({ description: "only for wallet_suspended: the balance at refusal" }),
   })
   .meta({ id: "Problem", description: "RFC 9457 problem details (media type application/problem+json)" });
 export type Problem = z.infer<typeof ProblemSchema>;

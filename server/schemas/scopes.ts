@@ -39,8 +39,31 @@ export const PII_SCOPES: ReadonlySet<Scope> = new Set<Scope>([
 export const ROLES = {
   full: SCOPES,
   read_only: SCOPES.filter((s) => s.endsWith(":read")),
-  sales: ["conversations:read", "conversations:write", "ai_seller:invoke", "leads:read", "leads:write", "leads:score", "cards:read", "cards:write", "dashboards:read", "webhooks:manage"],
-  content: ["articles:read", "articles:write", "articles:generate", "strategist:read", "strategist:write", "strategist:chat", "cards:read", "cards:write", "analytics:read", "dashboards:read", "webhooks:manage"],
+  sales: [
+    "conversations:read",
+    "conversations:write",
+    "ai_seller:invoke",
+    "leads:read",
+    "leads:write",
+    "leads:score",
+    "cards:read",
+    "cards:write",
+    "dashboards:read",
+    "webhooks:manage",
+  ],
+  content: [
+    "articles:read",
+    "articles:write",
+    "articles:generate",
+    "strategist:read",
+    "strategist:write",
+    "strategist:chat",
+    "cards:read",
+    "cards:write",
+    "analytics:read",
+    "dashboards:read",
+    "webhooks:manage",
+  ],
 } as const satisfies Record<string, readonly Scope[]>;
 export type Role = keyof typeof ROLES;
 export const ROLE_NAMES = Object.keys(ROLES) as Role[];

@@ -6,7 +6,15 @@ export const REPORT_TYPES = ["daily", "weekly"] as const;
 export const ReportType = z.enum(REPORT_TYPES, { message: "must be daily or weekly" });
 
 /** Topic statuses (spec "Strategist resources": StrategistTopic). */
-export const TOPIC_STATUSES = ["proposed", "approved", "generating", "generated", "rejected", "duplicate", "expired"] as const;
+export const TOPIC_STATUSES = [
+  "proposed",
+  "approved",
+  "generating",
+  "generated",
+  "rejected",
+  "duplicate",
+  "expired",
+] as const;
 export const TopicStatus = z.enum(TOPIC_STATUSES, { message: `must be one of ${TOPIC_STATUSES.join(", ")}` });
 
 /** Action statuses (spec "Strategist resources": StrategistAction). */

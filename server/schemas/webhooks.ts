@@ -6,7 +6,8 @@ import { cursorParam, includeDeletedAddsNothing, includeDeletedNotStored, limitP
 export const MAX_EVENTS_PER_SUBSCRIPTION = 50;
 
 const WebhookUrl = z.string().min(1, "must not be empty").max(2048, "must be at most 2048 characters").meta({
-  description: "https address on port 443 with a host name; checked against private addresses at creation and at every connection",
+  description:
+    "https address on port 443 with a host name; checked against private addresses at creation and at every connection",
 });
 
 /**
@@ -21,7 +22,12 @@ const EventList = z
     const seen = new Set<string>();
     items.forEach((item, i) => {
       if (!isEventPattern(item)) {
-        ctx.addIssue({ code: "custom", path: [i], message: `"${item.slice(0, 100)}" is neither an event type nor a <family>.* pattern of the catalog`, params: { code: "unknown_event" } });
+        ctx.addIssue({
+          code: "custom",
+          path: [i],
+          message: `"${item.slice(0, 100)}" is neither an event type nor a <family>.* pattern of the catalog`,
+          params: { code: "unknown_event" },
+        });
       } else if (seen.has(item)) {
         ctx.addIssue({ code: "custom", path: [i], message: "is listed twice", params: { code: "duplicate" } });
       }
@@ -39,7 +45,10 @@ export const WebhookStatus = z.enum(["active", "paused"]);
 export const WebhookCreateSchema = z.strictObject({
   url: WebhookUrl,
   events: EventList,
-  include_pii: z.boolean().default(false).meta({ description: "add personal data to lead.*, contact.* and conversation.* events" }),
+  include_pii: z
+    .boolean()
+    .default(false)
+    .meta({ description: "add personal data to lead.*, contact.* and conversation.* events" }),
   description: Description.optional(),
 });
 export type WebhookCreate = z.infer<typeof WebhookCreateSchema>;
@@ -53,7 +62,10 @@ export const WebhookUpdateSchema = z
     description: Description.optional(),
     status: WebhookStatus.optional(),
   })
-  .refine((b) => Object.keys(b).length > 0, { message: "send at least one of url, events, include_pii, description, status", params: { code: "required" } });
+  .refine((b) => Object.keys(b).length > 0, {
+    message: "send at least one of url, events, include_pii, description, status",
+    params: { code: "required" },
+  });
 export type WebhookUpdate = z.infer<typeof WebhookUpdateSchema>;
 
 /** A subscription as answered (spec "Webhook resources": Webhook); the secret is never part of it. */
@@ -67,7 +79,9 @@ export const WebhookSchema = z.object({
   created_at: Timestamp,
   updated_at: Timestamp,
   secret_rotated_at: Timestamp.nullable(),
-  previous_secret_expires_at: Timestamp.nullable().meta({ description: "end of the 24-hour rotation window while it is open, else null" }),
+  previous_secret_expires_at: Timestamp.nullable().meta({
+    description: "end of the 24-hour rotation window while it is open, else null",
+  }),
 });
 export type Webhook = z.infer<typeof WebhookSchema>;
 
@@ -113,6 +127,8 @@ export const WebhookListQuery = z.strictObject({
 export const DeliveryListQuery = z.strictObject({
   limit: limitParam(25),
   cursor: cursorParam.optional(),
-  state: z.enum(["pending", "delivered", "failed", "dead"], { message: "must be one of pending, delivered, failed, dead" }).optional(),
+  state: z
+    .enum(["pending", "delivered", "failed", "dead"], { message: "must be one of pending, delivered, failed, dead" })
+    .optional(),
   include_deleted: includeDeletedAddsNothing("deliveries are never deleted one by one; the journal keeps 30 days"),
 });

@@ -52,13 +52,19 @@ export async function call(method: string, path: string, o: CallOptions = {}): P
     body = JSON.stringify(o.json);
     if (!headers.has("content-type")) headers.set("content-type", "application/json");
   }
-  const request = new Request(`${TEST_ORIGIN}/api/public/v1${path}`, { method, headers, body, duplex: "half" } as RequestInit);
+  const request = new Request(`${TEST_ORIGIN}/api/public/v1${path}`, {
+    method,
+    headers,
+    body,
+    duplex: "half",
+  } as RequestInit);
   const res = await handlePublicRequest(request, publicRouter);
   const text = await res.text();
   const answer = { status: res.status, headers: res.headers, text, body: text ? JSON.parse(text) : null };
   if (o.validate !== false) {
     responseValidator().check({ method, path, ...answer });
-    if (answer.status >= 200 && answer.status < 300) requestValidator().check({ method, path, headers, body: sentBody(o) }, answer.status);
+    if (answer.status >= 200 && answer.status < 300)
+      requestValidator().check({ method, path, headers, body: sentBody(o) }, answer.status);
   }
   return answer;
 }
@@ -75,9 +81,18 @@ export function inProcessFetch(opts: { ip?: string } = {}): (request: Request) =
     headers.set(PEER_HEADER, opts.ip ?? "127.0.0.1");
     const bytes = request.method === "GET" || request.method === "HEAD" ? null : await request.arrayBuffer();
     const body = bytes && bytes.byteLength > 0 ? bytes : undefined;
-    const res = await handlePublicRequest(new Request(request.url, { method: request.method, headers, body, signal: request.signal }), publicRouter);
+    const res = await handlePublicRequest(
+      new Request(request.url, { method: request.method, headers, body, signal: request.signal }),
+      publicRouter,
+    );
     const text = await res.text();
-    responseValidator().check({ method: request.method, path: new URL(request.url).pathname, status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null });
+    responseValidator().check({
+      method: request.method,
+      path: new URL(request.url).pathname,
+      status: res.status,
+      headers: res.headers,
+      body: text ? JSON.parse(text) : null,
+    });
     return new Response(text || null, { status: res.status, statusText: res.statusText, headers: res.headers });
   };
 }
@@ -94,7 +109,11 @@ export async function fetchChecked(url: string, init: RequestInit = {}): Promise
   const answer = { status: res.status, headers: res.headers, text, body: text ? JSON.parse(text) : null };
   const method = init.method ?? "GET";
   responseValidator().check({ method, path: url, ...answer });
-  if (res.ok) requestValidator().check({ method, path: url, headers: new Headers(init.headers), body: sentBody({ raw: init.body ?? undefined }) }, res.status);
+  if (res.ok)
+    requestValidator().check(
+      { method, path: url, headers: new Headers(init.headers), body: sentBody({ raw: init.body ?? undefined }) },
+      res.status,
+    );
   return answer;
 }
 
@@ -126,8 +145,10 @@ export function requestValidator(): RequestValidator {
 function sentBody(o: CallOptions): SentRequest["body"] {
   if (o.json !== undefined) return { json: o.json };
   if (typeof o.raw === "string") return o.raw.length ? { text: o.raw } : undefined;
-  if (o.raw instanceof Uint8Array || o.raw instanceof ArrayBuffer) return o.raw.byteLength ? { text: new TextDecoder().decode(o.raw) } : undefined;
-  if (o.raw !== undefined && o.raw !== null) throw new Error("call(): the request validator reads string and byte bodies only");
+  if (o.raw instanceof Uint8Array || o.raw instanceof ArrayBuffer)
+    return o.raw.byteLength ? { text: new TextDecoder().decode(o.raw) } : undefined;
+  if (o.raw !== undefined && o.raw !== null)
+    throw new Error("call(): the request validator reads string and byte bodies only");
   return undefined;
 }
 

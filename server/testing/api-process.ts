@@ -17,7 +17,12 @@ const server = createServer((req, res) => {
   for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
   headers.set(PEER_HEADER, "127.0.0.1");
   const body = req.method === "GET" || req.method === "HEAD" ? undefined : (Readable.toWeb(req) as ReadableStream);
-  const request = new Request(`https://api.example.ru${req.url}`, { method: req.method, headers, body, duplex: "half" } as RequestInit);
+  const request = new Request(`https://api.example.ru${req.url}`, {
+    method: req.method,
+    headers,
+    body,
+    duplex: "half",
+  } as RequestInit);
   void handlePublicRequest(request, publicRouter).then(async (r) => {
     res.writeHead(r.status, Object.fromEntries(r.headers));
     res.end(Buffer.from(await r.arrayBuffer()));

@@ -32,7 +32,11 @@ export async function makeTenant(
     mainDomain?: string | null;
   } = {},
 ): Promise<TenantFixture> {
-  const t = await createTenant(db, { name: "Test shop", cell: opts.cell ?? "ru", mainDomain: opts.mainDomain === undefined ? "shop.example.ru" : opts.mainDomain });
+  const t = await createTenant(db, {
+    name: "Test shop",
+    cell: opts.cell ?? "ru",
+    mainDomain: opts.mainDomain === undefined ? "shop.example.ru" : opts.mainDomain,
+  });
   const i = await createIntegration(db, t.id, {
     name: "Test integration",
     scopes: opts.scopes ?? [...SCOPES],
@@ -40,9 +44,15 @@ export async function makeTenant(
     legalBasis: "contract",
     ...opts.integration,
   });
-  const k = await issueKey(db, { integrationId: i.id, mode: opts.key?.mode, expiresAt: opts.key?.expiresAt, ipAllowlist: opts.key?.ipAllowlist ?? ["127.0.0.1"] });
+  const k = await issueKey(db, {
+    integrationId: i.id,
+    mode: opts.key?.mode,
+    expiresAt: opts.key?.expiresAt,
+    ipAllowlist: opts.key?.ipAllowlist ?? ["127.0.0.1"],
+  });
   const balance = opts.balanceMinor ?? 100_000n;
-  if (balance !== 0n) await changeBalance(db, { tenantId: t.id, amountMinor: balance, kind: "credit", actor: "system" });
+  if (balance !== 0n)
+    await changeBalance(db, { tenantId: t.id, amountMinor: balance, kind: "credit", actor: "system" });
   return { tenantId: t.id, integrationId: i.id, channelId: i.channelId, key: k.key, keyId: k.keyId };
 }
 
@@ -55,7 +65,12 @@ export async function makeStaff(db: Db, tenantId: string, rights: Right[], activ
 }
 
 /** Sets a membership's rights or access. */
-export async function setMembership(db: Db, tenantId: string, staffUserId: string, patch: { rights?: Right[]; active?: boolean }): Promise<void> {
+export async function setMembership(
+  db: Db,
+  tenantId: string,
+  staffUserId: string,
+  patch: { rights?: Right[]; active?: boolean },
+): Promise<void> {
   await db.update(memberships).set(patch).where(eq(memberships.staffUserId, staffUserId));
   void tenantId;
 }

@@ -54,7 +54,25 @@ function selfSignedCert(): { key: string; cert: string } {
     const cert = path.join(dir, "cert.pem");
     execFileSync(
       "openssl",
-      ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        key,
+        "-out",
+        cert,
+        "-days",
+        "2",
+        "-subj",
+        "/CN=localhost",
+        "-addext",
+        "subjectAltName=DNS:localhost,IP:127.0.0.1",
+      ],
       { stdio: "ignore" },
     );
     cached = { key: readFileSync(key, "utf8"), cert: readFileSync(cert, "utf8") };
@@ -69,7 +87,10 @@ function selfSignedCert(): { key: string; cert: string } {
  * allowed as an operator would allow a private network (`WEBHOOK_ALLOW_PRIVATE_CIDRS`), and the test
  * setting that admits a loopback IP literal and a port other than 443 (`WEBHOOK_ALLOW_LOOPBACK`).
  */
-export const LOOPBACK_RECEIVER_ENV = { WEBHOOK_ALLOW_LOOPBACK: "true", WEBHOOK_ALLOW_PRIVATE_CIDRS: "127.0.0.0/8,::1/128" } as const;
+export const LOOPBACK_RECEIVER_ENV = {
+  WEBHOOK_ALLOW_LOOPBACK: "true",
+  WEBHOOK_ALLOW_PRIVATE_CIDRS: "127.0.0.0/8,::1/128",
+} as const;
 
 /**
  * Starts an HTTPS receiver on 127.0.0.1 (a free port) that records every request and answers as told
@@ -89,7 +110,13 @@ export async function startHttpsReceiver(): Promise<HttpsReceiver> {
     req.on("end", () => {
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers[k] = v;
-      requests.push({ method: req.method ?? "", path: req.url ?? "", headers, body: Buffer.concat(chunks).toString("utf8"), receivedAt: new Date() });
+      requests.push({
+        method: req.method ?? "",
+        path: req.url ?? "",
+        headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+        receivedAt: new Date(),
+      });
       const b = behaviour;
       const answer = (status: number) => {
         const extra = status >= 300 && status < 400 ? { Location: "https://127.0.0.1:1/elsewhere" } : {};

@@ -29,7 +29,11 @@ export class DocumentIndex {
   constructor(document: OpenApiDocument | Json) {
     this.doc = document as Json;
     this.templates = Object.keys(this.doc.paths as Json)
-      .map((template) => ({ template, re: templateRe(template), names: [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]) }))
+      .map((template) => ({
+        template,
+        re: templateRe(template),
+        names: [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]),
+      }))
       .sort((a, b) => a.names.length - b.names.length);
   }
 
@@ -50,7 +54,14 @@ export class DocumentIndex {
     if (!operation) return undefined;
     const values = t.re.exec(rel)!.slice(1);
     const pathParams = Object.fromEntries(t.names.map((n, i) => [n, values[i]]));
-    return { template: t.template, method: m, pointer: `#/paths/${escapePointer(t.template)}/${m}`, operation, pathItem, pathParams };
+    return {
+      template: t.template,
+      method: m,
+      pointer: `#/paths/${escapePointer(t.template)}/${m}`,
+      operation,
+      pathItem,
+      pathParams,
+    };
   }
 
   /** Follows local `$ref`s (`#/components/...`) to the object they name. */
@@ -91,6 +102,7 @@ export function escapePointer(segment: string): string {
 /** One Ajv error as a line: where, and what is wrong (an undocumented field is named). */
 export function describeError(e: ErrorObject): string {
   const at = e.instancePath || "(root)";
-  if (e.keyword === "additionalProperties") return `${at}: field "${String(e.params.additionalProperty)}" is not documented`;
+  if (e.keyword === "additionalProperties")
+    return `${at}: field "${String(e.params.additionalProperty)}" is not documented`;
   return `${at}: ${e.message ?? e.keyword}${e.keyword === "enum" ? ` (${JSON.stringify(e.params.allowedValues)})` : ""}`;
 }

@@ -69,9 +69,12 @@ function coerce(text: string, types: Set<string>): unknown[] {
 function arrayPieces(style: string, explode: boolean, raw: RawParameter): string[] | string {
   if (raw.in === "query") {
     if (explode && style === "form") return raw.values;
-    if (raw.values.length !== 1) return `array query parameter given ${raw.values.length} times with style ${style}, explode false`;
+    if (raw.values.length !== 1)
+      return `array query parameter given ${raw.values.length} times with style ${style}, explode false`;
     const sep = { form: ",", spaceDelimited: " ", pipeDelimited: "|" }[style];
-    return sep ? raw.values[0].split(sep) : `array query parameters with style ${style} are not checked by the test validator`;
+    return sep
+      ? raw.values[0].split(sep)
+      : `array query parameters with style ${style} are not checked by the test validator`;
   }
   if (style !== "simple") return `array ${raw.in} parameters with style ${style} are not checked by the test validator`;
   return raw.value.split(",");

@@ -61,11 +61,13 @@ export class RequestValidator {
       for (const method of Object.keys((this.index.doc.paths as Record<string, Json>)[template])) {
         const found = this.index.find(method, template);
         if (!found?.operation.responses) continue;
-        for (const { param, pointer } of this.declaredParameters(found)) if (param.schema) this.validate(`${pointer}/schema`, "");
+        for (const { param, pointer } of this.declaredParameters(found))
+          if (param.schema) this.validate(`${pointer}/schema`, "");
         const body = found.operation.requestBody as Json | undefined;
         if (!body) continue;
         const base = typeof body.$ref === "string" ? finalRef(this.index, body) : `${found.pointer}/requestBody`;
-        for (const media of Object.keys((this.index.deref(body).content ?? {}) as Json)) this.validate(`${base}/content/${escapePointer(media)}/schema`, null);
+        for (const media of Object.keys((this.index.deref(body).content ?? {}) as Json))
+          this.validate(`${base}/content/${escapePointer(media)}/schema`, null);
       }
     }
   }
@@ -81,7 +83,11 @@ export class RequestValidator {
     const found = this.index.find(sent.method, sent.path);
     if (!found) return [`${sent.method} ${sent.path.split("?")[0]} is not an operation of the document`];
     const headers = sent.headers instanceof Headers ? sent.headers : new Headers(sent.headers);
-    return [...this.parameters(found, sent, headers), ...this.security(found, headers), ...this.body(found, sent, headers)];
+    return [
+      ...this.parameters(found, sent, headers),
+      ...this.security(found, headers),
+      ...this.body(found, sent, headers),
+    ];
   }
 
   private parameters(found: OperationMatch, sent: SentRequest, headers: Headers): string[] {
@@ -101,7 +107,9 @@ export class RequestValidator {
         continue;
       }
       if (!param.schema) {
-        out.push(`${where} parameter ${name}: parameters described by \`content\` are not checked by the test validator`);
+        out.push(
+          `${where} parameter ${name}: parameters described by \`content\` are not checked by the test validator`,
+        );
         continue;
       }
       const candidates = parameterCandidates(param, this.index.deref(param.schema as Json), raw);
@@ -142,10 +150,15 @@ export class RequestValidator {
   }
 
   private security(found: OperationMatch, headers: Headers): string[] {
-    const requirements = (found.operation.security ?? this.index.doc.security) as Record<string, string[]>[] | undefined;
+    const requirements = (found.operation.security ?? this.index.doc.security) as
+      Record<string, string[]>[] | undefined;
     if (!requirements?.length) return [];
     const schemes = ((this.index.doc.components as Json | undefined)?.securitySchemes ?? {}) as Record<string, Json>;
-    const unmet = requirements.map((req) => Object.keys(req).flatMap((name) => schemeUnmet(name, schemes[name] ? this.index.deref(schemes[name]) : undefined, headers)));
+    const unmet = requirements.map((req) =>
+      Object.keys(req).flatMap((name) =>
+        schemeUnmet(name, schemes[name] ? this.index.deref(schemes[name]) : undefined, headers),
+      ),
+    );
     return unmet.some((u) => u.length === 0) ? [] : [`security: ${unmet.map((u) => u.join(" and ")).join("; or ")}`];
   }
 
@@ -158,7 +171,8 @@ export class RequestValidator {
     const type = (headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
     const content = (declared.content ?? {}) as Record<string, Json>;
     const media = Object.keys(content).find((range) => mediaMatches(range, type));
-    if (!media) return [`Content-Type "${type}" is not documented for the body (documented: ${Object.keys(content).join(", ")})`];
+    if (!media)
+      return [`Content-Type "${type}" is not documented for the body (documented: ${Object.keys(content).join(", ")})`];
     if (!content[media].schema) return [];
     let value: unknown;
     if ("json" in sent.body) value = sent.body.json;
@@ -169,7 +183,10 @@ export class RequestValidator {
         return [`the body is not JSON, but the documented media type is ${media}`];
       }
     } else value = sent.body.text;
-    const base = typeof (found.operation.requestBody as Json).$ref === "string" ? finalRef(this.index, found.operation.requestBody as Json) : `${found.pointer}/requestBody`;
+    const base =
+      typeof (found.operation.requestBody as Json).$ref === "string"
+        ? finalRef(this.index, found.operation.requestBody as Json)
+        : `${found.pointer}/requestBody`;
     return this.validate(`${base}/content/${escapePointer(media)}/schema`, value).map((m) => `body ${m}`);
   }
 
@@ -183,7 +200,13 @@ export class RequestValidator {
   }
 }
 
-function rawParameter(where: string, name: string, found: OperationMatch, query: URLSearchParams, headers: Headers): RawParameter | "bad-encoding" | undefined {
+function rawParameter(
+  where: string,
+  name: string,
+  found: OperationMatch,
+  query: URLSearchParams,
+  headers: Headers,
+): RawParameter | "bad-encoding" | undefined {
   if (where === "query") {
     const values = query.getAll(name);
     return values.length ? { in: "query", values } : undefined;
@@ -206,12 +229,15 @@ function schemeUnmet(name: string, scheme: Json | undefined, headers: Headers): 
   if (!scheme) return [`scheme ${name} is not declared`];
   if (scheme.type === "apiKey") {
     const where = String(scheme.in);
-    if (where === "header") return headers.get(String(scheme.name)) ? [] : [`${name} needs header ${String(scheme.name)}`];
+    if (where === "header")
+      return headers.get(String(scheme.name)) ? [] : [`${name} needs header ${String(scheme.name)}`];
     return [];
   }
   const expected = scheme.type === "http" ? String(scheme.scheme).toLowerCase() : "bearer";
   const m = /^(\S+) +(\S.*)$/.exec(headers.get("authorization") ?? "");
-  return m && m[1].toLowerCase() === expected ? [] : [`${name} needs Authorization: ${expected === "bearer" ? "Bearer" : expected} <credentials>`];
+  return m && m[1].toLowerCase() === expected
+    ? []
+    : [`${name} needs Authorization: ${expected === "bearer" ? "Bearer" : expected} <credentials>`];
 }
 
 /** `application/json` matches the range `application/json`, `application/*` and `*\/*`. */

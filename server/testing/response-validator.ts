@@ -1,7 +1,13 @@
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import type { OpenApiDocument } from "@/server/openapi/document";
-import { describeError as describe, DocumentIndex, escapePointer as escape, relativePath, type Json } from "./openapi-lookup";
+import {
+  describeError as describe,
+  DocumentIndex,
+  escapePointer as escape,
+  relativePath,
+  type Json,
+} from "./openapi-lookup";
 
 // Only types and Ajv here: the e2e tests load this file in the Playwright process, without the server.
 
@@ -21,7 +27,9 @@ type Operation = Json & { responses: Record<string, Json> };
 export class ResponseMismatch extends Error {
   constructor(seen: SeenResponse, problems: string[]) {
     const body = JSON.stringify(seen.body) ?? "";
-    super(`${seen.method} ${seen.path} → ${seen.status} does not match the OpenAPI document:\n  - ${problems.join("\n  - ")}\n  body: ${body.slice(0, 600)}`);
+    super(
+      `${seen.method} ${seen.path} → ${seen.status} does not match the OpenAPI document:\n  - ${problems.join("\n  - ")}\n  body: ${body.slice(0, 600)}`,
+    );
     this.name = "ResponseMismatch";
   }
 }
@@ -60,9 +68,14 @@ export class ResponseValidator {
         for (const [status, raw] of Object.entries(op.responses)) {
           const pointer = `#/paths/${escape(template)}/${method}/responses/${status}`;
           const response = this.index.deref(raw);
-          for (const type of Object.keys((response.content ?? {}) as Json)) this.validate(`${pointer}/content/${escape(type)}/schema`, null);
+          for (const type of Object.keys((response.content ?? {}) as Json))
+            this.validate(`${pointer}/content/${escape(type)}/schema`, null);
           for (const [name, h] of Object.entries((response.headers ?? {}) as Record<string, Json>)) {
-            if (this.index.deref(h).schema) this.validate(typeof h.$ref === "string" ? `${h.$ref}/schema` : `${pointer}/headers/${escape(name)}/schema`, "");
+            if (this.index.deref(h).schema)
+              this.validate(
+                typeof h.$ref === "string" ? `${h.$ref}/schema` : `${pointer}/headers/${escape(name)}/schema`,
+                "",
+              );
           }
         }
       }
@@ -84,23 +97,38 @@ export class ResponseValidator {
 
     const pointer = `${found.pointer}/responses`;
     const key = String(seen.status);
-    const statusKey = key in op.responses ? key : `${key[0]}XX` in op.responses ? `${key[0]}XX` : "default" in op.responses ? "default" : undefined;
-    if (!statusKey) return [`status ${seen.status} is not documented for ${seen.method} ${found.template} (documented: ${Object.keys(op.responses).join(", ")})`];
+    const statusKey =
+      key in op.responses
+        ? key
+        : `${key[0]}XX` in op.responses
+          ? `${key[0]}XX`
+          : "default" in op.responses
+            ? "default"
+            : undefined;
+    if (!statusKey)
+      return [
+        `status ${seen.status} is not documented for ${seen.method} ${found.template} (documented: ${Object.keys(op.responses).join(", ")})`,
+      ];
     const response = this.index.deref(op.responses[statusKey]);
     const out = this.checkHeaders(response, headers, `${pointer}/${statusKey}`);
     const content = response.content as Record<string, Json> | undefined;
     if (!content) {
-      if (seen.body !== null && seen.body !== undefined) out.push(`status ${seen.status} documents no body, but one was sent`);
+      if (seen.body !== null && seen.body !== undefined)
+        out.push(`status ${seen.status} documents no body, but one was sent`);
       return out;
     }
     const type = (headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
-    if (!(type in content)) return [...out, `Content-Type "${type}" is not documented (documented: ${Object.keys(content).join(", ")})`];
+    if (!(type in content))
+      return [...out, `Content-Type "${type}" is not documented (documented: ${Object.keys(content).join(", ")})`];
     out.push(...this.validate(`${pointer}/${statusKey}/content/${escape(type)}/schema`, seen.body));
     if (type === "application/problem+json") {
       out.push(...problemRules(seen, headers));
       const codes = op["x-problem-codes"] as string[] | undefined;
       const code = (seen.body as Json | null)?.code;
-      if (codes && typeof code === "string" && !codes.includes(code)) out.push(`problem code "${code}" is not documented for ${seen.method} ${found.template} (documented: ${codes.join(", ")}); a code the handler answers itself belongs in the route's \`problems\``);
+      if (codes && typeof code === "string" && !codes.includes(code))
+        out.push(
+          `problem code "${code}" is not documented for ${seen.method} ${found.template} (documented: ${codes.join(", ")}); a code the handler answers itself belongs in the route's \`problems\``,
+        );
     }
     return out;
   }
@@ -108,9 +136,13 @@ export class ResponseValidator {
   private undocumentedRoute(seen: SeenResponse, headers: Headers, pathKnown: boolean): string[] {
     const out: string[] = [];
     const allowed = pathKnown ? [404, 405] : [404];
-    if (!allowed.includes(seen.status)) out.push(`${seen.method} ${relativePath(seen.path)} is not in the document, so only ${allowed.join(" or ")} with a Problem may answer`);
+    if (!allowed.includes(seen.status))
+      out.push(
+        `${seen.method} ${relativePath(seen.path)} is not in the document, so only ${allowed.join(" or ")} with a Problem may answer`,
+      );
     if (seen.status === 405 && !headers.get("allow")) out.push("405 without an Allow header");
-    if ((headers.get("content-type") ?? "").split(";")[0] !== "application/problem+json") out.push(`Content-Type is "${headers.get("content-type")}", not application/problem+json`);
+    if ((headers.get("content-type") ?? "").split(";")[0] !== "application/problem+json")
+      out.push(`Content-Type is "${headers.get("content-type")}", not application/problem+json`);
     out.push(...this.validate("#/components/schemas/Problem", seen.body), ...problemRules(seen, headers));
     if (!headers.get("x-request-id")) out.push("header X-Request-Id is missing");
     return out;
@@ -146,7 +178,8 @@ function problemRules(seen: SeenResponse, headers: Headers): string[] {
   const b = seen.body as Json | null;
   const out: string[] = [];
   if (b?.status !== seen.status) out.push(`problem status ${String(b?.status)} differs from HTTP ${seen.status}`);
-  if (b?.request_id !== headers.get("x-request-id")) out.push(`problem request_id ${String(b?.request_id)} differs from X-Request-Id ${headers.get("x-request-id")}`);
+  if (b?.request_id !== headers.get("x-request-id"))
+    out.push(`problem request_id ${String(b?.request_id)} differs from X-Request-Id ${headers.get("x-request-id")}`);
   return out;
 }
 
@@ -162,6 +195,7 @@ function closeObjects(node: unknown, parentKey = ""): unknown {
     if (k === "requestBody" || k === "parameters" || k === "webhooks") continue;
     o[k] = closeObjects(v, k);
   }
-  if (parentKey !== "allOf" && o.type === "object" && o.properties && !("additionalProperties" in o)) o.additionalProperties = false;
+  if (parentKey !== "allOf" && o.type === "object" && o.properties && !("additionalProperties" in o))
+    o.additionalProperties = false;
   return o;
 }

@@ -34,14 +34,37 @@ export const ID_ROUTE_FIXTURES: Record<string, IdRouteFixture> = {
   ...DASHBOARD_FIXTURES,
   ...OPERATION_FIXTURES,
   getCard: { make: async (db, o) => `/cards/${await card(db, o)}`, missing: async () => "/cards/never-existed" },
-  updateCard: { make: async (db, o) => `/cards/${await card(db, o)}`, missing: async () => "/cards/never-existed", body: { name: "Changed" } },
+  updateCard: {
+    make: async (db, o) => `/cards/${await card(db, o)}`,
+    missing: async () => "/cards/never-existed",
+    body: { name: "Changed" },
+  },
   deleteCard: { make: async (db, o) => `/cards/${await card(db, o)}`, missing: async () => "/cards/never-existed" },
-  getWebhook: { make: async (db, o) => `/webhooks/${await webhook(db, o)}`, missing: async () => `/webhooks/${crypto.randomUUID()}` },
-  updateWebhook: { make: async (db, o) => `/webhooks/${await webhook(db, o)}`, missing: async () => `/webhooks/${crypto.randomUUID()}`, body: { description: "Changed" } },
-  deleteWebhook: { make: async (db, o) => `/webhooks/${await webhook(db, o)}`, missing: async () => `/webhooks/${crypto.randomUUID()}` },
-  rotateWebhookSecret: { make: async (db, o) => `/webhooks/${await webhook(db, o)}/rotate-secret`, missing: async () => `/webhooks/${crypto.randomUUID()}/rotate-secret` },
-  testWebhook: { make: async (db, o) => `/webhooks/${await webhook(db, o)}/test`, missing: async () => `/webhooks/${crypto.randomUUID()}/test` },
-  listWebhookDeliveries: { make: async (db, o) => `/webhooks/${await webhook(db, o)}/deliveries`, missing: async () => `/webhooks/${crypto.randomUUID()}/deliveries` },
+  getWebhook: {
+    make: async (db, o) => `/webhooks/${await webhook(db, o)}`,
+    missing: async () => `/webhooks/${crypto.randomUUID()}`,
+  },
+  updateWebhook: {
+    make: async (db, o) => `/webhooks/${await webhook(db, o)}`,
+    missing: async () => `/webhooks/${crypto.randomUUID()}`,
+    body: { description: "Changed" },
+  },
+  deleteWebhook: {
+    make: async (db, o) => `/webhooks/${await webhook(db, o)}`,
+    missing: async () => `/webhooks/${crypto.randomUUID()}`,
+  },
+  rotateWebhookSecret: {
+    make: async (db, o) => `/webhooks/${await webhook(db, o)}/rotate-secret`,
+    missing: async () => `/webhooks/${crypto.randomUUID()}/rotate-secret`,
+  },
+  testWebhook: {
+    make: async (db, o) => `/webhooks/${await webhook(db, o)}/test`,
+    missing: async () => `/webhooks/${crypto.randomUUID()}/test`,
+  },
+  listWebhookDeliveries: {
+    make: async (db, o) => `/webhooks/${await webhook(db, o)}/deliveries`,
+    missing: async () => `/webhooks/${crypto.randomUUID()}/deliveries`,
+  },
 };
 
 let n = 0;
@@ -55,12 +78,20 @@ async function card(db: Db, o: TenantFixture): Promise<string> {
 async function webhook(db: Db, o: TenantFixture): Promise<string> {
   const [row] = await db
     .insert(webhookSubscriptions)
-    .values({ tenantId: o.tenantId, integrationId: o.integrationId, url: "https://hooks.example.com/matrix", events: ["lead.*"], secretEnc: sealSecret(newSigningSecret()) })
+    .values({
+      tenantId: o.tenantId,
+      integrationId: o.integrationId,
+      url: "https://hooks.example.com/matrix",
+      events: ["lead.*"],
+      secretEnc: sealSecret(newSigningSecret()),
+    })
     .returning({ id: webhookSubscriptions.id });
   return row.id;
 }
 
 /** The route's path with every `{param}` filled with a well-formed value (a uuid, or a card code). */
 export function samplePath(route: AnyRoute): string {
-  return route.path.replace(/\{(\w+)\}/g, (_m, name: string) => (name === "code" ? "sample-code" : "00000000-0000-4000-8000-000000000000"));
+  return route.path.replace(/\{(\w+)\}/g, (_m, name: string) =>
+    name === "code" ? "sample-code" : "00000000-0000-4000-8000-000000000000",
+  );
 }

@@ -20,7 +20,11 @@ export interface RouteServer {
    * so tests can be different TCP peers; `body` may be a string, bytes, or an async iterable of chunks
    * (sent chunked, without Content-Length).
    */
-  send(method: string, path: string, opts?: { from?: string; headers?: Record<string, string>; body?: string | Uint8Array | AsyncIterable<Uint8Array> }): Promise<SentResponse>;
+  send(
+    method: string,
+    path: string,
+    opts?: { from?: string; headers?: Record<string, string>; body?: string | Uint8Array | AsyncIterable<Uint8Array> },
+  ): Promise<SentResponse>;
   close(): Promise<void>;
 }
 
@@ -29,7 +33,10 @@ export interface RouteServer {
  * address is stamped in PEER_HEADER (replacing any copy a client sent) and the body is passed on as a
  * stream, read only as the handler reads it. The Request's URL is `origin` + the request path. `route` picks the handler for a request.
  */
-export async function serveRoutes(origin: string, route: (method: string, path: string) => RouteHandler | undefined): Promise<RouteServer> {
+export async function serveRoutes(
+  origin: string,
+  route: (method: string, path: string) => RouteHandler | undefined,
+): Promise<RouteServer> {
   const server = createServer((req, res) => {
     req.headers[PEER_HEADER] = req.socket.remoteAddress ?? "";
     const headers = new Headers();
@@ -41,7 +48,12 @@ export async function serveRoutes(origin: string, route: (method: string, path: 
     }
     // As Next.js does (NextRequestAdapter.fromNodeNextRequest): the Node request itself is the body.
     const body = req.method === "GET" || req.method === "HEAD" ? undefined : (req as unknown as BodyInit);
-    const request = new Request(`${origin}${req.url}`, { method: req.method, headers, body, duplex: "half" } as RequestInit);
+    const request = new Request(`${origin}${req.url}`, {
+      method: req.method,
+      headers,
+      body,
+      duplex: "half",
+    } as RequestInit);
     void Promise.resolve(handler(request)).then(
       async (r) => {
         res.writeHead(r.status, Object.fromEntries(r.headers));
@@ -58,13 +70,24 @@ export async function serveRoutes(origin: string, route: (method: string, path: 
     port,
     send(method, path, opts = {}) {
       return new Promise((resolve, reject) => {
-        const req = httpRequest({ host: "127.0.0.1", port, path, method, localAddress: opts.from, headers: opts.headers }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (c: Buffer) => chunks.push(c));
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }));
-        });
+        const req = httpRequest(
+          { host: "127.0.0.1", port, path, method, localAddress: opts.from, headers: opts.headers },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on("data", (c: Buffer) => chunks.push(c));
+            res.on("end", () =>
+              resolve({
+                status: res.statusCode ?? 0,
+                headers: res.headers,
+                text: Buffer.concat(chunks).toString("utf8"),
+              }),
+            );
+          },
+        );
         // The server may answer and close before a long body is sent: the answer is what counts.
-        req.on("error", (err: NodeJS.ErrnoException) => (err.code === "EPIPE" || err.code === "ECONNRESET" ? undefined : reject(err)));
+        req.on("error", (err: NodeJS.ErrnoException) =>
+          err.code === "EPIPE" || err.code === "ECONNRESET" ? undefined : reject(err),
+        );
         const body = opts.body;
         if (body === undefined || typeof body === "string" || body instanceof Uint8Array) {
           req.end(body);

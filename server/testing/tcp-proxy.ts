@@ -10,7 +10,12 @@ export async function tcpProxy(targetPort: number, targetHost = "127.0.0.1") {
     const upstream = net.connect(targetPort, targetHost);
     sockets.add(client).add(upstream);
     client.pipe(upstream).pipe(client);
-    const end = () => { client.destroy(); upstream.destroy(); sockets.delete(client); sockets.delete(upstream); };
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
     client.on("error", end).on("close", end);
     upstream.on("error", end).on("close", end);
   });

@@ -7,7 +7,9 @@ import { loadEnv, setEnv, type Env } from "@/server/env";
  * `DATABASE_URL` is set (a new database `t_<random>` on that server, dropped afterwards), else an
  * in-memory PGlite. Also installs a test environment (cell `ru` unless `env` says otherwise).
  */
-export async function openTestDatabase(envOverrides: Record<string, string> = {}): Promise<Database & { url?: string; drop(): Promise<void> }> {
+export async function openTestDatabase(
+  envOverrides: Record<string, string> = {},
+): Promise<Database & { url?: string; drop(): Promise<void> }> {
   const base = process.env.DATABASE_URL;
   setTestEnv(envOverrides);
   if (!base) {

@@ -12,11 +12,17 @@ import { createDeliveryClient } from "@/server/webhook-transport/delivery-client
 const [url, caFile, lease] = process.argv.slice(2);
 setTestEnv({ DATABASE_URL: url!, ...LOOPBACK_RECEIVER_ENV, LOG_LEVEL: "warn" });
 const d = await openDatabase({ url, poolSize: 10 });
-const driver = startLocalDriver(d.db, { client: createDeliveryClient({ testCa: readFileSync(caFile!, "utf8") }), ...(lease ? { leaseMs: Number(lease) } : {}) });
+const driver = startLocalDriver(d.db, {
+  client: createDeliveryClient({ testCa: readFileSync(caFile!, "utf8") }),
+  ...(lease ? { leaseMs: Number(lease) } : {}),
+});
 console.log("ready");
 process.on("SIGTERM", () => {
   setTimeout(() => process.exit(0), 5000).unref(); // a database already dropped must not keep it alive
-  void driver.stop().then(() => d.close()).then(() => process.exit(0));
+  void driver
+    .stop()
+    .then(() => d.close())
+    .then(() => process.exit(0));
 });
 // Never outlive the parent: an orphaned worker would keep loading the machine.
 const parent = process.ppid;

@@ -26,11 +26,19 @@ afterAll(async () => {
 /** Signs in through the auth HTTP endpoint of the cell origin `origin` and returns the Set-Cookie lines. */
 async function signIn(origin: string): Promise<{ status: number; cookies: string[] }> {
   const res = await createAuth(db.db).handler(
-    new Request(`${origin}/api/auth/sign-in/email`, { method: "POST", headers: { "content-type": "application/json", origin }, body: JSON.stringify({ email: EMAIL, password: PASSWORD }) }),
+    new Request(`${origin}/api/auth/sign-in/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin },
+      body: JSON.stringify({ email: EMAIL, password: PASSWORD }),
+    }),
   );
   return { status: res.status, cookies: res.headers.getSetCookie() };
 }
-const attrs = (line: string) => line.split(";").slice(1).map((s) => s.trim().toLowerCase());
+const attrs = (line: string) =>
+  line
+    .split(";")
+    .slice(1)
+    .map((s) => s.trim().toLowerCase());
 const session = (cookies: string[]) => cookies.find((c) => /^(__Secure-)?better-auth\.session_token=/.test(c));
 
 describe("the session cookie", () => {
@@ -40,7 +48,9 @@ describe("the session cookie", () => {
     expect(r.status).toBe(200);
     const line = session(r.cookies)!;
     expect(line).toMatch(/^__Secure-better-auth\.session_token=[^;]{20,}/);
-    expect(attrs(line)).toEqual(expect.arrayContaining(["httponly", "secure", "samesite=lax", "path=/", "max-age=604800"]));
+    expect(attrs(line)).toEqual(
+      expect.arrayContaining(["httponly", "secure", "samesite=lax", "path=/", "max-age=604800"]),
+    );
     expect(attrs(line).some((a) => a.startsWith("domain="))).toBe(false);
   });
 
@@ -80,7 +90,13 @@ describe("the session cookie", () => {
     setTestEnv({ CELL_ORIGIN_RU: "https://api.example.ru" });
     const origin = "https://api.example.ru";
     const cookie = (await signIn(origin)).cookies.map((c) => c.split(";")[0]).join("; ");
-    const res = await createAuth(db.db).handler(new Request(`${origin}/api/auth/sign-out`, { method: "POST", headers: { "content-type": "application/json", origin, cookie }, body: "{}" }));
+    const res = await createAuth(db.db).handler(
+      new Request(`${origin}/api/auth/sign-out`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin, cookie },
+        body: "{}",
+      }),
+    );
     expect(res.status).toBe(200);
     const line = session(res.headers.getSetCookie())!;
     expect(line).toMatch(/^__Secure-better-auth\.session_token=;/);
@@ -90,7 +106,11 @@ describe("the session cookie", () => {
   it("is not set for a wrong password", async () => {
     setTestEnv({ CELL_ORIGIN_RU: "https://api.example.ru" });
     const res = await createAuth(db.db).handler(
-      new Request("https://api.example.ru/api/auth/sign-in/email", { method: "POST", headers: { "content-type": "application/json", origin: "https://api.example.ru" }, body: JSON.stringify({ email: EMAIL, password: "wrong-password-1" }) }),
+      new Request("https://api.example.ru/api/auth/sign-in/email", {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: "https://api.example.ru" },
+        body: JSON.stringify({ email: EMAIL, password: "wrong-password-1" }),
+      }),
     );
     expect(res.status).toBe(401);
     expect(session(res.headers.getSetCookie())).toBeUndefined();
@@ -104,7 +124,10 @@ describe("page security headers (next.config.ts)", () => {
     try {
       const config = (await import("@/next.config")).default;
       const rules = await config.headers!();
-      return rules.map((r) => ({ source: r.source, headers: Object.fromEntries(r.headers.map((h) => [h.key.toLowerCase(), h.value])) }));
+      return rules.map((r) => ({
+        source: r.source,
+        headers: Object.fromEntries(r.headers.map((h) => [h.key.toLowerCase(), h.value])),
+      }));
     } finally {
       vi.unstubAllEnvs();
     }

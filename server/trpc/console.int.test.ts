@@ -17,13 +17,20 @@ import { createCaller } from "./root";
 let db: Awaited<ReturnType<typeof openTestDatabase>>;
 let a: TenantFixture;
 let b: TenantFixture;
-const staff = { manager: { id: "", email: "manager@a.example", name: "M" }, owner: { id: "", email: "owner@a.example", name: "O" }, other: { id: "", email: "other@b.example", name: "B" } };
+const staff = {
+  manager: { id: "", email: "manager@a.example", name: "M" },
+  owner: { id: "", email: "owner@a.example", name: "O" },
+  other: { id: "", email: "other@b.example", name: "B" },
+};
 const PASSWORD = "correct-horse-battery";
 
 const as = (s: { id: string; email: string; name: string } | null) => createCaller({ db: db.db, staff: s });
 
 async function rejects(p: Promise<unknown>): Promise<TRPCError> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(TRPCError);
   return err as TRPCError;
 }
@@ -32,9 +39,22 @@ beforeAll(async () => {
   db = await openTestDatabase();
   a = await makeTenant(db.db, { balanceMinor: 0n });
   b = await makeTenant(db.db);
-  staff.manager.id = (await createStaffMember(db.db, { tenantId: a.tenantId, email: staff.manager.email, password: PASSWORD, name: "M", role: "admin", rights: ["manage_integrations"] })).staffUserId;
-  staff.owner.id = (await createStaffMember(db.db, { tenantId: a.tenantId, email: staff.owner.email, password: PASSWORD, name: "O" })).staffUserId;
-  staff.other.id = (await createStaffMember(db.db, { tenantId: b.tenantId, email: staff.other.email, password: PASSWORD, name: "B" })).staffUserId;
+  staff.manager.id = (
+    await createStaffMember(db.db, {
+      tenantId: a.tenantId,
+      email: staff.manager.email,
+      password: PASSWORD,
+      name: "M",
+      role: "admin",
+      rights: ["manage_integrations"],
+    })
+  ).staffUserId;
+  staff.owner.id = (
+    await createStaffMember(db.db, { tenantId: a.tenantId, email: staff.owner.email, password: PASSWORD, name: "O" })
+  ).staffUserId;
+  staff.other.id = (
+    await createStaffMember(db.db, { tenantId: b.tenantId, email: staff.other.email, password: PASSWORD, name: "B" })
+  ).staffUserId;
 });
 afterAll(async () => db.drop());
 
@@ -47,11 +67,15 @@ describe("tenant and rights checks", () => {
     expect((await as(staff.manager).tenants.mine()).map((t) => t.id)).toEqual([a.tenantId]);
     expect((await rejects(as(staff.other).tenants.overview({ tenantId: a.tenantId }))).code).toBe("NOT_FOUND");
     expect((await rejects(as(staff.other).integrations.list({ tenantId: a.tenantId }))).code).toBe("NOT_FOUND");
-    expect((await rejects(as(staff.other).integrations.keys({ tenantId: b.tenantId, integrationId: a.integrationId }))).code).toBe("NOT_FOUND");
+    expect(
+      (await rejects(as(staff.other).integrations.keys({ tenantId: b.tenantId, integrationId: a.integrationId }))).code,
+    ).toBe("NOT_FOUND");
   });
 
   it("needs the top-up right to top up", async () => {
-    const err = await rejects(as(staff.manager).wallet.topUp({ tenantId: a.tenantId, amount: "10", provider: "manual" }));
+    const err = await rejects(
+      as(staff.manager).wallet.topUp({ tenantId: a.tenantId, amount: "10", provider: "manual" }),
+    );
     expect(err.code).toBe("FORBIDDEN");
     expect(err.message).toContain("topup_wallet");
   });
@@ -60,7 +84,13 @@ describe("tenant and rights checks", () => {
 describe("integrations and keys", () => {
   it("creates an integration owned by the staff user; its effective scopes follow the owner's rights", async () => {
     const { id } = await as(staff.manager).integrations.create({
-      tenantId: a.tenantId, name: "Sync", role: "full", scopes: ["cards:read", "leads:read"], piiCountry: "RU", legalBasis: "contract", ipAllowlist: ["203.0.113.0/24"],
+      tenantId: a.tenantId,
+      name: "Sync",
+      role: "full",
+      scopes: ["cards:read", "leads:read"],
+      piiCountry: "RU",
+      legalBasis: "contract",
+      ipAllowlist: ["203.0.113.0/24"],
     });
     const i = await as(staff.manager).integrations.get({ tenantId: a.tenantId, integrationId: id });
     // The manager lacks view_personal_data, so leads:read is granted but not effective.
@@ -75,7 +105,16 @@ describe("integrations and keys", () => {
     ["a wide allowlist", { piiCountry: "RU", ipAllowlist: ["10.0.0.0/8"] }, "/ip_allowlist"],
     ["a bad network", { piiCountry: "RU", ipAllowlist: ["10.0.0.0/40"] }, "/ip_allowlist/0"],
   ])("refuses personal-data scopes on the RU cell with %s", async (_n, patch, field) => {
-    const err = await rejects(as(staff.owner).integrations.create({ tenantId: a.tenantId, name: "PII", role: "full", scopes: ["leads:read"], legalBasis: "contract", ...patch }));
+    const err = await rejects(
+      as(staff.owner).integrations.create({
+        tenantId: a.tenantId,
+        name: "PII",
+        role: "full",
+        scopes: ["leads:read"],
+        legalBasis: "contract",
+        ...patch,
+      }),
+    );
     expect(err.code).toBe("BAD_REQUEST");
     const cause = err.cause as ApiError;
     expect(cause.code).toBe("validation_failed");
@@ -83,8 +122,22 @@ describe("integrations and keys", () => {
   });
 
   it("issues a key shown once, lists it without its secret, and revoking it closes the API", async () => {
-    const { id } = await as(staff.owner).integrations.create({ tenantId: a.tenantId, name: "Keys", role: "full", scopes: ["cards:read"], piiCountry: null, legalBasis: null, ipAllowlist: null });
-    const k = await as(staff.owner).integrations.issueKey({ tenantId: a.tenantId, integrationId: id, mode: "live", expiresAt: null, ipAllowlist: ["127.0.0.1"] });
+    const { id } = await as(staff.owner).integrations.create({
+      tenantId: a.tenantId,
+      name: "Keys",
+      role: "full",
+      scopes: ["cards:read"],
+      piiCountry: null,
+      legalBasis: null,
+      ipAllowlist: null,
+    });
+    const k = await as(staff.owner).integrations.issueKey({
+      tenantId: a.tenantId,
+      integrationId: id,
+      mode: "live",
+      expiresAt: null,
+      ipAllowlist: ["127.0.0.1"],
+    });
     expect(k.key).toMatch(/^sk_live_ru_/);
     await makeWalletPositive();
     expect((await call("GET", "/me", { key: k.key })).status).toBe(200);
@@ -92,18 +145,38 @@ describe("integrations and keys", () => {
     expect(list).toHaveLength(1);
     expect(JSON.stringify(list)).not.toContain(k.key.split("_").pop()!);
     expect(list[0]).toMatchObject({ keyId: k.keyId, mode: "live", state: "active", lastUsedAt: expect.any(String) });
-    expect((await rejects(as(staff.other).integrations.revokeKey({ tenantId: b.tenantId, keyId: k.keyId }))).code).toBe("NOT_FOUND");
+    expect((await rejects(as(staff.other).integrations.revokeKey({ tenantId: b.tenantId, keyId: k.keyId }))).code).toBe(
+      "NOT_FOUND",
+    );
     await as(staff.owner).integrations.revokeKey({ tenantId: a.tenantId, keyId: k.keyId });
     expect((await call("GET", "/me", { key: k.key })).status).toBe(401);
-    expect((await as(staff.owner).integrations.keys({ tenantId: a.tenantId, integrationId: id }))[0].state).toBe("revoked");
+    expect((await as(staff.owner).integrations.keys({ tenantId: a.tenantId, integrationId: id }))[0].state).toBe(
+      "revoked",
+    );
   });
 
   it("suspends and reactivates; a revoked integration stays revoked", async () => {
-    const { id } = await as(staff.owner).integrations.create({ tenantId: a.tenantId, name: "States", role: "read_only", scopes: ["cards:read"], piiCountry: null, legalBasis: null, ipAllowlist: null });
-    expect((await as(staff.owner).integrations.setStatus({ tenantId: a.tenantId, integrationId: id, status: "suspended" })).status).toBe("suspended");
-    expect((await as(staff.owner).integrations.setStatus({ tenantId: a.tenantId, integrationId: id, status: "active" })).status).toBe("active");
+    const { id } = await as(staff.owner).integrations.create({
+      tenantId: a.tenantId,
+      name: "States",
+      role: "read_only",
+      scopes: ["cards:read"],
+      piiCountry: null,
+      legalBasis: null,
+      ipAllowlist: null,
+    });
+    expect(
+      (await as(staff.owner).integrations.setStatus({ tenantId: a.tenantId, integrationId: id, status: "suspended" }))
+        .status,
+    ).toBe("suspended");
+    expect(
+      (await as(staff.owner).integrations.setStatus({ tenantId: a.tenantId, integrationId: id, status: "active" }))
+        .status,
+    ).toBe("active");
     await as(staff.owner).integrations.setStatus({ tenantId: a.tenantId, integrationId: id, status: "revoked" });
-    const err = await rejects(as(staff.owner).integrations.setStatus({ tenantId: a.tenantId, integrationId: id, status: "active" }));
+    const err = await rejects(
+      as(staff.owner).integrations.setStatus({ tenantId: a.tenantId, integrationId: id, status: "active" }),
+    );
     expect(err.code).toBe("CONFLICT");
     expect((err.cause as ApiError).code).toBe("invalid_state");
   });
@@ -111,15 +184,24 @@ describe("integrations and keys", () => {
 
 async function makeWalletPositive() {
   const w = await as(staff.owner).wallet.get({ tenantId: a.tenantId });
-  if (w.state !== "ok") await as(staff.owner).wallet.topUp({ tenantId: a.tenantId, amount: "5000", provider: "manual" });
+  if (w.state !== "ok")
+    await as(staff.owner).wallet.topUp({ tenantId: a.tenantId, amount: "5000", provider: "manual" });
 }
 
 describe("wallet", () => {
   it("tops up through the manual provider with a ledger row naming the staff user", async () => {
     const before = await as(staff.owner).wallet.get({ tenantId: a.tenantId });
-    const r = await as(staff.owner).wallet.topUp({ tenantId: a.tenantId, amount: "1500.50", provider: "manual", note: "Invoice 42" });
+    const r = await as(staff.owner).wallet.topUp({
+      tenantId: a.tenantId,
+      amount: "1500.50",
+      provider: "manual",
+      note: "Invoice 42",
+    });
     expect(Number(r.balance)).toBeCloseTo(Number(before.balance) + 1500.5, 2);
-    const rows = await db.db.select().from(walletLedger).where(and(eq(walletLedger.tenantId, a.tenantId), eq(walletLedger.description, "Invoice 42")));
+    const rows = await db.db
+      .select()
+      .from(walletLedger)
+      .where(and(eq(walletLedger.tenantId, a.tenantId), eq(walletLedger.description, "Invoice 42")));
     expect(rows).toMatchObject([{ kind: "topup", amountMinor: 150050n, actor: `staff:${staff.owner.id}` }]);
     const page = await as(staff.owner).wallet.ledger({ tenantId: a.tenantId, limit: 1 });
     expect(page.entries[0].description).toBe("Invoice 42");
@@ -134,7 +216,10 @@ describe("wallet", () => {
 
 describe("the HTTP door", () => {
   async function sessionCookie(): Promise<{ cookie: string; setCookie: string }> {
-    const res = await createAuth(db.db).api.signInEmail({ body: { email: staff.owner.email, password: PASSWORD }, asResponse: true });
+    const res = await createAuth(db.db).api.signInEmail({
+      body: { email: staff.owner.email, password: PASSWORD },
+      asResponse: true,
+    });
     const setCookie = res.headers.get("set-cookie") ?? "";
     return { cookie: setCookie.split(";")[0], setCookie };
   }
@@ -152,7 +237,9 @@ describe("the HTTP door", () => {
   it("answers errors with the catalog code and no stack", async () => {
     const { cookie } = await sessionCookie();
     const input = encodeURIComponent(JSON.stringify({ tenantId: b.tenantId }));
-    const res = await trpcGet(new Request(`https://api.example.ru/api/trpc/tenants.overview?input=${input}`, { headers: { cookie } }));
+    const res = await trpcGet(
+      new Request(`https://api.example.ru/api/trpc/tenants.overview?input=${input}`, { headers: { cookie } }),
+    );
     expect(res.status).toBe(404);
     const body = await res.json();
     expect(body.error.data.code).toBe("not_found");
@@ -162,9 +249,21 @@ describe("the HTTP door", () => {
   it("refuses a cross-site write and accepts a same-origin one", async () => {
     const { cookie } = await sessionCookie();
     const body = JSON.stringify({ tenantId: a.tenantId, amount: "1", provider: "manual" });
-    const evil = await trpcPost(new Request("https://api.example.ru/api/trpc/wallet.topUp", { method: "POST", body, headers: { cookie, origin: "https://evil.example", "content-type": "application/json" } }));
+    const evil = await trpcPost(
+      new Request("https://api.example.ru/api/trpc/wallet.topUp", {
+        method: "POST",
+        body,
+        headers: { cookie, origin: "https://evil.example", "content-type": "application/json" },
+      }),
+    );
     expect(evil.status).toBe(403);
-    const ok = await trpcPost(new Request("https://api.example.ru/api/trpc/wallet.topUp", { method: "POST", body, headers: { cookie, origin: "https://api.example.ru", "content-type": "application/json" } }));
+    const ok = await trpcPost(
+      new Request("https://api.example.ru/api/trpc/wallet.topUp", {
+        method: "POST",
+        body,
+        headers: { cookie, origin: "https://api.example.ru", "content-type": "application/json" },
+      }),
+    );
     expect(ok.status).toBe(200);
   });
 });

@@ -23,40 +23,71 @@ let cookie: string;
 beforeAll(async () => {
   db = await openTestDatabase();
   a = await makeTenant(db.db);
-  await createStaffMember(db.db, { tenantId: a.tenantId, email: "owner@door.example", password: "correct-horse-battery", name: "O" });
-  const res = await createAuth(db.db).api.signInEmail({ body: { email: "owner@door.example", password: "correct-horse-battery" }, asResponse: true });
+  await createStaffMember(db.db, {
+    tenantId: a.tenantId,
+    email: "owner@door.example",
+    password: "correct-horse-battery",
+    name: "O",
+  });
+  const res = await createAuth(db.db).api.signInEmail({
+    body: { email: "owner@door.example", password: "correct-horse-battery" },
+    asResponse: true,
+  });
   cookie = (res.headers.get("set-cookie") ?? "").split(";")[0];
-  server = await serveRoutes(ORIGIN, (method, path) => (path.startsWith("/api/trpc/") ? (method === "GET" ? trpcGet : trpcPost) : undefined));
+  server = await serveRoutes(ORIGIN, (method, path) =>
+    path.startsWith("/api/trpc/") ? (method === "GET" ? trpcGet : trpcPost) : undefined,
+  );
 });
 afterAll(async () => {
   await server?.close();
   await db.drop();
 });
 
-type TrpcError = { error: { message: string; data: { code: string | null; httpStatus: number; errors: { field: string; message: string }[] | null } } };
-const headers = (extra: Record<string, string> = {}) => ({ cookie, origin: ORIGIN, "content-type": "application/json", ...extra });
-const mutate = (path: string, input: unknown) => server.send("POST", `/api/trpc/${path}`, { headers: headers(), body: JSON.stringify(input) });
-const query = (path: string, input: unknown) => server.send("GET", `/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`, { headers: headers() });
-const ledgerRows = async () => (await db.db.select().from(walletLedger).where(eq(walletLedger.tenantId, a.tenantId))).length;
+type TrpcError = {
+  error: {
+    message: string;
+    data: { code: string | null; httpStatus: number; errors: { field: string; message: string }[] | null };
+  };
+};
+const headers = (extra: Record<string, string> = {}) => ({
+  cookie,
+  origin: ORIGIN,
+  "content-type": "application/json",
+  ...extra,
+});
+const mutate = (path: string, input: unknown) =>
+  server.send("POST", `/api/trpc/${path}`, { headers: headers(), body: JSON.stringify(input) });
+const query = (path: string, input: unknown) =>
+  server.send("GET", `/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`, { headers: headers() });
+const ledgerRows = async () =>
+  (await db.db.select().from(walletLedger).where(eq(walletLedger.tenantId, a.tenantId))).length;
 
 /** A body stream of `total` bytes in 64 KB chunks that records how much of it was read. */
 function countingStream(total: number) {
   const seen = { pulled: 0 };
   const chunk = new Uint8Array(64 * 1024).fill(0x20);
-  const stream = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (seen.pulled >= total) return controller.close();
-      seen.pulled += chunk.byteLength;
-      controller.enqueue(chunk);
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        if (seen.pulled >= total) return controller.close();
+        seen.pulled += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
     },
-  }, { highWaterMark: 0 }); // pulled only when read
+    { highWaterMark: 0 },
+  ); // pulled only when read
   return { stream, seen };
 }
 
 describe("body size (item 5)", () => {
   it("answers 413 to a body over 256 KB declared by Content-Length, and changes nothing", async () => {
     const before = await ledgerRows();
-    const big = JSON.stringify({ tenantId: a.tenantId, amount: "1", provider: "manual", note: "x".repeat(MAX_TRPC_BODY_BYTES) });
+    const big = JSON.stringify({
+      tenantId: a.tenantId,
+      amount: "1",
+      provider: "manual",
+      note: "x".repeat(MAX_TRPC_BODY_BYTES),
+    });
     const r = await mutate("wallet.topUp", JSON.parse(big));
     expect(r.status).toBe(413);
     const body = JSON.parse(r.text) as TrpcError;
@@ -77,20 +108,39 @@ describe("body size (item 5)", () => {
 
   it("reads no further than the limit: a 100 MB stream is pulled only up to 256 KB and a chunk", async () => {
     const { stream, seen } = countingStream(100 * 1024 * 1024);
-    const res = await trpcPost(new Request(`${ORIGIN}/api/trpc/wallet.topUp`, { method: "POST", headers: headers(), body: stream, duplex: "half" } as RequestInit));
+    const res = await trpcPost(
+      new Request(`${ORIGIN}/api/trpc/wallet.topUp`, {
+        method: "POST",
+        headers: headers(),
+        body: stream,
+        duplex: "half",
+      } as RequestInit),
+    );
     expect(res.status).toBe(413);
     expect(seen.pulled).toBeLessThanOrEqual(MAX_TRPC_BODY_BYTES + 2 * 64 * 1024);
   });
 
   it("refuses a declared Content-Length over the limit without reading the body at all", async () => {
     const { stream, seen } = countingStream(1024);
-    const res = await trpcPost(new Request(`${ORIGIN}/api/trpc/wallet.topUp`, { method: "POST", headers: headers({ "content-length": String(100 * 1024 * 1024) }), body: stream, duplex: "half" } as RequestInit));
+    const res = await trpcPost(
+      new Request(`${ORIGIN}/api/trpc/wallet.topUp`, {
+        method: "POST",
+        headers: headers({ "content-length": String(100 * 1024 * 1024) }),
+        body: stream,
+        duplex: "half",
+      } as RequestInit),
+    );
     expect(res.status).toBe(413);
     expect(seen.pulled).toBe(0);
   });
 
   it("still serves a body under the limit", async () => {
-    const r = await mutate("wallet.topUp", { tenantId: a.tenantId, amount: "1", provider: "manual", note: "x".repeat(150) });
+    const r = await mutate("wallet.topUp", {
+      tenantId: a.tenantId,
+      amount: "1",
+      provider: "manual",
+      note: "x".repeat(150),
+    });
     expect(r.status).toBe(200);
   });
 });
@@ -99,7 +149,9 @@ describe("batch size (item 5)", () => {
   const batch = (n: number) => {
     const paths = Array(n).fill("tenants.mine").join(",");
     const input = Object.fromEntries(Array.from({ length: n }, (_, i) => [i, {}]));
-    return server.send("GET", `/api/trpc/${paths}?batch=1&input=${encodeURIComponent(JSON.stringify(input))}`, { headers: headers() });
+    return server.send("GET", `/api/trpc/${paths}?batch=1&input=${encodeURIComponent(JSON.stringify(input))}`, {
+      headers: headers(),
+    });
   };
 
   it(`serves a batch of ${MAX_TRPC_BATCH} calls`, async () => {
@@ -113,15 +165,22 @@ describe("batch size (item 5)", () => {
     expect(r.status).toBe(400);
     const body = JSON.parse(r.text) as TrpcError;
     expect(body.error.data.code).toBe("bad_request");
-    expect(body.error.message).toBe(`A batch may hold at most ${MAX_TRPC_BATCH} calls; this one holds 300. Split it into smaller batches.`);
+    expect(body.error.message).toBe(
+      `A batch may hold at most ${MAX_TRPC_BATCH} calls; this one holds 300. Split it into smaller batches.`,
+    );
     expect((await batch(MAX_TRPC_BATCH + 1)).status).toBe(400);
   });
 
   it("refuses a long batch of mutations the same way", async () => {
     const before = await ledgerRows();
     const n = MAX_TRPC_BATCH + 1;
-    const input = Object.fromEntries(Array.from({ length: n }, (_, i) => [i, { tenantId: a.tenantId, amount: "1", provider: "manual" }]));
-    const r = await server.send("POST", `/api/trpc/${Array(n).fill("wallet.topUp").join(",")}?batch=1`, { headers: headers(), body: JSON.stringify(input) });
+    const input = Object.fromEntries(
+      Array.from({ length: n }, (_, i) => [i, { tenantId: a.tenantId, amount: "1", provider: "manual" }]),
+    );
+    const r = await server.send("POST", `/api/trpc/${Array(n).fill("wallet.topUp").join(",")}?batch=1`, {
+      headers: headers(),
+      body: JSON.stringify(input),
+    });
     expect(r.status).toBe(400);
     expect(await ledgerRows()).toBe(before);
   });
@@ -129,27 +188,38 @@ describe("batch size (item 5)", () => {
 
 describe("strict console input (item 6)", () => {
   it("a ledger cursor whose createdAt is not a date is a 400 naming the field", async () => {
-    const r = await query("wallet.ledger", { tenantId: a.tenantId, limit: 5, cursor: { createdAt: "yesterday", id: crypto.randomUUID() } });
+    const r = await query("wallet.ledger", {
+      tenantId: a.tenantId,
+      limit: 5,
+      cursor: { createdAt: "yesterday", id: crypto.randomUUID() },
+    });
     expect(r.status).toBe(400);
     const body = JSON.parse(r.text) as TrpcError;
     expect(body.error.data.code).toBe("validation_failed");
     expect(body.error.data.errors).toEqual([expect.objectContaining({ field: "/cursor/createdAt" })]);
     expect(body.error.message).toMatch(/^Invalid input: \/cursor\/createdAt: must be .*ISO 8601/);
     // A real cursor still pages.
-    const first = JSON.parse((await query("wallet.ledger", { tenantId: a.tenantId, limit: 1 })).text) as { result: { data: { next: unknown } } };
-    expect((await query("wallet.ledger", { tenantId: a.tenantId, limit: 1, cursor: first.result.data.next })).status).toBe(200);
+    const first = JSON.parse((await query("wallet.ledger", { tenantId: a.tenantId, limit: 1 })).text) as {
+      result: { data: { next: unknown } };
+    };
+    expect(
+      (await query("wallet.ledger", { tenantId: a.tenantId, limit: 1, cursor: first.result.data.next })).status,
+    ).toBe(200);
   });
 
-  it.each(["__proto__", "constructor", "toString", "hasOwnProperty", "nope"])("a top-up through the provider %s is a 400 naming the field", async (provider) => {
-    const before = await ledgerRows();
-    const r = await mutate("wallet.topUp", { tenantId: a.tenantId, amount: "10", provider });
-    expect(r.status).toBe(400);
-    const body = JSON.parse(r.text) as TrpcError;
-    expect(body.error.data.code).toBe("validation_failed");
-    expect(body.error.data.errors).toEqual([expect.objectContaining({ field: "/provider" })]);
-    expect(body.error.message).toBe("Invalid input: /provider: must be one of the payment providers: manual.");
-    expect(await ledgerRows()).toBe(before);
-  });
+  it.each(["__proto__", "constructor", "toString", "hasOwnProperty", "nope"])(
+    "a top-up through the provider %s is a 400 naming the field",
+    async (provider) => {
+      const before = await ledgerRows();
+      const r = await mutate("wallet.topUp", { tenantId: a.tenantId, amount: "10", provider });
+      expect(r.status).toBe(400);
+      const body = JSON.parse(r.text) as TrpcError;
+      expect(body.error.data.code).toBe("validation_failed");
+      expect(body.error.data.errors).toEqual([expect.objectContaining({ field: "/provider" })]);
+      expect(body.error.message).toBe("Invalid input: /provider: must be one of the payment providers: manual.");
+      expect(await ledgerRows()).toBe(before);
+    },
+  );
 
   it("a top-up that would overflow the balance is a 400 on /amount and changes nothing", async () => {
     const nearMax = BALANCE_MAX_MINOR - 50_000n;
@@ -159,12 +229,18 @@ describe("strict console input (item 6)", () => {
     expect(r.status).toBe(400);
     const body = JSON.parse(r.text) as TrpcError;
     expect(body.error.data.code).toBe("validation_failed");
-    expect(body.error.data.errors).toEqual([expect.objectContaining({ field: "/amount", message: expect.stringMatching(/cannot hold this amount/) })]);
+    expect(body.error.data.errors).toEqual([
+      expect.objectContaining({ field: "/amount", message: expect.stringMatching(/cannot hold this amount/) }),
+    ]);
     const [w] = await db.db.select().from(wallets).where(eq(wallets.tenantId, a.tenantId));
     expect(w.balanceMinor).toBe(nearMax);
     expect(await ledgerRows()).toBe(before);
     // Up to the largest balance still fits.
-    expect((await mutate("wallet.topUp", { tenantId: a.tenantId, amount: "500", provider: "manual" })).status).toBe(200);
-    expect((await db.db.select().from(wallets).where(eq(wallets.tenantId, a.tenantId)))[0].balanceMinor).toBe(BALANCE_MAX_MINOR);
+    expect((await mutate("wallet.topUp", { tenantId: a.tenantId, amount: "500", provider: "manual" })).status).toBe(
+      200,
+    );
+    expect((await db.db.select().from(wallets).where(eq(wallets.tenantId, a.tenantId)))[0].balanceMinor).toBe(
+      BALANCE_MAX_MINOR,
+    );
   });
 });

@@ -18,7 +18,13 @@ const ENDPOINT = "/api/trpc";
  */
 function refuse(status: number, trpcCode: TRPC_ERROR_CODE_KEY, code: ErrorCode, message: string): Response {
   return Response.json(
-    { error: { message, code: TRPC_ERROR_CODES_BY_KEY[trpcCode], data: { code, httpStatus: status, path: null, errors: null } } },
+    {
+      error: {
+        message,
+        code: TRPC_ERROR_CODES_BY_KEY[trpcCode],
+        data: { code, httpStatus: status, path: null, errors: null },
+      },
+    },
     { status, headers: { "cache-control": "no-store" } },
   );
 }
@@ -48,7 +54,12 @@ export async function handleTrpcRequest(request: Request): Promise<Response> {
   if (url.searchParams.get("batch") === "1") {
     const calls = url.pathname.slice(ENDPOINT.length + 1).split(",").length;
     if (calls > MAX_TRPC_BATCH) {
-      return refuse(400, "BAD_REQUEST", "bad_request", `A batch may hold at most ${MAX_TRPC_BATCH} calls; this one holds ${calls}. Split it into smaller batches.`);
+      return refuse(
+        400,
+        "BAD_REQUEST",
+        "bad_request",
+        `A batch may hold at most ${MAX_TRPC_BATCH} calls; this one holds ${calls}. Split it into smaller batches.`,
+      );
     }
   }
   let req = request;
@@ -57,10 +68,27 @@ export async function handleTrpcRequest(request: Request): Promise<Response> {
     try {
       body = await readLimited(request, MAX_TRPC_BODY_BYTES);
     } catch (err) {
-      if (err instanceof BodyTooLargeError) return refuse(413, "PAYLOAD_TOO_LARGE", "payload_too_large", `The body is larger than ${MAX_TRPC_BODY_BYTES} bytes (256 KB).`);
+      if (err instanceof BodyTooLargeError)
+        return refuse(
+          413,
+          "PAYLOAD_TOO_LARGE",
+          "payload_too_large",
+          `The body is larger than ${MAX_TRPC_BODY_BYTES} bytes (256 KB).`,
+        );
       throw err;
     }
-    req = new Request(request.url, { method: request.method, headers: request.headers, body: body as BodyInit, signal: request.signal });
+    req = new Request(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: body as BodyInit,
+      signal: request.signal,
+    });
   }
-  return fetchRequestHandler({ endpoint: ENDPOINT, req, router: appRouter, maxBatchSize: MAX_TRPC_BATCH, createContext: ({ req: r }) => createContext(r.headers) });
+  return fetchRequestHandler({
+    endpoint: ENDPOINT,
+    req,
+    router: appRouter,
+    maxBatchSize: MAX_TRPC_BATCH,
+    createContext: ({ req: r }) => createContext(r.headers),
+  });
 }

@@ -23,7 +23,14 @@ export async function createContext(headers: Headers): Promise<TrpcContext> {
 
 /** RFC 6901 JSON Pointer of a schema issue's path (`["cursor", "createdAt"]` → `/cursor/createdAt`). */
 function pointer(path: readonly unknown[] | undefined): string {
-  return (path ?? []).map((p) => `/${String(typeof p === "object" && p !== null && "key" in p ? (p as { key: unknown }).key : p).replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
+  return (path ?? [])
+    .map(
+      (p) =>
+        `/${String(typeof p === "object" && p !== null && "key" in p ? (p as { key: unknown }).key : p)
+          .replace(/~/g, "~0")
+          .replace(/\//g, "~1")}`,
+    )
+    .join("");
 }
 
 /**
@@ -48,12 +55,25 @@ const t = initTRPC.context<TrpcContext>().create({
     if (invalid) {
       // A 400 naming each field, never a 500 or a dump of the schema error (issue 23 item 6).
       const message = `Invalid input: ${invalid.map((e) => `${e.field || "input"}: ${e.message}`).join("; ")}.`;
-      return { ...shape, message, data: { ...shape.data, stack: undefined, code: "validation_failed" as ErrorCode, errors: invalid } };
+      return {
+        ...shape,
+        message,
+        data: { ...shape.data, stack: undefined, code: "validation_failed" as ErrorCode, errors: invalid },
+      };
     }
     return {
       ...shape,
-      message: cause ? cause.message : error.code === "INTERNAL_SERVER_ERROR" ? "Something went wrong on our side." : shape.message,
-      data: { ...shape.data, stack: undefined, code: cause?.code ?? (error.code === "INTERNAL_SERVER_ERROR" ? "internal_error" : null), errors: cause?.extras.errors ?? null },
+      message: cause
+        ? cause.message
+        : error.code === "INTERNAL_SERVER_ERROR"
+          ? "Something went wrong on our side."
+          : shape.message,
+      data: {
+        ...shape.data,
+        stack: undefined,
+        code: cause?.code ?? (error.code === "INTERNAL_SERVER_ERROR" ? "internal_error" : null),
+        errors: cause?.extras.errors ?? null,
+      },
     };
   },
 });
@@ -82,15 +102,18 @@ export const staffProcedure = publicProcedure.use(({ ctx, next }) => {
  * A staff user acting in one tenant (`input.tenantId`) where they hold an active membership; a tenant
  * they do not belong to reads as not found. Adds `actor` and the membership's `rights`.
  */
-export const tenantProcedure = staffProcedure.input(z.object({ tenantId: z.uuid() })).use(async ({ ctx, input, next }) => {
-  const { actor, role } = await staffMembership(ctx.db, ctx.staff.id, input.tenantId);
-  return next({ ctx: { ...ctx, actor, rights: actor.rights, role } });
-});
+export const tenantProcedure = staffProcedure
+  .input(z.object({ tenantId: z.uuid() }))
+  .use(async ({ ctx, input, next }) => {
+    const { actor, role } = await staffMembership(ctx.db, ctx.staff.id, input.tenantId);
+    return next({ ctx: { ...ctx, actor, rights: actor.rights, role } });
+  });
 
 /** {@link tenantProcedure} that also needs a right; without it: FORBIDDEN naming the right. */
 export function withRight(right: Right) {
   return tenantProcedure.use(({ ctx, next }) => {
-    if (!ctx.rights.includes(right)) throw new TRPCError({ code: "FORBIDDEN", message: `This needs the "${right}" right in this tenant.` });
+    if (!ctx.rights.includes(right))
+      throw new TRPCError({ code: "FORBIDDEN", message: `This needs the "${right}" right in this tenant.` });
     return next();
   });
 }

@@ -26,7 +26,10 @@ const URL_OK = "https://hooks.example.com/in";
 const URL_ELSEWHERE = "https://other.example.com/in";
 
 async function rejects(p: Promise<unknown>): Promise<TRPCError> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(TRPCError);
   return err as TRPCError;
 }
@@ -40,9 +43,29 @@ beforeAll(async () => {
   });
   // The integration is the owner's, with every scope, and meets the RU transfer rule (narrow allowlist).
   t = await makeTenant(db.db, { integration: { ipAllowlist: ["203.0.113.10"] } });
-  staff.integrations.id = (await createStaffMember(db.db, { tenantId: t.tenantId, email: staff.integrations.email, password: PASSWORD, name: "I", role: "admin", rights: ["manage_integrations"] })).staffUserId;
-  staff.hooks.id = (await createStaffMember(db.db, { tenantId: t.tenantId, email: staff.hooks.email, password: PASSWORD, name: "H", role: "admin", rights: ["manage_webhooks"] })).staffUserId;
-  staff.full.id = (await createStaffMember(db.db, { tenantId: t.tenantId, email: staff.full.email, password: PASSWORD, name: "F" })).staffUserId;
+  staff.integrations.id = (
+    await createStaffMember(db.db, {
+      tenantId: t.tenantId,
+      email: staff.integrations.email,
+      password: PASSWORD,
+      name: "I",
+      role: "admin",
+      rights: ["manage_integrations"],
+    })
+  ).staffUserId;
+  staff.hooks.id = (
+    await createStaffMember(db.db, {
+      tenantId: t.tenantId,
+      email: staff.hooks.email,
+      password: PASSWORD,
+      name: "H",
+      role: "admin",
+      rights: ["manage_webhooks"],
+    })
+  ).staffUserId;
+  staff.full.id = (
+    await createStaffMember(db.db, { tenantId: t.tenantId, email: staff.full.email, password: PASSWORD, name: "F" })
+  ).staffUserId;
 });
 afterAll(async () => {
   setHostResolver(undefined);
@@ -52,56 +75,136 @@ afterAll(async () => {
 describe("issuing a key", () => {
   it("is refused to a member whose rights do not cover the integration's personal-data and webhook scopes", async () => {
     const before = await db.db.select().from(apiKeys).where(eq(apiKeys.integrationId, t.integrationId));
-    const err = await rejects(as(staff.integrations).integrations.issueKey({ tenantId: t.tenantId, integrationId: t.integrationId, mode: "live", expiresAt: null, ipAllowlist: ["203.0.113.10"] }));
+    const err = await rejects(
+      as(staff.integrations).integrations.issueKey({
+        tenantId: t.tenantId,
+        integrationId: t.integrationId,
+        mode: "live",
+        expiresAt: null,
+        ipAllowlist: ["203.0.113.10"],
+      }),
+    );
     expect([err.code, catalogCode(err)]).toEqual(["FORBIDDEN", "scope_missing"]);
     expect(err.message).toContain("view_personal_data");
     expect(err.message).toContain("manage_webhooks");
-    expect(await db.db.select().from(apiKeys).where(eq(apiKeys.integrationId, t.integrationId))).toHaveLength(before.length);
+    expect(await db.db.select().from(apiKeys).where(eq(apiKeys.integrationId, t.integrationId))).toHaveLength(
+      before.length,
+    );
   });
 
   it("is allowed to a member whose rights cover every effective scope", async () => {
-    const k = await as(staff.full).integrations.issueKey({ tenantId: t.tenantId, integrationId: t.integrationId, mode: "live", expiresAt: null, ipAllowlist: ["203.0.113.10"] });
+    const k = await as(staff.full).integrations.issueKey({
+      tenantId: t.tenantId,
+      integrationId: t.integrationId,
+      mode: "live",
+      expiresAt: null,
+      ipAllowlist: ["203.0.113.10"],
+    });
     expect(k.key).toMatch(/^sk_live_ru_/);
   });
 
   it("is allowed to a member without the personal-data right for an integration without personal-data scopes", async () => {
-    const { id } = await as(staff.integrations).integrations.create({ tenantId: t.tenantId, name: "Catalog sync", role: "content", scopes: ["cards:read", "cards:write", "articles:read"], piiCountry: null, legalBasis: null, ipAllowlist: null });
-    const k = await as(staff.integrations).integrations.issueKey({ tenantId: t.tenantId, integrationId: id, mode: "live", expiresAt: null, ipAllowlist: null });
+    const { id } = await as(staff.integrations).integrations.create({
+      tenantId: t.tenantId,
+      name: "Catalog sync",
+      role: "content",
+      scopes: ["cards:read", "cards:write", "articles:read"],
+      piiCountry: null,
+      legalBasis: null,
+      ipAllowlist: null,
+    });
+    const k = await as(staff.integrations).integrations.issueKey({
+      tenantId: t.tenantId,
+      integrationId: id,
+      mode: "live",
+      expiresAt: null,
+      ipAllowlist: null,
+    });
     expect(k.key).toMatch(/^sk_live_ru_/);
   });
 });
 
 describe("webhooks that carry personal data", () => {
   it("refuses include_pii on create to a member without view_personal_data, and writes nothing", async () => {
-    const err = await rejects(as(staff.hooks).webhooks.create({ tenantId: t.tenantId, integrationId: t.integrationId, url: URL_OK, events: ["lead.*"], include_pii: true }));
+    const err = await rejects(
+      as(staff.hooks).webhooks.create({
+        tenantId: t.tenantId,
+        integrationId: t.integrationId,
+        url: URL_OK,
+        events: ["lead.*"],
+        include_pii: true,
+      }),
+    );
     expect([err.code, catalogCode(err)]).toEqual(["FORBIDDEN", "scope_missing"]);
     expect(err.message).toContain("view_personal_data");
-    expect(await db.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.integrationId, t.integrationId))).toEqual([]);
+    expect(
+      await db.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.integrationId, t.integrationId)),
+    ).toEqual([]);
   });
 
   it("refuses turning include_pii on, and moving a subscription that has it, to a member without view_personal_data", async () => {
-    const thin = await as(staff.hooks).webhooks.create({ tenantId: t.tenantId, integrationId: t.integrationId, url: URL_OK, events: ["lead.*"] });
-    const on = await rejects(as(staff.hooks).webhooks.update({ tenantId: t.tenantId, subscriptionId: thin.webhook.id, include_pii: true }));
+    const thin = await as(staff.hooks).webhooks.create({
+      tenantId: t.tenantId,
+      integrationId: t.integrationId,
+      url: URL_OK,
+      events: ["lead.*"],
+    });
+    const on = await rejects(
+      as(staff.hooks).webhooks.update({ tenantId: t.tenantId, subscriptionId: thin.webhook.id, include_pii: true }),
+    );
     expect(catalogCode(on)).toBe("scope_missing");
 
-    const pii = await as(staff.full).webhooks.create({ tenantId: t.tenantId, integrationId: t.integrationId, url: URL_OK, events: ["lead.*"], include_pii: true });
-    const moved = await rejects(as(staff.hooks).webhooks.update({ tenantId: t.tenantId, subscriptionId: pii.webhook.id, url: URL_ELSEWHERE }));
+    const pii = await as(staff.full).webhooks.create({
+      tenantId: t.tenantId,
+      integrationId: t.integrationId,
+      url: URL_OK,
+      events: ["lead.*"],
+      include_pii: true,
+    });
+    const moved = await rejects(
+      as(staff.hooks).webhooks.update({ tenantId: t.tenantId, subscriptionId: pii.webhook.id, url: URL_ELSEWHERE }),
+    );
     expect(catalogCode(moved)).toBe("scope_missing");
     const [row] = await db.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, pii.webhook.id));
     expect(row).toMatchObject({ url: URL_OK, includePii: true });
   });
 
   it("still lets that member manage what carries no personal data: describe, pause, turn include_pii off", async () => {
-    const pii = await as(staff.full).webhooks.create({ tenantId: t.tenantId, integrationId: t.integrationId, url: URL_OK, events: ["lead.*"], include_pii: true });
+    const pii = await as(staff.full).webhooks.create({
+      tenantId: t.tenantId,
+      integrationId: t.integrationId,
+      url: URL_OK,
+      events: ["lead.*"],
+      include_pii: true,
+    });
     await as(staff.hooks).webhooks.update({ tenantId: t.tenantId, subscriptionId: pii.webhook.id, description: "CRM" });
-    await as(staff.hooks).webhooks.setStatus({ tenantId: t.tenantId, subscriptionId: pii.webhook.id, status: "paused" });
-    const off = await as(staff.hooks).webhooks.update({ tenantId: t.tenantId, subscriptionId: pii.webhook.id, include_pii: false, url: URL_ELSEWHERE });
+    await as(staff.hooks).webhooks.setStatus({
+      tenantId: t.tenantId,
+      subscriptionId: pii.webhook.id,
+      status: "paused",
+    });
+    const off = await as(staff.hooks).webhooks.update({
+      tenantId: t.tenantId,
+      subscriptionId: pii.webhook.id,
+      include_pii: false,
+      url: URL_ELSEWHERE,
+    });
     expect(off).toMatchObject({ include_pii: false, url: URL_ELSEWHERE, status: "paused", description: "CRM" });
   });
 
   it("lets a member with view_personal_data set include_pii and move the subscription", async () => {
-    const pii = await as(staff.full).webhooks.create({ tenantId: t.tenantId, integrationId: t.integrationId, url: URL_OK, events: ["lead.*"], include_pii: true });
-    const moved = await as(staff.full).webhooks.update({ tenantId: t.tenantId, subscriptionId: pii.webhook.id, url: URL_ELSEWHERE });
+    const pii = await as(staff.full).webhooks.create({
+      tenantId: t.tenantId,
+      integrationId: t.integrationId,
+      url: URL_OK,
+      events: ["lead.*"],
+      include_pii: true,
+    });
+    const moved = await as(staff.full).webhooks.update({
+      tenantId: t.tenantId,
+      subscriptionId: pii.webhook.id,
+      url: URL_ELSEWHERE,
+    });
     expect(moved).toMatchObject({ include_pii: true, url: URL_ELSEWHERE });
   });
 });

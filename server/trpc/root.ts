@@ -5,6 +5,11 @@ import { walletRouter } from "./routers/wallet";
 import { webhooksRouter } from "./routers/webhooks";
 
 /** The console's API. */
-export const appRouter = router({ tenants: tenantsRouter, integrations: integrationsRouter, wallet: walletRouter, webhooks: webhooksRouter });
+export const appRouter = router({
+  tenants: tenantsRouter,
+  integrations: integrationsRouter,
+  wallet: walletRouter,
+  webhooks: webhooksRouter,
+});
 export type AppRouter = typeof appRouter;
 export const createCaller = createCallerFactory(appRouter);

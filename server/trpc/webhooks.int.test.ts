@@ -25,13 +25,20 @@ const staff: Record<"hooks" | "pii" | "noRight" | "other", Staff> = {
   other: { id: "", email: "hooks@b.example", name: "B" },
 };
 const URL_OK = "https://hooks.example.com/in";
-const HOSTS: Record<string, string[]> = { "hooks.example.com": ["93.184.216.34"], "other.example.com": ["93.184.216.35"], "intranet.example.com": ["10.0.0.1"] };
+const HOSTS: Record<string, string[]> = {
+  "hooks.example.com": ["93.184.216.34"],
+  "other.example.com": ["93.184.216.35"],
+  "intranet.example.com": ["10.0.0.1"],
+};
 
 const as = (s: Staff) => createCaller({ db: db.db, staff: s });
 const A = () => as(staff.hooks).webhooks;
 
 async function rejects(p: Promise<unknown>): Promise<TRPCError> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(TRPCError);
   return err as TRPCError;
 }
@@ -39,7 +46,13 @@ const catalogCode = (e: TRPCError) => (e.cause instanceof ApiError ? e.cause.cod
 const fieldsOf = (e: TRPCError) => (e.cause as ApiError).extras.errors?.map((f) => f.field);
 
 async function newSub(t: TenantFixture = a, who: Staff = staff.hooks, url = URL_OK) {
-  return as(who).webhooks.create({ tenantId: t.tenantId, integrationId: t.integrationId, url, events: ["lead.*", "task.created"], description: "CRM" });
+  return as(who).webhooks.create({
+    tenantId: t.tenantId,
+    integrationId: t.integrationId,
+    url,
+    events: ["lead.*", "task.created"],
+    description: "CRM",
+  });
 }
 
 /** A delivery of `subId` in `state`, queued through the test event as the API would. */
@@ -48,7 +61,14 @@ async function deliveryIn(t: TenantFixture, subId: string, state: string, who: S
   const [d] = await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, eventId));
   await db.db
     .update(webhookDeliveries)
-    .set({ state, attempt: state === "pending" ? 0 : 9, statusCode: 500, durationMs: 120, error: "http_500", nextAttemptAt: state === "dead" || state === "delivered" ? null : new Date(Date.now() + 3_600_000) })
+    .set({
+      state,
+      attempt: state === "pending" ? 0 : 9,
+      statusCode: 500,
+      durationMs: 120,
+      error: "http_500",
+      nextAttemptAt: state === "dead" || state === "delivered" ? null : new Date(Date.now() + 3_600_000),
+    })
     .where(eq(webhookDeliveries.id, d.id));
   return d.id;
 }
@@ -62,17 +82,61 @@ beforeAll(async () => {
   });
   a = await makeTenant(db.db);
   b = await makeTenant(db.db);
-  staff.hooks.id = (await createStaffMember(db.db, { tenantId: a.tenantId, email: staff.hooks.email, password: "correct-horse-battery", name: "H", role: "admin", rights: ["manage_webhooks"] })).staffUserId;
-  staff.pii.id = (await createStaffMember(db.db, { tenantId: a.tenantId, email: staff.pii.email, password: "correct-horse-battery", name: "PII", role: "admin", rights: ["manage_webhooks", "view_personal_data"] })).staffUserId;
-  staff.noRight.id = (await createStaffMember(db.db, { tenantId: a.tenantId, email: staff.noRight.email, password: "correct-horse-battery", name: "P", role: "admin", rights: ["manage_integrations"] })).staffUserId;
-  staff.other.id = (await createStaffMember(db.db, { tenantId: b.tenantId, email: staff.other.email, password: "correct-horse-battery", name: "B" })).staffUserId;
+  staff.hooks.id = (
+    await createStaffMember(db.db, {
+      tenantId: a.tenantId,
+      email: staff.hooks.email,
+      password: "correct-horse-battery",
+      name: "H",
+      role: "admin",
+      rights: ["manage_webhooks"],
+    })
+  ).staffUserId;
+  staff.pii.id = (
+    await createStaffMember(db.db, {
+      tenantId: a.tenantId,
+      email: staff.pii.email,
+      password: "correct-horse-battery",
+      name: "PII",
+      role: "admin",
+      rights: ["manage_webhooks", "view_personal_data"],
+    })
+  ).staffUserId;
+  staff.noRight.id = (
+    await createStaffMember(db.db, {
+      tenantId: a.tenantId,
+      email: staff.noRight.email,
+      password: "correct-horse-battery",
+      name: "P",
+      role: "admin",
+      rights: ["manage_integrations"],
+    })
+  ).staffUserId;
+  staff.other.id = (
+    await createStaffMember(db.db, {
+      tenantId: b.tenantId,
+      email: staff.other.email,
+      password: "correct-horse-battery",
+      name: "B",
+    })
+  ).staffUserId;
 });
 // A fresh tenant A per test (same staff users, new memberships), so the 10-subscription limit of one
 // test never reaches another.
 beforeEach(async () => {
   a = await makeTenant(db.db);
-  await addMembership(db.db, { tenantId: a.tenantId, staffUserId: staff.hooks.id, role: "admin", rights: ["manage_webhooks"] });
-  await addMembership(db.db, { tenantId: a.tenantId, staffUserId: staff.noRight.id, role: "admin", rights: ["manage_integrations"] });
+  await addMembership(db.db, {
+    tenantId: a.tenantId,
+    staffUserId: staff.hooks.id,
+    role: "admin",
+    rights: ["manage_webhooks"],
+  });
+  await addMembership(db.db, {
+    tenantId: a.tenantId,
+    staffUserId: staff.noRight.id,
+    role: "admin",
+    rights: ["manage_integrations"],
+  });
 });
 afterAll(async () => {
   setHostResolver(undefined);
@@ -83,7 +147,14 @@ describe("subscriptions", () => {
   it("creates one with its secret shown once and stored only sealed", async () => {
     const r = await newSub();
     expect(r.secret).toMatch(/^whsec_/);
-    expect(r.webhook).toMatchObject({ url: URL_OK, events: ["lead.*", "task.created"], include_pii: false, description: "CRM", status: "active", previous_secret_expires_at: null });
+    expect(r.webhook).toMatchObject({
+      url: URL_OK,
+      events: ["lead.*", "task.created"],
+      include_pii: false,
+      description: "CRM",
+      status: "active",
+      previous_secret_expires_at: null,
+    });
     const [row] = await db.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, r.webhook.id));
     expect(row).toMatchObject({ tenantId: a.tenantId, integrationId: a.integrationId, url: URL_OK, status: "active" });
     expect(row.secretEnc).not.toContain(r.secret);
@@ -95,15 +166,45 @@ describe("subscriptions", () => {
   });
 
   it("refuses invalid fields with pointers into the form", async () => {
-    const bad = await rejects(A().create({ tenantId: a.tenantId, integrationId: a.integrationId, url: "", events: ["nope.event", "lead.*", "lead.*"], description: "x".repeat(201) }));
+    const bad = await rejects(
+      A().create({
+        tenantId: a.tenantId,
+        integrationId: a.integrationId,
+        url: "",
+        events: ["nope.event", "lead.*", "lead.*"],
+        description: "x".repeat(201),
+      }),
+    );
     expect(bad.code).toBe("BAD_REQUEST");
     expect(catalogCode(bad)).toBe("validation_failed");
     expect(fieldsOf(bad)).toEqual(expect.arrayContaining(["/url", "/events/0", "/events/2", "/description"]));
-    const http = await rejects(A().create({ tenantId: a.tenantId, integrationId: a.integrationId, url: "http://hooks.example.com/in", events: ["lead.*"] }));
+    const http = await rejects(
+      A().create({
+        tenantId: a.tenantId,
+        integrationId: a.integrationId,
+        url: "http://hooks.example.com/in",
+        events: ["lead.*"],
+      }),
+    );
     expect(fieldsOf(http)).toEqual(["/url"]);
-    const intranet = await rejects(A().create({ tenantId: a.tenantId, integrationId: a.integrationId, url: "https://intranet.example.com/in", events: ["lead.*"] }));
+    const intranet = await rejects(
+      A().create({
+        tenantId: a.tenantId,
+        integrationId: a.integrationId,
+        url: "https://intranet.example.com/in",
+        events: ["lead.*"],
+      }),
+    );
     expect(fieldsOf(intranet)).toEqual(["/url"]);
-    const pii = await rejects(A().create({ tenantId: a.tenantId, integrationId: a.integrationId, url: URL_OK, events: ["task.created"], include_pii: true }));
+    const pii = await rejects(
+      A().create({
+        tenantId: a.tenantId,
+        integrationId: a.integrationId,
+        url: URL_OK,
+        events: ["task.created"],
+        include_pii: true,
+      }),
+    );
     expect(fieldsOf(pii)).toEqual(["/include_pii"]);
     const empty = await rejects(A().update({ tenantId: a.tenantId, subscriptionId: (await newSub()).webhook.id }));
     expect(catalogCode(empty)).toBe("validation_failed");
@@ -113,20 +214,53 @@ describe("subscriptions", () => {
     // Setting include_pii needs view_personal_data (SECURITY.md "Rights"; rights.int.test.ts); this staff
     // member holds it, so what is proven here is the API's own rules.
     const P = () => as(staff.pii).webhooks;
-    await addMembership(db.db, { tenantId: a.tenantId, staffUserId: staff.pii.id, role: "admin", rights: ["manage_webhooks", "view_personal_data"] });
+    await addMembership(db.db, {
+      tenantId: a.tenantId,
+      staffUserId: staff.pii.id,
+      role: "admin",
+      rights: ["manage_webhooks", "view_personal_data"],
+    });
     // Tenant A's integration has no IP allowlist: on the RU cell personal data may not leave.
-    const err = await rejects(P().create({ tenantId: a.tenantId, integrationId: a.integrationId, url: URL_OK, events: ["lead.*"], include_pii: true }));
+    const err = await rejects(
+      P().create({
+        tenantId: a.tenantId,
+        integrationId: a.integrationId,
+        url: URL_OK,
+        events: ["lead.*"],
+        include_pii: true,
+      }),
+    );
     expect([err.code, catalogCode(err)]).toEqual(["FORBIDDEN", "pii_transfer_not_allowed"]);
-    expect(await db.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.integrationId, a.integrationId))).toEqual([]);
+    expect(
+      await db.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.integrationId, a.integrationId)),
+    ).toEqual([]);
     // With a narrow allowlist, a Russian recipient and a legal basis it is allowed, as on the API.
     const c = await makeTenant(db.db, { integration: { ipAllowlist: ["203.0.113.10"] } });
-    await addMembership(db.db, { tenantId: c.tenantId, staffUserId: staff.pii.id, role: "admin", rights: ["manage_webhooks", "view_personal_data"] });
-    const ok = await P().create({ tenantId: c.tenantId, integrationId: c.integrationId, url: URL_OK, events: ["lead.*"], include_pii: true });
+    await addMembership(db.db, {
+      tenantId: c.tenantId,
+      staffUserId: staff.pii.id,
+      role: "admin",
+      rights: ["manage_webhooks", "view_personal_data"],
+    });
+    const ok = await P().create({
+      tenantId: c.tenantId,
+      integrationId: c.integrationId,
+      url: URL_OK,
+      events: ["lead.*"],
+      include_pii: true,
+    });
     expect(ok.webhook.include_pii).toBe(true);
     // Events outside the personal-data families while include_pii stays on: refused on /events.
-    const wider = await rejects(P().update({ tenantId: c.tenantId, subscriptionId: ok.webhook.id, events: ["task.created"] }));
+    const wider = await rejects(
+      P().update({ tenantId: c.tenantId, subscriptionId: ok.webhook.id, events: ["task.created"] }),
+    );
     expect(fieldsOf(wider)).toEqual(["/events"]);
-    const both = await P().update({ tenantId: c.tenantId, subscriptionId: ok.webhook.id, events: ["task.created"], include_pii: false });
+    const both = await P().update({
+      tenantId: c.tenantId,
+      subscriptionId: ok.webhook.id,
+      events: ["task.created"],
+      include_pii: false,
+    });
     expect(both).toMatchObject({ events: ["task.created"], include_pii: false });
   });
 
@@ -135,18 +269,40 @@ describe("subscriptions", () => {
     const en = await makeTenant(db.db, { cell: "en", integration: { piiCountry: "DE" } });
     // Setting include_pii needs view_personal_data: act as the member holding it, in both tenants.
     const P = () => as(staff.pii).webhooks;
-    for (const tenantId of [en.tenantId, a.tenantId]) await addMembership(db.db, { tenantId, staffUserId: staff.pii.id, role: "admin", rights: ["manage_webhooks", "view_personal_data"] });
-    const ok = await P().create({ tenantId: en.tenantId, integrationId: en.integrationId, url: URL_OK, events: ["lead.*"], include_pii: true });
+    for (const tenantId of [en.tenantId, a.tenantId])
+      await addMembership(db.db, {
+        tenantId,
+        staffUserId: staff.pii.id,
+        role: "admin",
+        rights: ["manage_webhooks", "view_personal_data"],
+      });
+    const ok = await P().create({
+      tenantId: en.tenantId,
+      integrationId: en.integrationId,
+      url: URL_OK,
+      events: ["lead.*"],
+      include_pii: true,
+    });
     expect(ok.webhook.include_pii).toBe(true);
     // An RU tenant's integration without an allowlist, on a process of the EN cell: still refused.
     setTestEnv({ CELL: "en" });
     try {
-      const err = await rejects(P().create({ tenantId: a.tenantId, integrationId: a.integrationId, url: URL_OK, events: ["lead.*"], include_pii: true }));
+      const err = await rejects(
+        P().create({
+          tenantId: a.tenantId,
+          integrationId: a.integrationId,
+          url: URL_OK,
+          events: ["lead.*"],
+          include_pii: true,
+        }),
+      );
       expect([err.code, catalogCode(err)]).toEqual(["FORBIDDEN", "pii_transfer_not_allowed"]);
     } finally {
       setTestEnv();
     }
-    expect(await db.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.integrationId, a.integrationId))).toEqual([]);
+    expect(
+      await db.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.integrationId, a.integrationId)),
+    ).toEqual([]);
   });
 
   it("refuses the 11th subscription of an integration", async () => {
@@ -158,15 +314,27 @@ describe("subscriptions", () => {
 
   it("edits, pauses and resumes", async () => {
     const { webhook } = await newSub();
-    const w = await A().update({ tenantId: a.tenantId, subscriptionId: webhook.id, url: "https://other.example.com/x", events: ["article.*"], description: null });
+    const w = await A().update({
+      tenantId: a.tenantId,
+      subscriptionId: webhook.id,
+      url: "https://other.example.com/x",
+      events: ["article.*"],
+      description: null,
+    });
     expect(w).toMatchObject({ url: "https://other.example.com/x", events: ["article.*"], description: null });
-    expect((await A().setStatus({ tenantId: a.tenantId, subscriptionId: webhook.id, status: "paused" })).status).toBe("paused");
-    expect((await db.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, webhook.id)))[0]).toMatchObject({ status: "paused", url: "https://other.example.com/x", description: null });
+    expect((await A().setStatus({ tenantId: a.tenantId, subscriptionId: webhook.id, status: "paused" })).status).toBe(
+      "paused",
+    );
+    expect(
+      (await db.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, webhook.id)))[0],
+    ).toMatchObject({ status: "paused", url: "https://other.example.com/x", description: null });
     // A paused subscription takes no test event (spec: test requires active).
     const paused = await rejects(A().sendTest({ tenantId: a.tenantId, subscriptionId: webhook.id }));
     expect(paused.code).toBe("CONFLICT");
     expect(catalogCode(paused)).toBe("invalid_state");
-    expect((await A().setStatus({ tenantId: a.tenantId, subscriptionId: webhook.id, status: "active" })).status).toBe("active");
+    expect((await A().setStatus({ tenantId: a.tenantId, subscriptionId: webhook.id, status: "active" })).status).toBe(
+      "active",
+    );
   });
 
   it("rotates the secret: a new one shown once, the old one kept for the 24-hour window", async () => {
@@ -208,9 +376,22 @@ describe("journal and resend", () => {
     const pending = await deliveryIn(a, webhook.id, "pending");
     const all = await A().deliveries({ tenantId: a.tenantId, subscriptionId: webhook.id });
     expect(all.items.map((d) => d.id)).toEqual([pending, failed, dead]);
-    expect(all.items[2]).toMatchObject({ event_type: "webhook.test", state: "dead", attempt: 9, status_code: 500, duration_ms: 120, error: "http_500", next_attempt_at: null, delivered_at: null });
+    expect(all.items[2]).toMatchObject({
+      event_type: "webhook.test",
+      state: "dead",
+      attempt: 9,
+      status_code: 500,
+      duration_ms: 120,
+      error: "http_500",
+      next_attempt_at: null,
+      delivered_at: null,
+    });
     expect(all.next).toBeNull();
-    expect((await A().deliveries({ tenantId: a.tenantId, subscriptionId: webhook.id, state: "failed" })).items.map((d) => d.id)).toEqual([failed]);
+    expect(
+      (await A().deliveries({ tenantId: a.tenantId, subscriptionId: webhook.id, state: "failed" })).items.map(
+        (d) => d.id,
+      ),
+    ).toEqual([failed]);
     const p1 = await A().deliveries({ tenantId: a.tenantId, subscriptionId: webhook.id, limit: 2 });
     expect(p1.items.map((d) => d.id)).toEqual([pending, failed]);
     const p2 = await A().deliveries({ tenantId: a.tenantId, subscriptionId: webhook.id, limit: 2, cursor: p1.next });
@@ -235,14 +416,17 @@ describe("journal and resend", () => {
     expect(row.nextAttemptAt!.getTime()).toBeLessThanOrEqual(Date.now());
   });
 
-  it.each(["pending", "failed", "delivered"])("refuses to resend a %s delivery and leaves it as it was", async (state) => {
-    const { webhook } = await newSub();
-    const id = await deliveryIn(a, webhook.id, state);
-    const [before] = await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id));
-    const err = await rejects(A().resend({ tenantId: a.tenantId, deliveryId: id }));
-    expect([err.code, catalogCode(err)]).toEqual(["CONFLICT", "invalid_state"]);
-    expect((await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)))[0]).toEqual(before);
-  });
+  it.each(["pending", "failed", "delivered"])(
+    "refuses to resend a %s delivery and leaves it as it was",
+    async (state) => {
+      const { webhook } = await newSub();
+      const id = await deliveryIn(a, webhook.id, state);
+      const [before] = await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id));
+      const err = await rejects(A().resend({ tenantId: a.tenantId, deliveryId: id }));
+      expect([err.code, catalogCode(err)]).toEqual(["CONFLICT", "invalid_state"]);
+      expect((await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)))[0]).toEqual(before);
+    },
+  );
 });
 
 describe("rights and tenant isolation", () => {
@@ -296,6 +480,8 @@ describe("rights and tenant isolation", () => {
     const [row] = await db.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, webhook.id));
     expect(row).toMatchObject({ status: "active", description: "CRM", previousSecretEnc: null });
     expect((await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, dead)))[0].state).toBe("dead");
-    expect(await db.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.integrationId, b.integrationId))).toHaveLength(1);
+    expect(
+      await db.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.integrationId, b.integrationId)),
+    ).toHaveLength(1);
   });
 });

@@ -16,7 +16,9 @@ export function forbiddenAddressReason(address: string): "private_address" | nul
   if (ip.kind() === "ipv6" && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
   if (ip.range() === "unicast") return null;
   // Networks the operator allowed (WEBHOOK_ALLOW_PRIVATE_CIDRS; loopback under the test setting).
-  const allowed = env().webhookAllowedPrivateNetworks.some(([net, bits]) => net.kind() === ip.kind() && ip.match(net, bits));
+  const allowed = env().webhookAllowedPrivateNetworks.some(
+    ([net, bits]) => net.kind() === ip.kind() && ip.match(net, bits),
+  );
   return allowed ? null : "private_address";
 }
 

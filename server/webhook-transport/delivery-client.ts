@@ -64,8 +64,13 @@ function guardedLookup(hostname: string, options: { all?: boolean } | number, ca
   void resolveHost(hostname).then(
     (found) => {
       if (!found) return callback(new RefusedAddressError("network_error"), all ? [] : "");
-      if (found.some((a) => forbiddenAddressReason(a.address) !== null)) return callback(new RefusedAddressError("private_address"), all ? [] : "");
-      if (all) return callback(null, found.map((a) => ({ address: a.address, family: a.family })));
+      if (found.some((a) => forbiddenAddressReason(a.address) !== null))
+        return callback(new RefusedAddressError("private_address"), all ? [] : "");
+      if (all)
+        return callback(
+          null,
+          found.map((a) => ({ address: a.address, family: a.family })),
+        );
       callback(null, found[0]!.address, found[0]!.family);
     },
     () => callback(new RefusedAddressError("network_error"), all ? [] : ""),
@@ -128,7 +133,14 @@ export function createDeliveryClient(opts: DeliveryClientOptions = {}): Delivery
         controller.abort();
       }, timeoutMs);
       try {
-        const res = await request(url, { method: "POST", body, headers, dispatcher: agent, signal: controller.signal, maxRedirections: 0 });
+        const res = await request(url, {
+          method: "POST",
+          body,
+          headers,
+          dispatcher: agent,
+          signal: controller.signal,
+          maxRedirections: 0,
+        });
         let read = 0;
         for await (const chunk of res.body) {
           read += (chunk as Buffer).length;

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { allowsIncludePii, EVENT_TYPES, familyOf, isEventPattern, isPiiEnrichedType, matchesEvent, piiScopeGroups } from "./event-catalog";
+import {
+  allowsIncludePii,
+  EVENT_TYPES,
+  familyOf,
+  isEventPattern,
+  isPiiEnrichedType,
+  matchesEvent,
+  piiScopeGroups,
+} from "./event-catalog";
 
 describe("event catalog", () => {
   it("holds every type of the spec's table once", () => {

@@ -21,7 +21,9 @@ export function sealSecret(plain: string): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv("aes-256-gcm", env().webhookSecretKey, iv);
   const ct = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
-  return [VERSION, iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), ct.toString("base64url")].join(".");
+  return [VERSION, iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), ct.toString("base64url")].join(
+    ".",
+  );
 }
 
 /**

@@ -43,7 +43,17 @@ describe("webhook signature", () => {
 
   it("refuses missing or malformed headers", () => {
     const hex = createHmac("sha256", "s").update(`${t}.${body}`).digest("hex");
-    for (const h of [null, undefined, "", `v1=${hex}`, `t=${t}`, `t=abc,v1=${hex}`, `t=${t},v1=zz`, `t=${t},t=${t},v1=${hex}`, `garbage`]) {
+    for (const h of [
+      null,
+      undefined,
+      "",
+      `v1=${hex}`,
+      `t=${t}`,
+      `t=abc,v1=${hex}`,
+      `t=${t},v1=zz`,
+      `t=${t},t=${t},v1=${hex}`,
+      `garbage`,
+    ]) {
       expect(verifySignature(h, body, ["s"], { now })).toBe(false);
     }
     // An unknown scheme beside a valid v1 is ignored.

@@ -1,7 +1,11 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 
 /** Request headers of a delivery (spec "Events: Delivery format"). */
-export const DELIVERY_HEADERS = { eventId: "Service-Event-Id", eventType: "Service-Event-Type", signature: "Service-Signature" } as const;
+export const DELIVERY_HEADERS = {
+  eventId: "Service-Event-Id",
+  eventType: "Service-Event-Type",
+  signature: "Service-Signature",
+} as const;
 
 /** Recommended tolerance between the signature's `t` and the receiver's clock, seconds (spec "Events: Signature"). */
 export const DEFAULT_TOLERANCE_SEC = 300;
@@ -39,7 +43,12 @@ export interface VerifyOptions {
  * @param secrets the secrets the receiver accepts (usually one; two during its own rotation)
  * @returns true when the signature is valid and fresh
  */
-export function verifySignature(header: string | null | undefined, rawBody: string | Buffer, secrets: readonly string[], opts: VerifyOptions = {}): boolean {
+export function verifySignature(
+  header: string | null | undefined,
+  rawBody: string | Buffer,
+  secrets: readonly string[],
+  opts: VerifyOptions = {},
+): boolean {
   if (!header) return false;
   let t: number | null = null;
   const v1: Buffer[] = [];

@@ -14,11 +14,32 @@ import { setHostResolver } from "./url-check";
 
 /** Non-public addresses, as DNS could return them for a host name. */
 const PRIVATE_ADDRESSES = [
-  "127.0.0.1", "127.1.2.3", "::1", "::ffff:127.0.0.1", "::ffff:7f00:1", "0.0.0.0", "::",
-  "169.254.169.254", "fe80::1",
-  "10.0.0.1", "10.255.255.255", "172.16.0.1", "172.31.255.254", "192.168.0.1", "192.168.255.255",
-  "100.64.0.1", "100.127.255.254", "fc00::1", "fd12:3456::1", "::ffff:10.0.0.1", "::ffff:169.254.169.254",
-  "224.0.0.1", "ff02::1", "255.255.255.255", "192.0.2.1", "2001:db8::1",
+  "127.0.0.1",
+  "127.1.2.3",
+  "::1",
+  "::ffff:127.0.0.1",
+  "::ffff:7f00:1",
+  "0.0.0.0",
+  "::",
+  "169.254.169.254",
+  "fe80::1",
+  "10.0.0.1",
+  "10.255.255.255",
+  "172.16.0.1",
+  "172.31.255.254",
+  "192.168.0.1",
+  "192.168.255.255",
+  "100.64.0.1",
+  "100.127.255.254",
+  "fc00::1",
+  "fd12:3456::1",
+  "::ffff:10.0.0.1",
+  "::ffff:169.254.169.254",
+  "224.0.0.1",
+  "ff02::1",
+  "255.255.255.255",
+  "192.0.2.1",
+  "2001:db8::1",
 ];
 
 /** URLs whose host is itself a loopback or private address, in every spelling the corpus names. */
@@ -73,7 +94,8 @@ afterAll(async () => {
   await db.drop();
 });
 
-const create = (url: string) => call("POST", "/webhooks", { key: t.key, json: { url, events: ["lead.*"] }, idempotencyKey: `ssrf-${++n}` });
+const create = (url: string) =>
+  call("POST", "/webhooks", { key: t.key, json: { url, events: ["lead.*"] }, idempotencyKey: `ssrf-${++n}` });
 const urlError = async (url: string) => {
   const r = await create(url);
   const body = r.body as { code: string; errors?: { field: string; code: string }[] };
@@ -89,11 +111,18 @@ describe("SSRF at creation", () => {
   });
 
   it.each(PRIVATE_ADDRESSES)("a name resolving to %s is refused as private_address", async (address) => {
-    expect(await urlError(`https://${hostFor(address)}/hook`)).toMatchObject({ status: 422, field: "/url", fieldCode: "private_address" });
+    expect(await urlError(`https://${hostFor(address)}/hook`)).toMatchObject({
+      status: 422,
+      field: "/url",
+      fieldCode: "private_address",
+    });
   });
 
   it("a name with one private address among public ones is refused; nothing is stored", async () => {
-    expect(await urlError("https://half.example.com/hook")).toMatchObject({ status: 422, fieldCode: "private_address" });
+    expect(await urlError("https://half.example.com/hook")).toMatchObject({
+      status: 422,
+      fieldCode: "private_address",
+    });
     const rows = await db.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.tenantId, t.tenantId));
     expect(rows).toHaveLength(0);
   });
@@ -102,8 +131,14 @@ describe("SSRF at creation", () => {
     setTestEnv({ WEBHOOK_ALLOW_PRIVATE_CIDRS: "10.0.0.0/8, fd12:3456::/32" });
     expect((await create(`https://${hostFor("10.0.0.1")}/hook`)).status).toBe(201);
     expect((await create(`https://${hostFor("fd12:3456::1")}/hook`)).status).toBe(201);
-    expect(await urlError(`https://${hostFor("192.168.0.1")}/hook`)).toMatchObject({ status: 422, fieldCode: "private_address" });
-    expect(await urlError(`https://${hostFor("127.0.0.1")}/hook`)).toMatchObject({ status: 422, fieldCode: "private_address" });
+    expect(await urlError(`https://${hostFor("192.168.0.1")}/hook`)).toMatchObject({
+      status: 422,
+      fieldCode: "private_address",
+    });
+    expect(await urlError(`https://${hostFor("127.0.0.1")}/hook`)).toMatchObject({
+      status: 422,
+      fieldCode: "private_address",
+    });
     // Still a contract rule: a host name, not an IP literal, even inside an allowed network.
     expect(await urlError("https://10.0.0.1/hook")).toMatchObject({ status: 422, fieldCode: "ip_not_allowed" });
   });
@@ -144,7 +179,15 @@ describe("SSRF at connection", () => {
     }
   });
 
-  it.each(["https://127.0.0.1", "https://[::1]", "https://127.1", "https://2130706433", "https://0x7f000001", "https://[::ffff:127.0.0.1]", "https://localhost"])(
+  it.each([
+    "https://127.0.0.1",
+    "https://[::1]",
+    "https://127.1",
+    "https://2130706433",
+    "https://0x7f000001",
+    "https://[::ffff:127.0.0.1]",
+    "https://localhost",
+  ])(
     "%s on the receiver's port is refused at connection, even under the test setting that admits its port",
     async (origin) => {
       setTestEnv({ WEBHOOK_ALLOW_LOOPBACK: "true" });

@@ -89,7 +89,9 @@ describe("checkWebhookUrl", () => {
   }, 10_000);
 
   describe("under the test setting WEBHOOK_ALLOW_LOOPBACK with loopback in WEBHOOK_ALLOW_PRIVATE_CIDRS", () => {
-    beforeEach(() => setTestEnv({ WEBHOOK_ALLOW_LOOPBACK: "true", WEBHOOK_ALLOW_PRIVATE_CIDRS: "127.0.0.0/8,::1/128" }));
+    beforeEach(() =>
+      setTestEnv({ WEBHOOK_ALLOW_LOOPBACK: "true", WEBHOOK_ALLOW_PRIVATE_CIDRS: "127.0.0.0/8,::1/128" }),
+    );
     it.each([
       ["https://127.0.0.1:8443/hook", "ok"],
       ["https://[::1]:9000/hook", "ok"],

@@ -93,9 +93,14 @@ export async function checkWebhookUrl(url: string): Promise<void> {
   // URL drops the default port, so `port` is empty for 443 and set for any other.
   if (u.port !== "" && !loopbackForTests) throw fail("port_not_allowed", "must use port 443");
   const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
-  const addresses = ipaddr.isValid(bare) ? [{ address: bare, family: bare.includes(":") ? 6 : 4 }] : await resolveHost(bare);
+  const addresses = ipaddr.isValid(bare)
+    ? [{ address: bare, family: bare.includes(":") ? 6 : 4 }]
+    : await resolveHost(bare);
   if (!addresses) throw fail("unresolvable_host", "the host name does not resolve to any address");
   if (addresses.some((a) => forbiddenAddressReason(a.address) !== null)) {
-    throw fail("private_address", "the host resolves to a private, loopback, link-local or otherwise non-public address");
+    throw fail(
+      "private_address",
+      "the host resolves to a private, loopback, link-local or otherwise non-public address",
+    );
   }
 }

@@ -28,6 +28,9 @@ export function ErrorBox({ error }: { error: ConsoleError | null }) {
 
 /** Splits a text area of addresses (commas, spaces or lines) into entries; null when empty. */
 export function parseList(text: string): string[] | null {
-  const list = text.split(/[\s,]+/).map((s) => s.trim()).filter(Boolean);
+  const list = text
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
   return list.length ? list : null;
 }

@@ -5,7 +5,13 @@ import { useState } from "react";
 import { authClient } from "@/server/auth/auth-client";
 
 /** Chooses the tenant the console acts in (kept in `?tenant=`). */
-export function TenantSwitcher({ tenants, current }: { tenants: { id: string; name: string }[]; current: string | null }) {
+export function TenantSwitcher({
+  tenants,
+  current,
+}: {
+  tenants: { id: string; name: string }[];
+  current: string | null;
+}) {
   const router = useRouter();
   const pathname = usePathname();
   if (tenants.length < 2) return tenants[0] ? <span>{tenants[0].name}</span> : null;

@@ -11,7 +11,15 @@ const LINKS = [
 ];
 
 /** Frame of every console page: navigation, tenant switcher, sign-out. */
-export function Shell({ session, current, children }: { session: ConsoleSession; current: string; children: ReactNode }) {
+export function Shell({
+  session,
+  current,
+  children,
+}: {
+  session: ConsoleSession;
+  current: string;
+  children: ReactNode;
+}) {
   const q = session.tenantId ? `?tenant=${session.tenantId}` : "";
   return (
     <div className="console">
@@ -30,7 +38,13 @@ export function Shell({ session, current, children }: { session: ConsoleSession;
           <SignOutButton />
         </div>
       </header>
-      <main>{session.tenantId ? children : <p className="notice">You are not a member of any tenant yet. Ask a tenant owner to invite you.</p>}</main>
+      <main>
+        {session.tenantId ? (
+          children
+        ) : (
+          <p className="notice">You are not a member of any tenant yet. Ask a tenant owner to invite you.</p>
+        )}
+      </main>
     </div>
   );
 }

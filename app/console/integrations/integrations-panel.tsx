@@ -17,19 +17,36 @@ export function IntegrationsPanel({ tenantId }: { tenantId: string }) {
   return (
     <>
       <h1>Integrations</h1>
-      <QueryState isLoading={list.isLoading} error={list.error} empty={list.data?.length === 0} emptyText="No integrations yet. Create one below to issue API keys.">
+      <QueryState
+        isLoading={list.isLoading}
+        error={list.error}
+        empty={list.data?.length === 0}
+        emptyText="No integrations yet. Create one below to issue API keys."
+      >
         <div className="table-wrap">
           <table>
             <thead>
-              <tr><th>Name</th><th>Status</th><th>Role</th><th>Effective scopes</th><th>Created</th></tr>
+              <tr>
+                <th>Name</th>
+                <th>Status</th>
+                <th>Role</th>
+                <th>Effective scopes</th>
+                <th>Created</th>
+              </tr>
             </thead>
             <tbody>
               {list.data?.map((i) => (
                 <tr key={i.id}>
-                  <td><Link href={`/console/integrations/${i.id}?tenant=${tenantId}`}>{i.name}</Link></td>
-                  <td><span className={`badge ${i.status}`}>{i.status}</span></td>
+                  <td>
+                    <Link href={`/console/integrations/${i.id}?tenant=${tenantId}`}>{i.name}</Link>
+                  </td>
+                  <td>
+                    <span className={`badge ${i.status}`}>{i.status}</span>
+                  </td>
                   <td>{i.role}</td>
-                  <td>{i.effectiveScopes.length ? i.effectiveScopes.join(", ") : <span className="hint">none</span>}</td>
+                  <td>
+                    {i.effectiveScopes.length ? i.effectiveScopes.join(", ") : <span className="hint">none</span>}
+                  </td>
                   <td>{new Date(i.createdAt).toLocaleString()}</td>
                 </tr>
               ))}
@@ -37,7 +54,11 @@ export function IntegrationsPanel({ tenantId }: { tenantId: string }) {
           </table>
         </div>
       </QueryState>
-      {canManage ? <CreateIntegration tenantId={tenantId} ruCell={overview.data?.cell === "ru"} /> : overview.data && <p className="hint">Creating integrations needs the manage_integrations right.</p>}
+      {canManage ? (
+        <CreateIntegration tenantId={tenantId} ruCell={overview.data?.cell === "ru"} />
+      ) : (
+        overview.data && <p className="hint">Creating integrations needs the manage_integrations right.</p>
+      )}
     </>
   );
 }
@@ -81,7 +102,11 @@ function CreateIntegration({ tenantId, ruCell }: { tenantId: string; ruCell: boo
         <label>
           Role <span className="hint">the most the integration may ever hold</span>
           <select name="role" defaultValue="full">
-            {ROLE_NAMES.map((r) => <option key={r} value={r}>{r}</option>)}
+            {ROLE_NAMES.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
           </select>
         </label>
         <fieldset>
@@ -94,7 +119,8 @@ function CreateIntegration({ tenantId, ruCell }: { tenantId: string; ruCell: boo
                   checked={scopes.has(s)}
                   onChange={(e) => {
                     const next = new Set(scopes);
-                    if (e.target.checked) next.add(s); else next.delete(s);
+                    if (e.target.checked) next.add(s);
+                    else next.delete(s);
                     setScopes(next);
                   }}
                 />
@@ -105,9 +131,9 @@ function CreateIntegration({ tenantId, ruCell }: { tenantId: string; ruCell: boo
         </fieldset>
         {ruCell && pii && (
           <p className="notice" role="note">
-            Personal-data scopes (conversations, leads, AI seller) on the RU cell: personal data goes only to
-            recipients hosted in Russia. Set the recipient country to RU, the legal basis of transfer, and an
-            IP allowlist of single addresses or networks no wider than IPv4 /24 or IPv6 /56.
+            Personal-data scopes (conversations, leads, AI seller) on the RU cell: personal data goes only to recipients
+            hosted in Russia. Set the recipient country to RU, the legal basis of transfer, and an IP allowlist of
+            single addresses or networks no wider than IPv4 /24 or IPv6 /56.
           </p>
         )}
         <label>
@@ -123,8 +149,14 @@ function CreateIntegration({ tenantId, ruCell }: { tenantId: string; ruCell: boo
           <textarea name="ipAllowlist" rows={3} placeholder={"203.0.113.10\n198.51.100.0/24"} />
         </label>
         <ErrorBox error={create.error as ConsoleError | null} />
-        {create.isSuccess && <p className="notice" role="status">Integration created. Open it to issue a key.</p>}
-        <button type="submit" disabled={create.isPending || scopes.size === 0}>{create.isPending ? "Creating…" : "Create integration"}</button>
+        {create.isSuccess && (
+          <p className="notice" role="status">
+            Integration created. Open it to issue a key.
+          </p>
+        )}
+        <button type="submit" disabled={create.isPending || scopes.size === 0}>
+          {create.isPending ? "Creating…" : "Create integration"}
+        </button>
       </form>
     </>
   );

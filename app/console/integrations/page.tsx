@@ -18,7 +18,9 @@ export default async function IntegrationsPage({ searchParams }: { searchParams:
   }
   return (
     <Shell session={session} current="/console/integrations">
-      <HydrationBoundary state={dehydrated()}>{session.tenantId && <IntegrationsPanel tenantId={session.tenantId} />}</HydrationBoundary>
+      <HydrationBoundary state={dehydrated()}>
+        {session.tenantId && <IntegrationsPanel tenantId={session.tenantId} />}
+      </HydrationBoundary>
     </Shell>
   );
 }

@@ -16,9 +16,15 @@ export function SignInForm({ next }: { next: string }) {
         const f = new FormData(e.currentTarget);
         setBusy(true);
         setError(null);
-        const { error } = await authClient.signIn.email({ email: String(f.get("email")), password: String(f.get("password")) });
+        const { error } = await authClient.signIn.email({
+          email: String(f.get("email")),
+          password: String(f.get("password")),
+        });
         setBusy(false);
-        if (error) return setError(error.status === 401 ? "Email or password is wrong." : (error.message ?? "Sign-in failed; try again."));
+        if (error)
+          return setError(
+            error.status === 401 ? "Email or password is wrong." : (error.message ?? "Sign-in failed; try again."),
+          );
         router.push(next);
         router.refresh();
       }}

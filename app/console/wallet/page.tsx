@@ -8,7 +8,10 @@ export const dynamic = "force-dynamic";
 
 export default async function WalletPage({ searchParams }: { searchParams: Promise<{ tenant?: string }> }) {
   const { tenant } = await searchParams;
-  const session = await requireConsoleSession(`/console/wallet${tenant ? `?tenant=${encodeURIComponent(tenant)}` : ""}`, tenant);
+  const session = await requireConsoleSession(
+    `/console/wallet${tenant ? `?tenant=${encodeURIComponent(tenant)}` : ""}`,
+    tenant,
+  );
   if (session.tenantId) {
     const qc = getQueryClient();
     await Promise.all([
@@ -18,7 +21,9 @@ export default async function WalletPage({ searchParams }: { searchParams: Promi
   }
   return (
     <Shell session={session} current="/console/wallet">
-      <HydrationBoundary state={dehydrated()}>{session.tenantId && <WalletPanel tenantId={session.tenantId} />}</HydrationBoundary>
+      <HydrationBoundary state={dehydrated()}>
+        {session.tenantId && <WalletPanel tenantId={session.tenantId} />}
+      </HydrationBoundary>
     </Shell>
   );
 }

@@ -33,10 +33,15 @@ export function WalletPanel({ tenantId }: { tenantId: string }) {
         {w && (
           <>
             <p style={{ fontSize: "1.6rem", margin: "4px 0" }} data-testid="balance">
-              {w.balance === null ? "—" : `${Number(w.balance).toLocaleString("ru-RU", { minimumFractionDigits: 2 })} ₽`}
+              {w.balance === null
+                ? "—"
+                : `${Number(w.balance).toLocaleString("ru-RU", { minimumFractionDigits: 2 })} ₽`}
             </p>
             <p>
-              <span className={`badge ${w.state}`} data-testid="wallet-state">{w.state}</span> exchange <strong>{w.exchange}</strong>. {STATE_TEXT[w.state]}
+              <span className={`badge ${w.state}`} data-testid="wallet-state">
+                {w.state}
+              </span>{" "}
+              exchange <strong>{w.exchange}</strong>. {STATE_TEXT[w.state]}
             </p>
             {w.canTopUp ? (
               <>
@@ -46,7 +51,15 @@ export function WalletPanel({ tenantId }: { tenantId: string }) {
                   onSubmit={(e) => {
                     e.preventDefault();
                     const f = new FormData(e.currentTarget);
-                    topUp.mutate({ tenantId, amount: String(f.get("amount")), provider: String(f.get("provider")), note: String(f.get("note") ?? "") || undefined }, { onSuccess: () => (e.target as HTMLFormElement).reset() });
+                    topUp.mutate(
+                      {
+                        tenantId,
+                        amount: String(f.get("amount")),
+                        provider: String(f.get("provider")),
+                        note: String(f.get("note") ?? "") || undefined,
+                      },
+                      { onSuccess: () => (e.target as HTMLFormElement).reset() },
+                    );
                   }}
                 >
                   <label>
@@ -56,7 +69,11 @@ export function WalletPanel({ tenantId }: { tenantId: string }) {
                   <label>
                     Payment provider
                     <select name="provider">
-                      {w.providers.map((p) => <option key={p.id} value={p.id}>{p.label}</option>)}
+                      {w.providers.map((p) => (
+                        <option key={p.id} value={p.id}>
+                          {p.label}
+                        </option>
+                      ))}
                     </select>
                   </label>
                   <label>
@@ -64,8 +81,14 @@ export function WalletPanel({ tenantId }: { tenantId: string }) {
                     <input name="note" maxLength={200} />
                   </label>
                   <ErrorBox error={topUp.error as ConsoleError | null} />
-                  {topUp.isSuccess && <p className="notice" role="status">Top-up recorded. New balance: {topUp.data.balance} ₽.</p>}
-                  <button type="submit" disabled={topUp.isPending}>{topUp.isPending ? "Recording…" : "Top up"}</button>
+                  {topUp.isSuccess && (
+                    <p className="notice" role="status">
+                      Top-up recorded. New balance: {topUp.data.balance} ₽.
+                    </p>
+                  )}
+                  <button type="submit" disabled={topUp.isPending}>
+                    {topUp.isPending ? "Recording…" : "Top up"}
+                  </button>
                 </form>
               </>
             ) : (
@@ -75,10 +98,21 @@ export function WalletPanel({ tenantId }: { tenantId: string }) {
         )}
       </QueryState>
       <h2>Daily spend per integration</h2>
-      <QueryState isLoading={spend.isLoading} error={spend.error} empty={spend.data?.length === 0} emptyText="No integrations yet.">
+      <QueryState
+        isLoading={spend.isLoading}
+        error={spend.error}
+        empty={spend.data?.length === 0}
+        emptyText="No integrations yet."
+      >
         <div className="table-wrap">
           <table>
-            <thead><tr><th>Integration</th><th>Spent today, ₽</th><th>Daily limit, ₽</th></tr></thead>
+            <thead>
+              <tr>
+                <th>Integration</th>
+                <th>Spent today, ₽</th>
+                <th>Daily limit, ₽</th>
+              </tr>
+            </thead>
             <tbody>
               {spend.data?.map((s) => (
                 <tr key={s.integrationId}>
@@ -93,8 +127,17 @@ export function WalletPanel({ tenantId }: { tenantId: string }) {
                         setLimit.mutate({ tenantId, integrationId: s.integrationId, limit: v || null });
                       }}
                     >
-                      <input name="limit" defaultValue={s.limit ?? ""} placeholder="no limit" aria-label={`Daily limit for ${s.name}`} inputMode="decimal" style={{ width: 110 }} />
-                      <button type="submit" className="secondary" disabled={setLimit.isPending}>Save</button>
+                      <input
+                        name="limit"
+                        defaultValue={s.limit ?? ""}
+                        placeholder="no limit"
+                        aria-label={`Daily limit for ${s.name}`}
+                        inputMode="decimal"
+                        style={{ width: 110 }}
+                      />
+                      <button type="submit" className="secondary" disabled={setLimit.isPending}>
+                        Save
+                      </button>
                     </form>
                   </td>
                 </tr>
@@ -105,26 +148,47 @@ export function WalletPanel({ tenantId }: { tenantId: string }) {
       </QueryState>
       <ErrorBox error={setLimit.error as ConsoleError | null} />
       <h2>History</h2>
-      <QueryState isLoading={ledger.isLoading} error={ledger.error} empty={ledger.data?.pages[0]?.entries.length === 0} emptyText="No wallet changes yet.">
+      <QueryState
+        isLoading={ledger.isLoading}
+        error={ledger.error}
+        empty={ledger.data?.pages[0]?.entries.length === 0}
+        emptyText="No wallet changes yet."
+      >
         <div className="table-wrap">
           <table>
-            <thead><tr><th>When</th><th>Kind</th><th>Amount, ₽</th><th>Balance after, ₽</th><th>By</th><th>Note</th></tr></thead>
+            <thead>
+              <tr>
+                <th>When</th>
+                <th>Kind</th>
+                <th>Amount, ₽</th>
+                <th>Balance after, ₽</th>
+                <th>By</th>
+                <th>Note</th>
+              </tr>
+            </thead>
             <tbody>
-              {ledger.data?.pages.flatMap((p) => p.entries).map((e) => (
-                <tr key={e.id}>
-                  <td>{new Date(e.createdAt).toLocaleString()}</td>
-                  <td>{e.kind}</td>
-                  <td>{e.amount}</td>
-                  <td>{e.balanceAfter}</td>
-                  <td>{e.actor}</td>
-                  <td>{e.description ?? ""}</td>
-                </tr>
-              ))}
+              {ledger.data?.pages
+                .flatMap((p) => p.entries)
+                .map((e) => (
+                  <tr key={e.id}>
+                    <td>{new Date(e.createdAt).toLocaleString()}</td>
+                    <td>{e.kind}</td>
+                    <td>{e.amount}</td>
+                    <td>{e.balanceAfter}</td>
+                    <td>{e.actor}</td>
+                    <td>{e.description ?? ""}</td>
+                  </tr>
+                ))}
             </tbody>
           </table>
         </div>
         {ledger.hasNextPage && (
-          <button type="button" className="secondary" onClick={() => ledger.fetchNextPage()} disabled={ledger.isFetchingNextPage}>
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => ledger.fetchNextPage()}
+            disabled={ledger.isFetchingNextPage}
+          >
             {ledger.isFetchingNextPage ? "Loading…" : "Load more"}
           </button>
         )}

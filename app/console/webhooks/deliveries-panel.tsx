@@ -21,32 +21,71 @@ export function DeliveriesPanel({ tenantId, subscriptionId }: { tenantId: string
   const [trail, setTrail] = useState<(Cursor | null)[]>([null]);
   const cursor = trail[trail.length - 1];
   const page = useQuery(trpc.webhooks.deliveries.queryOptions({ tenantId, subscriptionId, state, cursor }));
-  const resend = useMutation(trpc.webhooks.resend.mutationOptions({ onSuccess: () => qc.invalidateQueries({ queryKey: trpc.webhooks.deliveries.queryKey() }) }));
+  const resend = useMutation(
+    trpc.webhooks.resend.mutationOptions({
+      onSuccess: () => qc.invalidateQueries({ queryKey: trpc.webhooks.deliveries.queryKey() }),
+    }),
+  );
   return (
     <>
       <h2>Delivery journal</h2>
       <div className="row">
         <label>
           State{" "}
-          <select value={state ?? ""} onChange={(e) => { setState((e.target.value || null) as State | null); setTrail([null]); }}>
+          <select
+            value={state ?? ""}
+            onChange={(e) => {
+              setState((e.target.value || null) as State | null);
+              setTrail([null]);
+            }}
+          >
             <option value="">all</option>
-            {STATES.map((s) => <option key={s} value={s}>{s}</option>)}
+            {STATES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
           </select>
         </label>
-        <button type="button" className="secondary" onClick={() => void page.refetch()}>Refresh</button>
+        <button type="button" className="secondary" onClick={() => void page.refetch()}>
+          Refresh
+        </button>
       </div>
-      <QueryState isLoading={page.isLoading} error={page.error} empty={page.data?.items.length === 0} emptyText="No deliveries in the last 30 days.">
+      <QueryState
+        isLoading={page.isLoading}
+        error={page.error}
+        empty={page.data?.items.length === 0}
+        emptyText="No deliveries in the last 30 days."
+      >
         <div className="table-wrap">
           <table>
             <thead>
-              <tr><th>Created</th><th>Event</th><th>State</th><th>Attempt</th><th>Status code</th><th>Duration, ms</th><th>Error</th><th>Next attempt</th><th>Delivered</th><th><span className="hint">Action</span></th></tr>
+              <tr>
+                <th>Created</th>
+                <th>Event</th>
+                <th>State</th>
+                <th>Attempt</th>
+                <th>Status code</th>
+                <th>Duration, ms</th>
+                <th>Error</th>
+                <th>Next attempt</th>
+                <th>Delivered</th>
+                <th>
+                  <span className="hint">Action</span>
+                </th>
+              </tr>
             </thead>
             <tbody>
               {page.data?.items.map((d) => (
                 <tr key={d.id}>
                   <td>{when(d.created_at)}</td>
-                  <td><code>{d.event_type}</code><div className="hint">{d.event_id}</div></td>
-                  <td><span className={`badge ${d.state}`}>{d.state}</span></td>
+                  <td>
+                    <code>{d.event_type}</code>
+                    <div className="hint">{d.event_id}</div>
+                  </td>
+                  <td>
+                    <span className={`badge ${d.state}`}>{d.state}</span>
+                  </td>
                   <td>{d.attempt}</td>
                   <td>{d.status_code ?? "—"}</td>
                   <td>{d.duration_ms ?? "—"}</td>
@@ -55,7 +94,12 @@ export function DeliveriesPanel({ tenantId, subscriptionId }: { tenantId: string
                   <td>{when(d.delivered_at)}</td>
                   <td>
                     {d.state === "dead" && (
-                      <button type="button" aria-label={`Resend delivery ${d.id}`} disabled={resend.isPending} onClick={() => resend.mutate({ tenantId, deliveryId: d.id })}>
+                      <button
+                        type="button"
+                        aria-label={`Resend delivery ${d.id}`}
+                        disabled={resend.isPending}
+                        onClick={() => resend.mutate({ tenantId, deliveryId: d.id })}
+                      >
                         Resend
                       </button>
                     )}
@@ -67,10 +111,22 @@ export function DeliveriesPanel({ tenantId, subscriptionId }: { tenantId: string
         </div>
       </QueryState>
       <ErrorBox error={resend.error as ConsoleError | null} />
-      {resend.isSuccess && <p className="notice" role="status">Delivery queued again; it goes out with a fresh retry schedule.</p>}
+      {resend.isSuccess && (
+        <p className="notice" role="status">
+          Delivery queued again; it goes out with a fresh retry schedule.
+        </p>
+      )}
       <div className="row">
-        {trail.length > 1 && <button type="button" className="secondary" onClick={() => setTrail(trail.slice(0, -1))}>Newer</button>}
-        {page.data?.next && <button type="button" className="secondary" onClick={() => setTrail([...trail, page.data.next])}>Older</button>}
+        {trail.length > 1 && (
+          <button type="button" className="secondary" onClick={() => setTrail(trail.slice(0, -1))}>
+            Newer
+          </button>
+        )}
+        {page.data?.next && (
+          <button type="button" className="secondary" onClick={() => setTrail([...trail, page.data.next])}>
+            Older
+          </button>
+        )}
       </div>
     </>
   );

@@ -8,15 +8,23 @@ export function SecretBox({ secret, onDone }: { secret: string; onDone: () => vo
   return (
     <div className="secret" role="status" aria-live="polite">
       <p style={{ marginTop: 0 }}>
-        <strong>Copy this signing secret now.</strong> It will not be shown again; we keep it only encrypted. Use it to check the
-        signature of every delivery.
+        <strong>Copy this signing secret now.</strong> It will not be shown again; we keep it only encrypted. Use it to
+        check the signature of every delivery.
       </p>
       <pre data-testid="new-secret">{secret}</pre>
       <div className="row">
-        <button type="button" onClick={async () => { await navigator.clipboard?.writeText(secret).catch(() => {}); setCopied(true); }}>
+        <button
+          type="button"
+          onClick={async () => {
+            await navigator.clipboard?.writeText(secret).catch(() => {});
+            setCopied(true);
+          }}
+        >
           {copied ? "Copied" : "Copy secret"}
         </button>
-        <button type="button" className="secondary" onClick={onDone}>I have stored it</button>
+        <button type="button" className="secondary" onClick={onDone}>
+          I have stored it
+        </button>
       </div>
     </div>
   );

@@ -48,11 +48,24 @@ export function SubscriptionForm({
     >
       <label>
         URL <span className="hint">https on port 443 with a host name; private addresses are refused</span>
-        <input name="url" type="url" required maxLength={2048} defaultValue={initial?.url} placeholder="https://crm.example.com/hooks/platform" />
+        <input
+          name="url"
+          type="url"
+          required
+          maxLength={2048}
+          defaultValue={initial?.url}
+          placeholder="https://crm.example.com/hooks/platform"
+        />
       </label>
       <label>
         Events <span className="hint">exact types or family patterns, one per line: {FAMILIES.join(", ")}</span>
-        <textarea name="events" rows={3} required defaultValue={initial?.events.join("\n")} placeholder={"lead.*\nconversation.handoff_requested"} />
+        <textarea
+          name="events"
+          rows={3}
+          required
+          defaultValue={initial?.events.join("\n")}
+          placeholder={"lead.*\nconversation.handoff_requested"}
+        />
       </label>
       <label>
         <input name="include_pii" type="checkbox" defaultChecked={initial?.include_pii} /> Include personal data{" "}
@@ -64,8 +77,14 @@ export function SubscriptionForm({
       </label>
       <ErrorBox error={error} />
       <div className="row">
-        <button type="submit" disabled={pending}>{pending ? "Saving…" : submitLabel}</button>
-        {onCancel && <button type="button" className="secondary" onClick={onCancel}>Cancel</button>}
+        <button type="submit" disabled={pending}>
+          {pending ? "Saving…" : submitLabel}
+        </button>
+        {onCancel && (
+          <button type="button" className="secondary" onClick={onCancel}>
+            Cancel
+          </button>
+        )}
       </div>
     </form>
   );

@@ -11,7 +11,8 @@ export function ApiReference({ nonce }: { nonce: string | undefined }) {
       <link rel="stylesheet" href={`${ASSETS_PATH}/swagger-ui.css`} />
       <link rel="icon" type="image/png" href={`${ASSETS_PATH}/favicon-32x32.png`} />
       <noscript>
-        The reference needs JavaScript. The document itself is at <a href="/api/public/v1/openapi.json">/api/public/v1/openapi.json</a>.
+        The reference needs JavaScript. The document itself is at{" "}
+        <a href="/api/public/v1/openapi.json">/api/public/v1/openapi.json</a>.
       </noscript>
       <div id="swagger-ui" />
       <script src={`${ASSETS_PATH}/swagger-ui-bundle.js`} nonce={nonce} defer />

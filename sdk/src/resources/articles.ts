@@ -7,7 +7,10 @@ export function articlesResource(ctx: Context) {
   return {
     /** `GET /articles`: summaries (no content), newest `updated_at` first; every page. */
     list: (query: ArticleListQuery = {}, o?: CallOptions): Paginated<ArticleSummary> =>
-      new Paginated((cursor) => unwrap(ctx.raw.GET("/articles", { params: { query: { ...query, cursor } }, signal: o?.signal })), query.cursor),
+      new Paginated(
+        (cursor) => unwrap(ctx.raw.GET("/articles", { params: { query: { ...query, cursor } }, signal: o?.signal })),
+        query.cursor,
+      ),
 
     /**
      * `GET /articles/{id}` with `content` as cleaned `html` (default), `markdown`, or `blocks` (an array of `{type, html}`).

@@ -7,10 +7,14 @@ export function cardsResource(ctx: Context) {
   return {
     /** `GET /cards`, by `sort` then creation (`limit` 1-100, default 50); every page. */
     list: (query: CardListQuery = {}, o?: CallOptions): Paginated<Card> =>
-      new Paginated((cursor) => unwrap(ctx.raw.GET("/cards", { params: { query: { ...query, cursor } }, signal: o?.signal })), query.cursor),
+      new Paginated(
+        (cursor) => unwrap(ctx.raw.GET("/cards", { params: { query: { ...query, cursor } }, signal: o?.signal })),
+        query.cursor,
+      ),
 
     /** `GET /cards/{code}`. @throws ApiError `not_found` */
-    get: (code: string, o?: CallOptions): Promise<Card> => unwrap(ctx.raw.GET("/cards/{code}", { params: { path: { code } }, signal: o?.signal })),
+    get: (code: string, o?: CallOptions): Promise<Card> =>
+      unwrap(ctx.raw.GET("/cards/{code}", { params: { path: { code } }, signal: o?.signal })),
 
     /**
      * `POST /cards`: creates a product with its card. Sent with an Idempotency-Key (a new one unless
@@ -18,11 +22,19 @@ export function cardsResource(ctx: Context) {
      * @throws ApiError `validation_failed` (a taken code on `/code`, refused addresses), `idempotency_conflict`
      */
     create: (body: CardCreate, o?: WriteOptions): Promise<Card> =>
-      unwrap(ctx.raw.POST("/cards", { params: { header: { "Idempotency-Key": keyOf(ctx, o) } }, body, signal: o?.signal })),
+      unwrap(
+        ctx.raw.POST("/cards", { params: { header: { "Idempotency-Key": keyOf(ctx, o) } }, body, signal: o?.signal }),
+      ),
 
     /** `PATCH /cards/{code}` with at least one field. Messages already sent keep their copy. @throws ApiError `not_found`, `validation_failed` */
     update: (code: string, body: CardUpdate, o?: WriteOptions): Promise<Card> =>
-      unwrap(ctx.raw.PATCH("/cards/{code}", { params: { path: { code }, header: { "Idempotency-Key": keyOf(ctx, o) } }, body, signal: o?.signal })),
+      unwrap(
+        ctx.raw.PATCH("/cards/{code}", {
+          params: { path: { code }, header: { "Idempotency-Key": keyOf(ctx, o) } },
+          body,
+          signal: o?.signal,
+        }),
+      ),
 
     /**
      * `DELETE /cards/{code}`: removes the card (the product stays). Not retried by the client: a repeat

@@ -13,16 +13,27 @@ export function conversationsResource(ctx: Context) {
      * `updated_at` seen and pass it as `updated_after` next time.
      */
     list: (query: ConversationListQuery = {}, o?: CallOptions): Paginated<Conversation> =>
-      new Paginated((cursor) => unwrap(ctx.raw.GET("/conversations", { params: { query: { ...query, cursor } }, signal: o?.signal })), query.cursor),
+      new Paginated(
+        (cursor) =>
+          unwrap(ctx.raw.GET("/conversations", { params: { query: { ...query, cursor } }, signal: o?.signal })),
+        query.cursor,
+      ),
 
     /** `GET /conversations/{id}`. @throws ApiError `not_found` (also for a foreign or non-uuid id) */
-    get: (id: string, o?: CallOptions): Promise<Conversation> => unwrap(ctx.raw.GET("/conversations/{id}", { params: { path: { id } }, signal: o?.signal })),
+    get: (id: string, o?: CallOptions): Promise<Conversation> =>
+      unwrap(ctx.raw.GET("/conversations/{id}", { params: { path: { id } }, signal: o?.signal })),
 
     messages: {
       /** `GET /conversations/{id}/messages`, oldest first; `include_deleted: true` adds tombstones. */
       list: (conversationId: string, query: MessageListQuery = {}, o?: CallOptions): Paginated<Message> =>
         new Paginated(
-          (cursor) => unwrap(ctx.raw.GET("/conversations/{id}/messages", { params: { path: { id: conversationId }, query: { ...query, cursor } }, signal: o?.signal })),
+          (cursor) =>
+            unwrap(
+              ctx.raw.GET("/conversations/{id}/messages", {
+                params: { path: { id: conversationId }, query: { ...query, cursor } },
+                signal: o?.signal,
+              }),
+            ),
           query.cursor,
         ),
     },
@@ -33,6 +44,12 @@ export function conversationsResource(ctx: Context) {
      * @throws ApiError `validation_failed` on `/codes` for an unknown or inactive code, `not_found`
      */
     sendCards: (conversationId: string, body: SendCards, o?: WriteOptions): Promise<SentCards> =>
-      unwrap(ctx.raw.POST("/conversations/{id}/cards", { params: { path: { id: conversationId }, header: { "Idempotency-Key": keyOf(ctx, o) } }, body, signal: o?.signal })),
+      unwrap(
+        ctx.raw.POST("/conversations/{id}/cards", {
+          params: { path: { id: conversationId }, header: { "Idempotency-Key": keyOf(ctx, o) } },
+          body,
+          signal: o?.signal,
+        }),
+      ),
   };
 }

@@ -10,9 +10,13 @@ export function leadsResource(ctx: Context) {
      * inclusive, `updated_after` strict (not both).
      */
     list: (query: LeadListQuery = {}, o?: CallOptions): Paginated<Lead> =>
-      new Paginated((cursor) => unwrap(ctx.raw.GET("/leads", { params: { query: { ...query, cursor } }, signal: o?.signal })), query.cursor),
+      new Paginated(
+        (cursor) => unwrap(ctx.raw.GET("/leads", { params: { query: { ...query, cursor } }, signal: o?.signal })),
+        query.cursor,
+      ),
 
     /** `GET /leads/{id}`; `etag` equals the answer's ETag header. @throws ApiError `not_found` */
-    get: (id: string, o?: CallOptions): Promise<Lead> => unwrap(ctx.raw.GET("/leads/{id}", { params: { path: { id } }, signal: o?.signal })),
+    get: (id: string, o?: CallOptions): Promise<Lead> =>
+      unwrap(ctx.raw.GET("/leads/{id}", { params: { path: { id } }, signal: o?.signal })),
   };
 }

@@ -21,7 +21,8 @@ export function isFinished(op: Operation): boolean {
 
 /** Asynchronous operations (spec "GET /operations/{id}"). */
 export function operationsResource(ctx: Context & { sleep(ms: number, signal: AbortSignal): Promise<void> }) {
-  const get = async (id: string, o?: CallOptions): Promise<Operation> => (await unwrap(ctx.raw.GET("/operations/{id}", { params: { path: { id } }, signal: o?.signal }))).operation;
+  const get = async (id: string, o?: CallOptions): Promise<Operation> =>
+    (await unwrap(ctx.raw.GET("/operations/{id}", { params: { path: { id } }, signal: o?.signal }))).operation;
   return {
     /** `GET /operations/{id}`: the envelope of an operation this integration started. @throws ApiError `not_found` */
     get,

@@ -1,5 +1,14 @@
 import { Paginated } from "../paginate.js";
-import type { Webhook, WebhookCreate, WebhookDelivery, WebhookDeliveryListQuery, WebhookListQuery, WebhookTestResult, WebhookUpdate, WebhookWithSecret } from "../types.js";
+import type {
+  Webhook,
+  WebhookCreate,
+  WebhookDelivery,
+  WebhookDeliveryListQuery,
+  WebhookListQuery,
+  WebhookTestResult,
+  WebhookUpdate,
+  WebhookWithSecret,
+} from "../types.js";
 import { keyOf, unwrap, type CallOptions, type Context, type WriteOptions } from "./context.js";
 
 /** Outgoing webhook subscriptions of this integration (spec "Webhooks"; scope `webhooks:manage`). */
@@ -7,7 +16,10 @@ export function webhooksResource(ctx: Context) {
   return {
     /** `GET /webhooks` (at most 10 subscriptions; secrets are never listed). */
     list: (query: WebhookListQuery = {}, o?: CallOptions): Paginated<Webhook> =>
-      new Paginated((cursor) => unwrap(ctx.raw.GET("/webhooks", { params: { query: { ...query, cursor } }, signal: o?.signal })), query.cursor),
+      new Paginated(
+        (cursor) => unwrap(ctx.raw.GET("/webhooks", { params: { query: { ...query, cursor } }, signal: o?.signal })),
+        query.cursor,
+      ),
 
     /**
      * `POST /webhooks`: an https address on port 443 with a host name, and the events (exact types or
@@ -16,14 +28,27 @@ export function webhooksResource(ctx: Context) {
      * @throws ApiError `validation_failed` (address refused, unknown event), `invalid_state` (11th subscription)
      */
     create: (body: WebhookCreate, o?: WriteOptions): Promise<WebhookWithSecret> =>
-      unwrap(ctx.raw.POST("/webhooks", { params: { header: { "Idempotency-Key": keyOf(ctx, o) } }, body, signal: o?.signal })),
+      unwrap(
+        ctx.raw.POST("/webhooks", {
+          params: { header: { "Idempotency-Key": keyOf(ctx, o) } },
+          body,
+          signal: o?.signal,
+        }),
+      ),
 
     /** `GET /webhooks/{id}` (no secret). @throws ApiError `not_found` */
-    get: (id: string, o?: CallOptions): Promise<Webhook> => unwrap(ctx.raw.GET("/webhooks/{id}", { params: { path: { id } }, signal: o?.signal })),
+    get: (id: string, o?: CallOptions): Promise<Webhook> =>
+      unwrap(ctx.raw.GET("/webhooks/{id}", { params: { path: { id } }, signal: o?.signal })),
 
     /** `PATCH /webhooks/{id}`: url, events, description, include_pii or status (`paused` / `active`); at least one. */
     update: (id: string, body: WebhookUpdate, o?: WriteOptions): Promise<Webhook> =>
-      unwrap(ctx.raw.PATCH("/webhooks/{id}", { params: { path: { id }, header: { "Idempotency-Key": keyOf(ctx, o) } }, body, signal: o?.signal })),
+      unwrap(
+        ctx.raw.PATCH("/webhooks/{id}", {
+          params: { path: { id }, header: { "Idempotency-Key": keyOf(ctx, o) } },
+          body,
+          signal: o?.signal,
+        }),
+      ),
 
     /** `DELETE /webhooks/{id}` with its delivery journal. Not retried. @throws ApiError `not_found` */
     delete: async (id: string, o?: CallOptions): Promise<void> => {
@@ -35,17 +60,33 @@ export function webhooksResource(ctx: Context) {
      * signature with each secret (`previous_secret_expires_at`); give both to `verifyWebhook` meanwhile.
      */
     rotateSecret: (id: string, o?: WriteOptions): Promise<WebhookWithSecret> =>
-      unwrap(ctx.raw.POST("/webhooks/{id}/rotate-secret", { params: { path: { id }, header: { "Idempotency-Key": keyOf(ctx, o) } }, signal: o?.signal })),
+      unwrap(
+        ctx.raw.POST("/webhooks/{id}/rotate-secret", {
+          params: { path: { id }, header: { "Idempotency-Key": keyOf(ctx, o) } },
+          signal: o?.signal,
+        }),
+      ),
 
     /** `POST /webhooks/{id}/test`: queues a `webhook.test` event for this subscription only. @throws ApiError `invalid_state` when paused */
     test: (id: string, o?: WriteOptions): Promise<WebhookTestResult> =>
-      unwrap(ctx.raw.POST("/webhooks/{id}/test", { params: { path: { id }, header: { "Idempotency-Key": keyOf(ctx, o) } }, signal: o?.signal })),
+      unwrap(
+        ctx.raw.POST("/webhooks/{id}/test", {
+          params: { path: { id }, header: { "Idempotency-Key": keyOf(ctx, o) } },
+          signal: o?.signal,
+        }),
+      ),
 
     deliveries: {
       /** `GET /webhooks/{id}/deliveries`: the journal (30 days), newest first; `state` filter; every page. */
       list: (webhookId: string, query: WebhookDeliveryListQuery = {}, o?: CallOptions): Paginated<WebhookDelivery> =>
         new Paginated(
-          (cursor) => unwrap(ctx.raw.GET("/webhooks/{id}/deliveries", { params: { path: { id: webhookId }, query: { ...query, cursor } }, signal: o?.signal })),
+          (cursor) =>
+            unwrap(
+              ctx.raw.GET("/webhooks/{id}/deliveries", {
+                params: { path: { id: webhookId }, query: { ...query, cursor } },
+                signal: o?.signal,
+              }),
+            ),
           query.cursor,
         ),
     },

@@ -26,12 +26,19 @@ describe("GET /me", () => {
 
   it("answers the integration's api channel and today's spend against its limit", async () => {
     const today = new Date().toISOString().slice(0, 10);
-    await db.db.insert(integrationDailySpend).values({ integrationId: t.integrationId, day: today, usedMinor: 12_345n });
-    await db.db.insert(integrationDailySpend).values({ integrationId: t.integrationId, day: "2020-01-01", usedMinor: 99_999n });
+    await db.db
+      .insert(integrationDailySpend)
+      .values({ integrationId: t.integrationId, day: today, usedMinor: 12_345n });
+    await db.db
+      .insert(integrationDailySpend)
+      .values({ integrationId: t.integrationId, day: "2020-01-01", usedMinor: 99_999n });
     await db.db.update(integrations).set({ dailySpendLimitMinor: 50_000n }).where(eq(integrations.id, t.integrationId));
     const me = await call("GET", "/me", { key: t.key });
     expect(me.body.channel_id).toBe(t.channelId);
-    expect(me.body.wallet.daily_spend).toEqual({ limit: { amount: "500.00", currency: "RUB" }, used: { amount: "123.45", currency: "RUB" } });
+    expect(me.body.wallet.daily_spend).toEqual({
+      limit: { amount: "500.00", currency: "RUB" },
+      used: { amount: "123.45", currency: "RUB" },
+    });
     const wallet = await call("GET", "/wallet", { key: t.key });
     expect(wallet.body.daily_spend).toEqual(me.body.wallet.daily_spend);
   });

@@ -12,7 +12,10 @@ let other: TenantFixture;
 type NewArticle = typeof articles.$inferInsert;
 /** Inserts an article of `owner` (tenant `t` by default) and answers its id. */
 async function insert(values: Partial<NewArticle>, owner: TenantFixture = t): Promise<string> {
-  const [row] = await db.db.insert(articles).values({ tenantId: owner.tenantId, title: "Article", ...values }).returning({ id: articles.id });
+  const [row] = await db.db
+    .insert(articles)
+    .values({ tenantId: owner.tenantId, title: "Article", ...values })
+    .returning({ id: articles.id });
   return row.id;
 }
 
@@ -43,7 +46,12 @@ beforeAll(async () => {
   await insert({ title: "shared", blog: "shared", status: "published", updatedAt: at("9") }, lister);
   await insert({ title: "handed off", status: "handed_off", updatedAt: at("9") }, lister);
   const desc = (a: string, b: string) => (a < b ? 1 : -1);
-  expectedOrder = [ids.newest, ...[ids.tieA, ids.tieB].sort(desc), ids.oldest, ...[ids.undatedA, ids.undatedB, ids.undatedC].sort(desc)];
+  expectedOrder = [
+    ids.newest,
+    ...[ids.tieA, ids.tieB].sort(desc),
+    ids.oldest,
+    ...[ids.undatedA, ids.undatedB, ids.undatedC].sort(desc),
+  ];
 });
 afterAll(async () => db.drop());
 
@@ -55,9 +63,29 @@ describe("GET /articles", () => {
     expect(r.body.data.map((a: { id: string }) => a.id)).toEqual(expectedOrder);
     const first = r.body.data[0];
     expect(Object.keys(first).sort()).toEqual(
-      ["cover_image_url", "created_at", "id", "keyword", "locale", "meta_description", "meta_title", "published_at", "slug", "status", "title", "updated_at", "word_count"].sort(),
+      [
+        "cover_image_url",
+        "created_at",
+        "id",
+        "keyword",
+        "locale",
+        "meta_description",
+        "meta_title",
+        "published_at",
+        "slug",
+        "status",
+        "title",
+        "updated_at",
+        "word_count",
+      ].sort(),
     );
-    expect(first).toMatchObject({ title: "newest", status: "published", updated_at: "2026-10-05T10:00:00.000Z", published_at: "2026-10-05T10:00:00.000Z", word_count: 0 });
+    expect(first).toMatchObject({
+      title: "newest",
+      status: "published",
+      updated_at: "2026-10-05T10:00:00.000Z",
+      published_at: "2026-10-05T10:00:00.000Z",
+      word_count: 0,
+    });
     expect(r.body.data.at(-1).updated_at).toBeNull();
   });
 
@@ -81,7 +109,8 @@ describe("GET /articles", () => {
 
   it("defaults to 25 per page", async () => {
     const many = await makeTenant(db.db);
-    for (let i = 0; i < 27; i++) await insert({ title: `n${i}`, updatedAt: new Date(Date.UTC(2026, 0, 1, 0, i)) }, many);
+    for (let i = 0; i < 27; i++)
+      await insert({ title: `n${i}`, updatedAt: new Date(Date.UTC(2026, 0, 1, 0, i)) }, many);
     const r = await call("GET", "/articles", { key: many.key });
     expect(r.body.data).toHaveLength(25);
     const next = await call("GET", `/articles?cursor=${encodeURIComponent(r.body.next_cursor)}`, { key: many.key });
@@ -93,9 +122,17 @@ describe("GET /articles", () => {
     const r = await call("GET", "/articles?status=draft&limit=1", { key: lister.key });
     expect(r.status).toBe(200);
     expect(r.body.data.map((a: { status: string }) => a.status)).toEqual(["draft"]);
-    const rest = await call("GET", `/articles?status=draft&cursor=${encodeURIComponent(r.body.next_cursor)}`, { key: lister.key });
-    expect([...r.body.data, ...rest.body.data].map((a: { title: string }) => a.title).sort()).toEqual(["tie a", "tie b", "undated a"]);
-    const switched = await call("GET", `/articles?status=review&cursor=${encodeURIComponent(r.body.next_cursor)}`, { key: lister.key });
+    const rest = await call("GET", `/articles?status=draft&cursor=${encodeURIComponent(r.body.next_cursor)}`, {
+      key: lister.key,
+    });
+    expect([...r.body.data, ...rest.body.data].map((a: { title: string }) => a.title).sort()).toEqual([
+      "tie a",
+      "tie b",
+      "undated a",
+    ]);
+    const switched = await call("GET", `/articles?status=review&cursor=${encodeURIComponent(r.body.next_cursor)}`, {
+      key: lister.key,
+    });
     expect(switched.status).toBe(422);
     expect(switched.body.errors[0].field).toBe("/cursor");
   });
@@ -108,7 +145,10 @@ describe("GET /articles", () => {
   });
 
   it("keeps articles updated strictly after a date or date-time", async () => {
-    const titles = async (v: string) => (await call("GET", `/articles?updated_after=${encodeURIComponent(v)}`, { key: lister.key })).body.data.map((a: { title: string }) => a.title);
+    const titles = async (v: string) =>
+      (await call("GET", `/articles?updated_after=${encodeURIComponent(v)}`, { key: lister.key })).body.data.map(
+        (a: { title: string }) => a.title,
+      );
     expect(await titles("2026-10-03T10:00:00Z")).toEqual(["newest"]);
     const justBefore = await titles("2026-10-03T09:59:59.999Z");
     expect(justBefore[0]).toBe("newest");
@@ -117,11 +157,14 @@ describe("GET /articles", () => {
     expect(await titles("2026-10-03T12:00:00+03:00")).toHaveLength(3);
   });
 
-  it.each(["yesterday", "2026-13-01", "2026-10-03T10:00:00"])("refuses updated_after=%s with 422 on /updated_after", async (v) => {
-    const r = await call("GET", `/articles?updated_after=${encodeURIComponent(v)}`, { key: lister.key });
-    expect(r.status).toBe(422);
-    expect(r.body.errors.map((e: { field: string }) => e.field)).toContain("/updated_after");
-  });
+  it.each(["yesterday", "2026-13-01", "2026-10-03T10:00:00"])(
+    "refuses updated_after=%s with 422 on /updated_after",
+    async (v) => {
+      const r = await call("GET", `/articles?updated_after=${encodeURIComponent(v)}`, { key: lister.key });
+      expect(r.status).toBe(422);
+      expect(r.body.errors.map((e: { field: string }) => e.field)).toContain("/updated_after");
+    },
+  );
 
   it("refuses include_deleted=true as not_supported and accepts false", async () => {
     const r = await call("GET", "/articles?include_deleted=true", { key: lister.key });
@@ -156,18 +199,30 @@ describe("GET /articles/{id}", () => {
     const r = await get(hostile);
     expect(r.status).toBe(200);
     expect(r.headers.get("cache-control")).toBe("no-store");
-    expect(r.body).toMatchObject({ id: hostile, title: "Hostile HTML sample", slug: "hostile", status: "review", publication: null, published_at: null, word_count: 0 });
+    expect(r.body).toMatchObject({
+      id: hostile,
+      title: "Hostile HTML sample",
+      slug: "hostile",
+      status: "review",
+      publication: null,
+      published_at: null,
+      word_count: 0,
+    });
     expect(r.body.content).toBe("<p>Hi</p><a>x</a><p>styled</p>");
   });
 
-  it.each(["", "?format=html", "?format=markdown", "?format=blocks"])("leaves nothing dangerous of the hostile sample (%s)", async (q) => {
-    const r = await get(hostile, q);
-    expect(r.status).toBe(200);
-    expect(r.headers.get("cache-control")).toBe("no-store");
-    const text = typeof r.body.content === "string" ? r.body.content : JSON.stringify(r.body.content);
-    expect(text).toContain("Hi");
-    for (const bad of [/<script/i, /alert\(1\)/, /onclick/i, /onerror/i, /javascript:/i, /data:/i, /style=/i]) expect(text).not.toMatch(bad);
-  });
+  it.each(["", "?format=html", "?format=markdown", "?format=blocks"])(
+    "leaves nothing dangerous of the hostile sample (%s)",
+    async (q) => {
+      const r = await get(hostile, q);
+      expect(r.status).toBe(200);
+      expect(r.headers.get("cache-control")).toBe("no-store");
+      const text = typeof r.body.content === "string" ? r.body.content : JSON.stringify(r.body.content);
+      expect(text).toContain("Hi");
+      for (const bad of [/<script/i, /alert\(1\)/, /onclick/i, /onerror/i, /javascript:/i, /data:/i, /style=/i])
+        expect(text).not.toMatch(bad);
+    },
+  );
 
   it("answers blocks as {type, html} only, per top-level element", async () => {
     const r = await get(hostile, "?format=blocks");
@@ -179,7 +234,9 @@ describe("GET /articles/{id}", () => {
   });
 
   it("answers markdown with a GFM table made from an HTML table", async () => {
-    const id = await insert({ bodyHtml: `<h2>Sizes</h2><table><thead><tr><th>EU</th><th>US</th></tr></thead><tbody><tr><td>42</td><td>9</td></tr></tbody></table>` });
+    const id = await insert({
+      bodyHtml: `<h2>Sizes</h2><table><thead><tr><th>EU</th><th>US</th></tr></thead><tbody><tr><td>42</td><td>9</td></tr></tbody></table>`,
+    });
     const r = await get(id, "?format=markdown");
     expect(r.status).toBe(200);
     expect(r.body.content).toBe("## Sizes\n\n| EU | US |\n| --- | --- |\n| 42 | 9 |");
@@ -189,7 +246,13 @@ describe("GET /articles/{id}", () => {
     const id = await insert({
       status: "draft",
       locale: "ru",
-      bodyDoc: { type: "doc", content: [{ type: "heading", attrs: { level: 2 }, content: [{ type: "text", text: "Care" }] }, { type: "paragraph", content: [{ type: "text", text: "<script>alert(1)</script> & dry" }] }] },
+      bodyDoc: {
+        type: "doc",
+        content: [
+          { type: "heading", attrs: { level: 2 }, content: [{ type: "text", text: "Care" }] },
+          { type: "paragraph", content: [{ type: "text", text: "<script>alert(1)</script> & dry" }] },
+        ],
+      },
     });
     const expected = "<h2>Care</h2><p>&lt;script&gt;alert(1)&lt;/script&gt; &amp; dry</p>";
     const blocks = await get(id, "?format=blocks");
@@ -214,7 +277,12 @@ describe("GET /articles/{id}", () => {
       wordCount: 812,
       publishedAt: new Date("2026-10-01T08:30:00.000Z"),
       updatedAt: new Date("2026-10-02T08:30:00.000Z"),
-      publication: { target: "connector", state: "applied", published_url: "https://shop.example.ru/blog/fit", error: null },
+      publication: {
+        target: "connector",
+        state: "applied",
+        published_url: "https://shop.example.ru/blog/fit",
+        error: null,
+      },
       bodyHtml: "<p>Fit</p>",
     });
     const r = await get(id);
@@ -222,7 +290,12 @@ describe("GET /articles/{id}", () => {
       word_count: 812,
       published_at: "2026-10-01T08:30:00.000Z",
       updated_at: "2026-10-02T08:30:00.000Z",
-      publication: { target: "connector", state: "applied", published_url: "https://shop.example.ru/blog/fit", error: null },
+      publication: {
+        target: "connector",
+        state: "applied",
+        published_url: "https://shop.example.ru/blog/fit",
+        error: null,
+      },
     });
   });
 
@@ -253,7 +326,12 @@ describe("GET /articles/{id}", () => {
     });
 
     it("counts a converted editor document", async () => {
-      const id = await insert({ bodyDoc: { type: "doc", content: [{ type: "paragraph", content: [{ type: "text", text: "<".repeat(500_000) }] }] } });
+      const id = await insert({
+        bodyDoc: {
+          type: "doc",
+          content: [{ type: "paragraph", content: [{ type: "text", text: "<".repeat(500_000) }] }],
+        },
+      });
       const r = await get(id, "?format=blocks"); // 500,000 "<" become 2,000,000 bytes of "&lt;", plus the <p> tags
       expect(r.status).toBe(422);
       expect(r.body.errors[0].field).toBe("/content");
@@ -289,7 +367,11 @@ describe("GET /articles/{id}", () => {
     const r = await get(foreign);
     const missing = await get(crypto.randomUUID());
     expect(r.status).toBe(404);
-    expect({ ...r.body, instance: undefined, request_id: undefined }).toEqual({ ...missing.body, instance: undefined, request_id: undefined });
+    expect({ ...r.body, instance: undefined, request_id: undefined }).toEqual({
+      ...missing.body,
+      instance: undefined,
+      request_id: undefined,
+    });
     const rows = await db.db.select().from(articles).where(eq(articles.id, foreign));
     expect(rows[0].tenantId).toBe(other.tenantId);
   });

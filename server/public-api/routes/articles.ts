@@ -13,7 +13,10 @@ const ListQuery = z.strictObject({
   updated_after: dateOrInstantParam.optional(),
   // Deleted articles are not kept as tombstones: asking for them is refused rather than silently ignored.
   include_deleted: boolParam
-    .refine((v) => !v, { message: "deleted articles are not available; omit include_deleted or send false", params: { code: "not_supported" } })
+    .refine((v) => !v, {
+      message: "deleted articles are not available; omit include_deleted or send false",
+      params: { code: "not_supported" },
+    })
     .optional(),
 });
 
@@ -32,7 +35,12 @@ export const listArticlesRoute = defineRoute({
   list: { position: ArticleListPosition },
   responses: { 200: pageOf(ArticleSummarySchema) },
   handler: async ({ db, actor, query, after }) => {
-    const p = await articles.listArticles(db, actor, { limit: query.limit, status: query.status, updatedAfter: query.updated_after, after });
+    const p = await articles.listArticles(db, actor, {
+      limit: query.limit,
+      status: query.status,
+      updatedAfter: query.updated_after,
+      after,
+    });
     return page(p.articles, p.next);
   },
 });

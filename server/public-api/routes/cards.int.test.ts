@@ -12,7 +12,8 @@ let noDomain: TenantFixture;
 let n = 0;
 
 /** POST /cards with a fresh Idempotency-Key. */
-const create = (json: unknown, key = t.key) => call("POST", "/cards", { key, json, idempotencyKey: `k-${++n}-${Date.now()}` });
+const create = (json: unknown, key = t.key) =>
+  call("POST", "/cards", { key, json, idempotencyKey: `k-${++n}-${Date.now()}` });
 
 beforeAll(async () => {
   db = await openTestDatabase();
@@ -28,7 +29,10 @@ describe("POST /cards", () => {
       code: "shoe-1",
       name: "Shoe",
       page_url: "/p/shoe",
-      buttons: [{ label: "Buy", url: "/cart?sku=1" }, { label: "Site", url: "https://shop.example.ru/x" }],
+      buttons: [
+        { label: "Buy", url: "/cart?sku=1" },
+        { label: "Site", url: "https://shop.example.ru/x" },
+      ],
       ai_enabled: true,
       sort: 5,
     });
@@ -41,7 +45,10 @@ describe("POST /cards", () => {
       price_text: null,
       badge: null,
       page_url: "https://shop.example.ru/p/shoe",
-      buttons: [{ label: "Buy", url: "https://shop.example.ru/cart?sku=1" }, { label: "Site", url: "https://shop.example.ru/x" }],
+      buttons: [
+        { label: "Buy", url: "https://shop.example.ru/cart?sku=1" },
+        { label: "Site", url: "https://shop.example.ru/x" },
+      ],
       ai_enabled: true,
       sort: 5,
       active: true,
@@ -56,7 +63,10 @@ describe("POST /cards", () => {
     const r = await call("POST", "/cards", { key: t.key, json: { code: "no-key", name: "X" } });
     expect(r.status).toBe(400);
     expect(r.body.code).toBe("idempotency_key_required");
-    const rows = await db.db.select().from(products).where(and(eq(products.tenantId, t.tenantId), eq(products.code, "no-key")));
+    const rows = await db.db
+      .select()
+      .from(products)
+      .where(and(eq(products.tenantId, t.tenantId), eq(products.code, "no-key")));
     expect(rows).toHaveLength(0);
   });
 
@@ -86,7 +96,11 @@ describe("POST /cards", () => {
     ["description of 501 chars", { code: "ok", name: "A", description: long(501) }, "/description"],
     ["badge of 31 chars", { code: "ok", name: "A", badge: long(31) }, "/badge"],
     ["price_text of 41 chars", { code: "ok", name: "A", price_text: long(41) }, "/price_text"],
-    ["four buttons", { code: "ok", name: "A", buttons: [...btn("/a"), ...btn("/b"), ...btn("/c"), ...btn("/d")] }, "/buttons"],
+    [
+      "four buttons",
+      { code: "ok", name: "A", buttons: [...btn("/a"), ...btn("/b"), ...btn("/c"), ...btn("/d")] },
+      "/buttons",
+    ],
     ["javascript: page_url", { code: "ok", name: "A", page_url: "javascript:alert(1)" }, "/page_url"],
     ["data: page_url", { code: "ok", name: "A", page_url: "data:text/html,hi" }, "/page_url"],
     ["http: page_url", { code: "ok", name: "A", page_url: "http://shop.example.ru/p" }, "/page_url"],
@@ -97,8 +111,16 @@ describe("POST /cards", () => {
     ["button without label", { code: "ok", name: "A", buttons: [{ url: "/a" }] }, "/buttons/0/label"],
     ["data: image", { code: "ok", name: "A", image_url: "data:image/png;base64,AAAA" }, "/image_url"],
     ["http: image", { code: "ok", name: "A", image_url: "http://cdn.example/a.png" }, "/image_url"],
-    ["foreign storage path", { code: "ok", name: "A", image_url: "/storage/00000000-0000-0000-0000-000000000000/a.png" }, "/image_url"],
-    ["foreign storage address of this cell", { code: "ok", name: "A", image_url: "https://api.example.ru/storage/00000000-0000-0000-0000-000000000000/a.png" }, "/image_url"],
+    [
+      "foreign storage path",
+      { code: "ok", name: "A", image_url: "/storage/00000000-0000-0000-0000-000000000000/a.png" },
+      "/image_url",
+    ],
+    [
+      "foreign storage address of this cell",
+      { code: "ok", name: "A", image_url: "https://api.example.ru/storage/00000000-0000-0000-0000-000000000000/a.png" },
+      "/image_url",
+    ],
     ["sort not an integer", { code: "ok", name: "A", sort: 1.5 }, "/sort"],
     ["ai_enabled as a string", { code: "ok", name: "A", ai_enabled: "yes" }, "/ai_enabled"],
     ["unknown field", { code: "ok", name: "A", colour: "red" }, "/colour"],
@@ -109,8 +131,12 @@ describe("POST /cards", () => {
     expect(r.headers.get("content-type")).toBe("application/problem+json");
     expect(r.body.code).toBe("validation_failed");
     expect(r.body.errors.map((e: { field: string }) => e.field)).toContain(field);
-    for (const e of r.body.errors) expect(e).toEqual({ field: expect.any(String), code: expect.any(String), message: expect.any(String) });
-    const rows = await db.db.select().from(products).where(and(eq(products.tenantId, t.tenantId), eq(products.code, "ok")));
+    for (const e of r.body.errors)
+      expect(e).toEqual({ field: expect.any(String), code: expect.any(String), message: expect.any(String) });
+    const rows = await db.db
+      .select()
+      .from(products)
+      .where(and(eq(products.tenantId, t.tenantId), eq(products.code, "ok")));
     expect(rows).toHaveLength(0);
   });
 
@@ -159,7 +185,13 @@ describe("GET /cards", () => {
   let lt: TenantFixture;
   beforeAll(async () => {
     lt = await makeTenant(db.db);
-    for (const [code, sort, ai] of [["c", 2, false], ["a", 1, true], ["d", 2, true], ["b", 1, false], ["e", 0, false]] as const) {
+    for (const [code, sort, ai] of [
+      ["c", 2, false],
+      ["a", 1, true],
+      ["d", 2, true],
+      ["b", 1, false],
+      ["e", 0, false],
+    ] as const) {
       expect((await create({ code, name: code, sort, ai_enabled: ai }, lt.key)).status).toBe(201);
     }
   });
@@ -185,13 +217,19 @@ describe("GET /cards", () => {
     expect(seen).toEqual(["e", "a", "b", "c", "d"]);
     const ai = await call("GET", "/cards?ai_enabled=true&limit=1", { key: lt.key });
     expect(ai.body.data.map((c: { code: string }) => c.code)).toEqual(["a"]);
-    const next = await call("GET", `/cards?ai_enabled=true&limit=1&cursor=${encodeURIComponent(ai.body.next_cursor)}`, { key: lt.key });
+    const next = await call("GET", `/cards?ai_enabled=true&limit=1&cursor=${encodeURIComponent(ai.body.next_cursor)}`, {
+      key: lt.key,
+    });
     expect(next.body.data.map((c: { code: string }) => c.code)).toEqual(["d"]);
     // The cursor is bound to its filter set and its tenant.
-    const changed = await call("GET", `/cards?ai_enabled=false&cursor=${encodeURIComponent(ai.body.next_cursor)}`, { key: lt.key });
+    const changed = await call("GET", `/cards?ai_enabled=false&cursor=${encodeURIComponent(ai.body.next_cursor)}`, {
+      key: lt.key,
+    });
     expect(changed.status).toBe(422);
     expect(changed.body.errors[0].field).toBe("/cursor");
-    const foreign = await call("GET", `/cards?ai_enabled=true&cursor=${encodeURIComponent(ai.body.next_cursor)}`, { key: t.key });
+    const foreign = await call("GET", `/cards?ai_enabled=true&cursor=${encodeURIComponent(ai.body.next_cursor)}`, {
+      key: t.key,
+    });
     expect(foreign.status).toBe(422);
     expect(foreign.body.errors[0].field).toBe("/cursor");
   });
@@ -253,7 +291,17 @@ describe("GET, PATCH and DELETE /cards/{code}", () => {
       [{ code: "rules-2" }, "/code"],
       [{ page_url: "javascript:alert(1)" }, "/page_url"],
       [{ image_url: "/storage/00000000-0000-0000-0000-000000000000/a.png" }, "/image_url"],
-      [{ buttons: [{ label: "a", url: "/a" }, { label: "b", url: "/b" }, { label: "c", url: "/c" }, { label: "d", url: "/d" }] }, "/buttons"],
+      [
+        {
+          buttons: [
+            { label: "a", url: "/a" },
+            { label: "b", url: "/b" },
+            { label: "c", url: "/c" },
+            { label: "d", url: "/d" },
+          ],
+        },
+        "/buttons",
+      ],
       [{ name: "" }, "/name"],
     ];
     for (const [json, field] of cases) {
@@ -266,7 +314,12 @@ describe("GET, PATCH and DELETE /cards/{code}", () => {
   });
 
   it("deletes the card and keeps the product; a repeat is 404", async () => {
-    const c = await create({ code: "delete-me", name: "Kept product", ai_enabled: true, buttons: [{ label: "a", url: "/a" }] });
+    const c = await create({
+      code: "delete-me",
+      name: "Kept product",
+      ai_enabled: true,
+      buttons: [{ label: "a", url: "/a" }],
+    });
     expect((await call("DELETE", "/cards/delete-me", { key: other.key })).status).toBe(404);
     const d = await call("DELETE", "/cards/delete-me", { key: t.key });
     expect(d.status).toBe(204);

@@ -23,16 +23,31 @@ const conv: Record<string, string> = {};
 const msg: Record<string, string> = {};
 let storageDir: string;
 
-async function addConversation(name: string, o: Partial<typeof conversations.$inferInsert>, owner = t): Promise<string> {
+async function addConversation(
+  name: string,
+  o: Partial<typeof conversations.$inferInsert>,
+  owner = t,
+): Promise<string> {
   const [c] = await db.db
     .insert(conversations)
-    .values({ tenantId: owner.tenantId, channelType: "website", status: "open", mode: "ai", createdAt: at(0), updatedAt: at(0), ...o })
+    .values({
+      tenantId: owner.tenantId,
+      channelType: "website",
+      status: "open",
+      mode: "ai",
+      createdAt: at(0),
+      updatedAt: at(0),
+      ...o,
+    })
     .returning({ id: conversations.id });
   conv[name] = c.id;
   return c.id;
 }
 
-async function addMessage(name: string, o: Partial<typeof messages.$inferInsert> & { conversationId: string }): Promise<string> {
+async function addMessage(
+  name: string,
+  o: Partial<typeof messages.$inferInsert> & { conversationId: string },
+): Promise<string> {
   const [m] = await db.db
     .insert(messages)
     .values({ tenantId: t.tenantId, sender: "customer", content: name, ...o })
@@ -50,8 +65,20 @@ beforeAll(async () => {
   other = await makeTenant(db.db);
   storageDir = await mkdtemp(path.join(tmpdir(), "storage-"));
   setStorageRoot(storageDir);
-  await addConversation("a", { channelId: t.channelId, channelType: "api", externalCustomerId: "crm-1", updatedAt: at(10), language: "ru" });
-  await addConversation("b", { channelType: "telegram", externalCustomerId: "tg-should-not-leak", updatedAt: at(20), status: "handoff_pending", mode: "operator" });
+  await addConversation("a", {
+    channelId: t.channelId,
+    channelType: "api",
+    externalCustomerId: "crm-1",
+    updatedAt: at(10),
+    language: "ru",
+  });
+  await addConversation("b", {
+    channelType: "telegram",
+    externalCustomerId: "tg-should-not-leak",
+    updatedAt: at(20),
+    status: "handoff_pending",
+    mode: "operator",
+  });
   await addConversation("c", { channelType: "website", updatedAt: at(20), status: "resolved" });
   await addConversation("d", { channelType: "website", updatedAt: at(30) });
   await addConversation("mailbox", { kind: "personal_mailbox", updatedAt: at(15) });
@@ -60,15 +87,45 @@ beforeAll(async () => {
 
   const a = conv.a;
   await addMessage("m1", { conversationId: a, createdAt: at(1) });
-  await addMessage("note", { conversationId: a, sender: "operator", internal: true, content: "Internal: VIP", createdAt: at(2) });
+  await addMessage("note", {
+    conversationId: a,
+    sender: "operator",
+    internal: true,
+    content: "Internal: VIP",
+    createdAt: at(2),
+  });
   await addMessage("m2", { conversationId: a, sender: "ai", createdAt: at(3) });
-  await addMessage("gone", { conversationId: a, content: "my phone is +79001234567", deletedAt: at(4), createdAt: at(4) });
+  await addMessage("gone", {
+    conversationId: a,
+    content: "my phone is +79001234567",
+    deletedAt: at(4),
+    createdAt: at(4),
+  });
   await addMessage("photo", { conversationId: a, contentType: "image", content: null, createdAt: at(5) });
   await addMessage("m3", { conversationId: a, createdAt: at(5) }); // same moment as "photo": ordered by id
-  await addMessage("ancient", { conversationId: a, deletedAt: new Date(Date.now() - 31 * 86_400_000), createdAt: at(0.5) });
+  await addMessage("ancient", {
+    conversationId: a,
+    deletedAt: new Date(Date.now() - 31 * 86_400_000),
+    createdAt: at(0.5),
+  });
   await db.db.insert(messageAttachments).values([
-    { tenantId: t.tenantId, messageId: msg.photo, fileName: "photo 1.jpg", mimeType: "image/jpeg", sizeBytes: 5, storagePath: `${t.tenantId}/attachments/photo-1.jpg`, externalUrl: "https://api.telegram.org/file/bot-secret/photo-1.jpg" },
-    { tenantId: t.tenantId, messageId: msg.gone, fileName: "gone.jpg", mimeType: "image/jpeg", sizeBytes: 5, storagePath: `${t.tenantId}/attachments/gone.jpg` },
+    {
+      tenantId: t.tenantId,
+      messageId: msg.photo,
+      fileName: "photo 1.jpg",
+      mimeType: "image/jpeg",
+      sizeBytes: 5,
+      storagePath: `${t.tenantId}/attachments/photo-1.jpg`,
+      externalUrl: "https://api.telegram.org/file/bot-secret/photo-1.jpg",
+    },
+    {
+      tenantId: t.tenantId,
+      messageId: msg.gone,
+      fileName: "gone.jpg",
+      mimeType: "image/jpeg",
+      sizeBytes: 5,
+      storagePath: `${t.tenantId}/attachments/gone.jpg`,
+    },
   ]);
   await mkdir(path.join(storageDir, t.tenantId, "attachments"), { recursive: true });
   await writeFile(path.join(storageDir, t.tenantId, "attachments", "photo-1.jpg"), "JPEG!");
@@ -100,12 +157,19 @@ describe("GET /conversations", () => {
       created_at: at(0).toISOString(),
       updated_at: at(10).toISOString(),
     });
-    expect(byId.get(conv.b)).toMatchObject({ channel: "telegram", external_customer_id: null, status: "handoff_pending", mode: "operator" });
+    expect(byId.get(conv.b)).toMatchObject({
+      channel: "telegram",
+      external_customer_id: null,
+      status: "handoff_pending",
+      mode: "operator",
+    });
     expect(r.text).not.toContain("tg-should-not-leak");
   });
 
   it("filters by channel, status and mode", async () => {
-    expect((await get("/conversations?channel=website")).body.data.map((c: { id: string }) => c.id).sort()).toEqual([conv.c, conv.d].sort());
+    expect((await get("/conversations?channel=website")).body.data.map((c: { id: string }) => c.id).sort()).toEqual(
+      [conv.c, conv.d].sort(),
+    );
     expect((await get("/conversations?status=resolved")).body.data.map((c: { id: string }) => c.id)).toEqual([conv.c]);
     expect((await get("/conversations?mode=operator")).body.data.map((c: { id: string }) => c.id)).toEqual([conv.b]);
     const bad = await get("/conversations?mode=human");
@@ -134,13 +198,17 @@ describe("GET /conversations", () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const r: { body: { data: { id: string }[]; next_cursor: string | null } } = await get(`/conversations?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+      const r: { body: { data: { id: string }[]; next_cursor: string | null } } = await get(
+        `/conversations?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+      );
       seen.push(...r.body.data.map((c) => c.id));
       cursor = r.body.next_cursor;
     } while (cursor);
     expect(seen).toEqual((await get("/conversations")).body.data.map((c: { id: string }) => c.id));
     const first = await get("/conversations?limit=1&channel=website");
-    const changed = await get(`/conversations?limit=1&channel=api&cursor=${encodeURIComponent(first.body.next_cursor)}`);
+    const changed = await get(
+      `/conversations?limit=1&channel=api&cursor=${encodeURIComponent(first.body.next_cursor)}`,
+    );
     expect(changed.status).toBe(422);
     expect(changed.body.errors[0].field).toBe("/cursor");
   });
@@ -150,7 +218,12 @@ describe("GET /conversations", () => {
     const r = await get("/conversations?channel=api");
     const rows = (await journal()).filter((j) => j.requestId === r.headers.get("x-request-id"));
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ integrationId: t.integrationId, route: "GET /conversations", resourceType: "conversation", resourceIds: [conv.a] });
+    expect(rows[0]).toMatchObject({
+      integrationId: t.integrationId,
+      route: "GET /conversations",
+      resourceType: "conversation",
+      resourceIds: [conv.a],
+    });
     expect(rows[0].apiKeyId).not.toBeNull();
     await get("/conversations?channel=nothing-here");
     expect(await journal()).toHaveLength(before + 1);
@@ -163,7 +236,9 @@ describe("GET /conversations/{id}", () => {
     expect(r.status).toBe(200);
     expect(r.body.id).toBe(conv.a);
     expect(r.headers.get("cache-control")).toBe("private, no-store");
-    expect((await journal()).some((j) => j.requestId === r.headers.get("x-request-id") && j.resourceIds[0] === conv.a)).toBe(true);
+    expect(
+      (await journal()).some((j) => j.requestId === r.headers.get("x-request-id") && j.resourceIds[0] === conv.a),
+    ).toBe(true);
   });
 
   it("answers mailbox, cabinet, foreign and missing ids with the same 404, and a non-uuid id with 404", async () => {
@@ -188,13 +263,31 @@ describe("GET /conversations/{id}/messages", () => {
     const [p, m3] = [msg.photo, msg.m3].sort();
     expect(r.body.data.map((m: { id: string }) => m.id)).toEqual([msg.m1, msg.m2, p, m3]);
     expect(r.text).not.toContain("Internal: VIP");
-    expect(r.body.data[0]).toEqual({ id: msg.m1, conversation_id: conv.a, sender: "customer", content_type: "text", content: "m1", attachments: [], deleted: false, created_at: at(1).toISOString() });
+    expect(r.body.data[0]).toEqual({
+      id: msg.m1,
+      conversation_id: conv.a,
+      sender: "customer",
+      content_type: "text",
+      content: "m1",
+      attachments: [],
+      deleted: false,
+      created_at: at(1).toISOString(),
+    });
   });
 
   it("returns deleted messages as tombstones with include_deleted=true, within 30 days of deletion", async () => {
     const r = await get(`/conversations/${conv.a}/messages?include_deleted=true`);
     const tomb = r.body.data.find((m: { id: string }) => m.id === msg.gone);
-    expect(tomb).toEqual({ id: msg.gone, conversation_id: conv.a, sender: "customer", content_type: "text", content: null, attachments: [], deleted: true, created_at: at(4).toISOString() });
+    expect(tomb).toEqual({
+      id: msg.gone,
+      conversation_id: conv.a,
+      sender: "customer",
+      content_type: "text",
+      content: null,
+      attachments: [],
+      deleted: true,
+      created_at: at(4).toISOString(),
+    });
     expect(r.text).not.toContain("+79001234567");
     expect(r.body.data.some((m: { id: string }) => m.id === msg.ancient)).toBe(false);
     expect(r.body.data).toHaveLength(5);
@@ -207,7 +300,9 @@ describe("GET /conversations/{id}/messages", () => {
     expect(photo.attachments).toHaveLength(1);
     const a = photo.attachments[0];
     expect(a).toMatchObject({ file_name: "photo 1.jpg", content_type: "image/jpeg", size_bytes: 5 });
-    expect(a.url).toMatch(/^https:\/\/api\.example\.ru\/files\/attachments\/[0-9a-f-]{36}\?expires=\d+&signature=[\w-]+$/);
+    expect(a.url).toMatch(
+      /^https:\/\/api\.example\.ru\/files\/attachments\/[0-9a-f-]{36}\?expires=\d+&signature=[\w-]+$/,
+    );
     expect(Date.parse(a.expires_at) - Date.now()).toBeGreaterThan(10 * 60_000);
     expect(r.text).not.toContain("telegram.org");
 
@@ -219,7 +314,11 @@ describe("GET /conversations/{id}/messages", () => {
     expect(file.headers.get("cache-control")).toBe("private, no-store");
     expect(await file.text()).toBe("JPEG!");
 
-    const tampered = await serveAttachment(id, String(Number(u.searchParams.get("expires")) + 60), u.searchParams.get("signature"));
+    const tampered = await serveAttachment(
+      id,
+      String(Number(u.searchParams.get("expires")) + 60),
+      u.searchParams.get("signature"),
+    );
     expect(tampered.status).toBe(403);
     // A signature whose last character differs only in base64's spare bits decodes to the same bytes: refused.
     const sig = u.searchParams.get("signature")!;
@@ -229,32 +328,53 @@ describe("GET /conversations/{id}/messages", () => {
     expect((await serveAttachment(id, u.searchParams.get("expires"), twin)).status).toBe(403);
     setClock(() => Date.parse(a.expires_at) + 1000);
     try {
-      expect((await serveAttachment(id, u.searchParams.get("expires"), u.searchParams.get("signature"))).status).toBe(403);
+      expect((await serveAttachment(id, u.searchParams.get("expires"), u.searchParams.get("signature"))).status).toBe(
+        403,
+      );
     } finally {
       setClock(undefined);
     }
   });
 
   it("stops serving a deleted message's file even through a link given before", async () => {
-    const [m] = await db.db.insert(messages).values({ tenantId: t.tenantId, conversationId: conv.d, sender: "customer", contentType: "file", content: null }).returning();
+    const [m] = await db.db
+      .insert(messages)
+      .values({ tenantId: t.tenantId, conversationId: conv.d, sender: "customer", contentType: "file", content: null })
+      .returning();
     const [f] = await db.db
       .insert(messageAttachments)
-      .values({ tenantId: t.tenantId, messageId: m.id, fileName: "doc.pdf", mimeType: "application/pdf", sizeBytes: 5, storagePath: `${t.tenantId}/attachments/photo-1.jpg` })
+      .values({
+        tenantId: t.tenantId,
+        messageId: m.id,
+        fileName: "doc.pdf",
+        mimeType: "application/pdf",
+        sizeBytes: 5,
+        storagePath: `${t.tenantId}/attachments/photo-1.jpg`,
+      })
       .returning();
-    const link = new URL((await get(`/conversations/${conv.d}/messages`)).body.data.find((x: { id: string }) => x.id === m.id).attachments[0].url);
+    const link = new URL(
+      (await get(`/conversations/${conv.d}/messages`)).body.data.find((x: { id: string }) => x.id === m.id)
+        .attachments[0].url,
+    );
     await db.db.update(messages).set({ deletedAt: new Date() }).where(eq(messages.id, m.id));
-    expect((await serveAttachment(f.id, link.searchParams.get("expires"), link.searchParams.get("signature"))).status).toBe(404);
+    expect(
+      (await serveAttachment(f.id, link.searchParams.get("expires"), link.searchParams.get("signature"))).status,
+    ).toBe(404);
   });
 
   it("walks by cursor; the cursor is bound to the conversation and include_deleted", async () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const r: { body: { data: { id: string }[]; next_cursor: string | null } } = await get(`/conversations/${conv.a}/messages?limit=2&include_deleted=true${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+      const r: { body: { data: { id: string }[]; next_cursor: string | null } } = await get(
+        `/conversations/${conv.a}/messages?limit=2&include_deleted=true${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+      );
       seen.push(...r.body.data.map((m) => m.id));
       cursor = r.body.next_cursor;
     } while (cursor);
-    expect(seen).toEqual((await get(`/conversations/${conv.a}/messages?include_deleted=true`)).body.data.map((m: { id: string }) => m.id));
+    expect(seen).toEqual(
+      (await get(`/conversations/${conv.a}/messages?include_deleted=true`)).body.data.map((m: { id: string }) => m.id),
+    );
     const first = await get(`/conversations/${conv.a}/messages?limit=1`);
     for (const p of [`/conversations/${conv.d}/messages`, `/conversations/${conv.a}/messages?include_deleted=true`]) {
       const r = await get(`${p}${p.includes("?") ? "&" : "?"}cursor=${encodeURIComponent(first.body.next_cursor)}`);
@@ -264,7 +384,8 @@ describe("GET /conversations/{id}/messages", () => {
   });
 
   it("answers 404 for the messages of a mailbox, cabinet or foreign conversation", async () => {
-    for (const id of [conv.mailbox, conv.cabinet, conv.foreign]) expect((await get(`/conversations/${id}/messages`)).status).toBe(404);
+    for (const id of [conv.mailbox, conv.cabinet, conv.foreign])
+      expect((await get(`/conversations/${id}/messages`)).status).toBe(404);
   });
 
   it("journals the returned message ids", async () => {
@@ -293,7 +414,10 @@ describe("personal-data rules", () => {
 
   it("on the RU cell refuses an integration whose recipient is outside Russia with 403 before any read", async () => {
     const abroad = await makeTenant(db.db, { integration: { piiCountry: "DE" } });
-    const [c] = await db.db.insert(conversations).values({ tenantId: abroad.tenantId, channelType: "website" }).returning();
+    const [c] = await db.db
+      .insert(conversations)
+      .values({ tenantId: abroad.tenantId, channelType: "website" })
+      .returning();
     for (const p of ["/conversations", `/conversations/${c.id}`, `/conversations/${c.id}/messages`]) {
       const r = await get(p, abroad.key);
       expect(r.status, p).toBe(403);
@@ -301,6 +425,11 @@ describe("personal-data rules", () => {
     }
     const wide = await makeTenant(db.db, { key: { ipAllowlist: ["10.0.0.0/8", "127.0.0.1"] } });
     expect((await get("/conversations", wide.key)).body.code).toBe("pii_transfer_not_allowed");
-    expect(await db.db.select().from(disclosures).where(and(eq(disclosures.tenantId, abroad.tenantId)))).toHaveLength(0);
+    expect(
+      await db.db
+        .select()
+        .from(disclosures)
+        .where(and(eq(disclosures.tenantId, abroad.tenantId))),
+    ).toHaveLength(0);
   });
 });

@@ -19,7 +19,9 @@ const ListQuery = z.strictObject({
   status: z.string().min(1).max(64).optional(),
   mode: z.enum(["ai", "operator"], { message: "must be ai or operator" }).optional(),
   updated_after: instantParam.optional(),
-  include_deleted: boolParam.optional().meta({ description: "accepted, adds nothing (conversations are not soft-deleted)" }),
+  include_deleted: boolParam
+    .optional()
+    .meta({ description: "accepted, adds nothing (conversations are not soft-deleted)" }),
 });
 
 /** `GET /conversations`: ascending by `(updated_at, id)`; filters channel, status, mode, `updated_after` (strict). */
@@ -68,7 +70,9 @@ export const getConversationRoute = defineRoute({
 const MessagesQuery = z.strictObject({
   limit: limitParam(25),
   cursor: cursorParam.optional(),
-  include_deleted: boolParam.default(false).meta({ description: "true returns deleted messages as tombstones (`deleted: true`, no content, no attachments)" }),
+  include_deleted: boolParam
+    .default(false)
+    .meta({ description: "true returns deleted messages as tombstones (`deleted: true`, no content, no attachments)" }),
 });
 
 /** `GET /conversations/{id}/messages`: oldest first by `(created_at, id)`; tombstones with `include_deleted=true`. */
@@ -88,7 +92,11 @@ export const listMessagesRoute = defineRoute({
   list: { position: InstantIdPosition },
   responses: { 200: pageOf(MessageSchema) },
   handler: async ({ db, actor, params, query, after }) => {
-    const p = await messages.listMessages(db, actor, params.id, { limit: query.limit, includeDeleted: query.include_deleted, after });
+    const p = await messages.listMessages(db, actor, params.id, {
+      limit: query.limit,
+      includeDeleted: query.include_deleted,
+      after,
+    });
     return page(p.messages, p.next);
   },
 });
@@ -114,4 +122,9 @@ export const sendCardsRoute = defineRoute({
 });
 
 /** Routes of conversations and messages, in the order of the spec. */
-export const CONVERSATION_ROUTES: AnyRoute[] = [listConversationsRoute, getConversationRoute, listMessagesRoute, sendCardsRoute];
+export const CONVERSATION_ROUTES: AnyRoute[] = [
+  listConversationsRoute,
+  getConversationRoute,
+  listMessagesRoute,
+  sendCardsRoute,
+];

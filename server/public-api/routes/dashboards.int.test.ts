@@ -21,10 +21,22 @@ beforeAll(async () => {
   t = await makeTenant(db.db);
   failing = await makeTenant(db.db);
   await db.db.insert(dashboardBlocks).values([
-    { tenantId: t.tenantId, block: "kpi", availability: "ok", dataAsOf: { analytics: "2026-11-20", crm: "2026-11-19" }, payload: { sessions: 1200, leads: 14, availability: "spoofed" } },
+    {
+      tenantId: t.tenantId,
+      block: "kpi",
+      availability: "ok",
+      dataAsOf: { analytics: "2026-11-20", crm: "2026-11-19" },
+      payload: { sessions: 1200, leads: 14, availability: "spoofed" },
+    },
     { tenantId: t.tenantId, block: "ads", availability: "no_source", reason: "No ads account linked", dataAsOf: {} },
     { tenantId: t.tenantId, block: "funnel", availability: "no_data", dataAsOf: {}, payload: null },
-    { tenantId: failing.tenantId, block: "kpi", availability: "ok", dataAsOf: { analytics: "2026-11-20" }, payload: { sessions: 1 } },
+    {
+      tenantId: failing.tenantId,
+      block: "kpi",
+      availability: "ok",
+      dataAsOf: { analytics: "2026-11-20" },
+      payload: { sessions: 1 },
+    },
     { tenantId: failing.tenantId, block: "ads", availability: "ok", dataAsOf: {}, sourceError: "ads API timed out" },
   ]);
 });
@@ -37,8 +49,17 @@ describe("GET /dashboards/overview", () => {
     expect(r.body.data.to).toBe(yesterday());
     expect(r.body.data.from).toBe(day(Date.parse(`${yesterday()}T00:00:00Z`) - 29 * DAY));
     expect(Object.keys(r.body.data.blocks)).toEqual([...DASHBOARD_BLOCKS]);
-    expect(r.body.data.blocks.kpi).toEqual({ availability: "ok", data_as_of: { analytics: "2026-11-20", crm: "2026-11-19" }, sessions: 1200, leads: 14 });
-    expect(r.body.data.blocks.ads).toEqual({ availability: "no_source", reason: "No ads account linked", data_as_of: {} });
+    expect(r.body.data.blocks.kpi).toEqual({
+      availability: "ok",
+      data_as_of: { analytics: "2026-11-20", crm: "2026-11-19" },
+      sessions: 1200,
+      leads: 14,
+    });
+    expect(r.body.data.blocks.ads).toEqual({
+      availability: "no_source",
+      reason: "No ads account linked",
+      data_as_of: {},
+    });
     expect(r.body.data.blocks.funnel).toEqual({ availability: "no_data", data_as_of: {} });
     expect(r.body.data.blocks.strategist).toEqual({ availability: "not_connected", data_as_of: {} });
     expect(r.body.data.blocks.status).toEqual({ availability: "not_connected", data_as_of: {} });
@@ -60,9 +81,15 @@ describe("GET /dashboards/overview", () => {
   });
 
   it("keeps a past period as asked and defaults from to 29 days before to", async () => {
-    expect((await get("from=2026-02-01&to=2026-02-28")).body.data).toMatchObject({ from: "2026-02-01", to: "2026-02-28" });
+    expect((await get("from=2026-02-01&to=2026-02-28")).body.data).toMatchObject({
+      from: "2026-02-01",
+      to: "2026-02-28",
+    });
     expect((await get("to=2026-03-30")).body.data).toMatchObject({ from: "2026-03-01", to: "2026-03-30" });
-    expect((await get("from=2026-03-05&to=2026-03-05")).body.data).toMatchObject({ from: "2026-03-05", to: "2026-03-05" });
+    expect((await get("from=2026-03-05&to=2026-03-05")).body.data).toMatchObject({
+      from: "2026-03-05",
+      to: "2026-03-05",
+    });
   });
 
   it.each([
@@ -94,7 +121,10 @@ describe("GET /dashboards/overview", () => {
   it("serves the other blocks of that tenant when the failing one is not asked for", async () => {
     const r = await get("blocks=kpi,funnel", failing.key);
     expect(r.status).toBe(200);
-    expect(r.body.data.blocks).toEqual({ kpi: { availability: "ok", data_as_of: { analytics: "2026-11-20" }, sessions: 1 }, funnel: { availability: "not_connected", data_as_of: {} } });
+    expect(r.body.data.blocks).toEqual({
+      kpi: { availability: "ok", data_as_of: { analytics: "2026-11-20" }, sessions: 1 },
+      funnel: { availability: "not_connected", data_as_of: {} },
+    });
   });
 
   it("needs dashboards:read", async () => {

@@ -34,7 +34,16 @@ beforeAll(async () => {
   other = await makeTenant(db.db);
   const [c] = await db.db
     .insert(contacts)
-    .values({ tenantId: t.tenantId, firstName: "Anna", lastName: "Petrova", email: "anna@example.ru", phone: "+79990000001", tags: ["vip", "shoes"], geoCountry: "RU", geoCity: "Kazan" })
+    .values({
+      tenantId: t.tenantId,
+      firstName: "Anna",
+      lastName: "Petrova",
+      email: "anna@example.ru",
+      phone: "+79990000001",
+      tags: ["vip", "shoes"],
+      geoCountry: "RU",
+      geoCity: "Kazan",
+    })
     .returning({ id: contacts.id });
   contactId = c.id;
   await addLead("a", {
@@ -55,14 +64,34 @@ beforeAll(async () => {
     lastActivityAt: at(-1),
     valueMinor: 1_234_567n,
     valueCurrency: "RUB",
-    attribution: { utm_source: "yandex", utm_medium: "cpc", utm_campaign: "autumn", first_page: "/catalog", referrer: null },
-    score: { score: 87, grade: "A", reason: "Engaged buyer", flags: ["repeat"], source: "ai", model: "scorer-1", scored_at: "2026-11-01T09:30:00.000Z" },
+    attribution: {
+      utm_source: "yandex",
+      utm_medium: "cpc",
+      utm_campaign: "autumn",
+      first_page: "/catalog",
+      referrer: null,
+    },
+    score: {
+      score: 87,
+      grade: "A",
+      reason: "Engaged buyer",
+      flags: ["repeat"],
+      source: "ai",
+      model: "scorer-1",
+      scored_at: "2026-11-01T09:30:00.000Z",
+    },
     flags: { buy_intent: true, support: false, supplier: false },
   });
   await addLead("b", { status: "qualified", source: "telegram", updatedAt: at(10), qualifiedAt: at(9) });
   await addLead("c", { status: "won", source: "site", updatedAt: at(20), wonAt: at(20) });
   await addLead("f", { status: "new", source: "site", updatedAt: at(20) });
-  await addLead("d", { status: "new", source: "site", updatedAt: at(30), archived: true, archivedReason: "ai_not_client" });
+  await addLead("d", {
+    status: "new",
+    source: "site",
+    updatedAt: at(30),
+    archived: true,
+    archivedReason: "ai_not_client",
+  });
   await addLead("e", { status: "lost", source: "site", updatedAt: at(40), lostAt: at(40), lostReason: "price" });
   await addLead("foreign", { status: "new", source: "site", updatedAt: at(5) }, other);
 });
@@ -107,9 +136,32 @@ describe("GET /leads", () => {
       next_action: "Call back",
       lost_reason: null,
       value: { amount: "12345.67", currency: "RUB" },
-      contact: { id: contactId, first_name: "Anna", last_name: "Petrova", email: "anna@example.ru", phone: "+79990000001", tags: ["vip", "shoes"], geo_country: "RU", geo_city: "Kazan" },
-      attribution: { utm_source: "yandex", utm_medium: "cpc", utm_campaign: "autumn", first_page: "/catalog", referrer: null },
-      score: { score: 87, grade: "A", reason: "Engaged buyer", flags: ["repeat"], source: "ai", model: "scorer-1", scored_at: "2026-11-01T09:30:00.000Z" },
+      contact: {
+        id: contactId,
+        first_name: "Anna",
+        last_name: "Petrova",
+        email: "anna@example.ru",
+        phone: "+79990000001",
+        tags: ["vip", "shoes"],
+        geo_country: "RU",
+        geo_city: "Kazan",
+      },
+      attribution: {
+        utm_source: "yandex",
+        utm_medium: "cpc",
+        utm_campaign: "autumn",
+        first_page: "/catalog",
+        referrer: null,
+      },
+      score: {
+        score: 87,
+        grade: "A",
+        reason: "Engaged buyer",
+        flags: ["repeat"],
+        source: "ai",
+        model: "scorer-1",
+        scored_at: "2026-11-01T09:30:00.000Z",
+      },
       flags: { buy_intent: true, support: false, supplier: false },
       next_action_at: at(100).toISOString(),
       qualified_at: null,
@@ -123,7 +175,15 @@ describe("GET /leads", () => {
 
   it("answers null contact, value, attribution, score and flags for a lead without them", async () => {
     const b = (await get("/leads?source=telegram")).body.data[0];
-    expect(b).toMatchObject({ id: lead.b, contact: null, value: null, attribution: null, score: null, flags: null, qualified_at: at(9).toISOString() });
+    expect(b).toMatchObject({
+      id: lead.b,
+      contact: null,
+      value: null,
+      attribution: null,
+      score: null,
+      flags: null,
+      qualified_at: at(9).toISOString(),
+    });
   });
 
   it("filters by canonical status and refuses any other status with 422 on /status", async () => {
@@ -158,8 +218,14 @@ describe("GET /leads", () => {
     expect(ids((await get(`/leads?updated_since=${m}`)).body)).toEqual([first, second, lead.e]);
     expect(ids((await get(`/leads?updated_after=${m}`)).body)).toEqual([lead.e]);
     // The same moment written with a zone offset: 10:20Z = 13:20+03:00.
-    expect(ids((await get(`/leads?updated_since=${encodeURIComponent("2026-11-01T13:20:00+03:00")}`)).body)).toEqual([first, second, lead.e]);
-    expect(ids((await get(`/leads?updated_after=${encodeURIComponent("2026-11-01T13:20:00+03:00")}`)).body)).toEqual([lead.e]);
+    expect(ids((await get(`/leads?updated_since=${encodeURIComponent("2026-11-01T13:20:00+03:00")}`)).body)).toEqual([
+      first,
+      second,
+      lead.e,
+    ]);
+    expect(ids((await get(`/leads?updated_after=${encodeURIComponent("2026-11-01T13:20:00+03:00")}`)).body)).toEqual([
+      lead.e,
+    ]);
   });
 
   it("reads a date YYYY-MM-DD as midnight UTC", async () => {
@@ -183,7 +249,9 @@ describe("GET /leads", () => {
     const r = await get("/leads?updated_since=2026-11-01&updated_after=2026-11-01");
     expect(r.status).toBe(422);
     expect(r.body.code).toBe("validation_failed");
-    expect(r.body.errors).toEqual([{ field: "/updated_after", code: "conflict", message: expect.stringContaining("not both") }]);
+    expect(r.body.errors).toEqual([
+      { field: "/updated_after", code: "conflict", message: expect.stringContaining("not both") },
+    ]);
     expect(r.text).not.toContain(lead.a);
   });
 
@@ -225,7 +293,10 @@ describe("GET /leads", () => {
     const m = await makeTenant(db.db);
     const made: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const [l] = await db.db.insert(leads).values({ tenantId: m.tenantId, updatedAt: at(60) }).returning({ id: leads.id });
+      const [l] = await db.db
+        .insert(leads)
+        .values({ tenantId: m.tenantId, updatedAt: at(60) })
+        .returning({ id: leads.id });
       made.push(l.id);
     }
     const seen: string[] = [];
@@ -243,7 +314,13 @@ describe("GET /leads", () => {
     const first = await get("/leads?status=new&limit=1");
     const cursor = encodeURIComponent(first.body.next_cursor);
     expect((await get(`/leads?status=new&limit=1&cursor=${cursor}`)).status).toBe(200);
-    for (const q of ["status=won", "status=new&archived=true", "status=new&source=site", "status=new&updated_since=2026-11-01", "status=new&include_deleted=false"]) {
+    for (const q of [
+      "status=won",
+      "status=new&archived=true",
+      "status=new&source=site",
+      "status=new&updated_since=2026-11-01",
+      "status=new&include_deleted=false",
+    ]) {
       const r = await get(`/leads?${q}&limit=1&cursor=${cursor}`);
       expect(r.status, q).toBe(422);
       expect(r.body.errors).toEqual([expect.objectContaining({ field: "/cursor" })]);

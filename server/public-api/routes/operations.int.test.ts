@@ -21,17 +21,46 @@ beforeAll(async () => {
   db = await openTestDatabase();
   t = await makeTenant(db.db);
   other = await makeTenant(db.db);
-  const i = await createIntegration(db.db, t.tenantId, { name: "Sibling", scopes: [...SCOPES], piiCountry: "RU", legalBasis: "contract" });
+  const i = await createIntegration(db.db, t.tenantId, {
+    name: "Sibling",
+    scopes: [...SCOPES],
+    piiCountry: "RU",
+    legalBasis: "contract",
+  });
   siblingKey = (await issueKey(db.db, { integrationId: i.id, ipAllowlist: ["127.0.0.1"] })).key;
   const usage = { cost: { amount: "1.50", currency: "RUB" }, model: "seller-1" };
-  const add = async (name: string, v: Partial<typeof operations.$inferInsert>, integrationId = t.integrationId, tenantId = t.tenantId) => {
-    const [row] = await db.db.insert(operations).values({ tenantId, integrationId, type: "conversation.ai_reply", createdAt: created, ...v }).returning({ id: operations.id });
+  const add = async (
+    name: string,
+    v: Partial<typeof operations.$inferInsert>,
+    integrationId = t.integrationId,
+    tenantId = t.tenantId,
+  ) => {
+    const [row] = await db.db
+      .insert(operations)
+      .values({ tenantId, integrationId, type: "conversation.ai_reply", createdAt: created, ...v })
+      .returning({ id: operations.id });
     op[name] = row.id;
   };
   await add("queued", { status: "queued" });
-  await add("running", { status: "running", type: "article.generation", resourceType: "generation_job", resourceId: "job-1" });
-  await add("succeeded", { status: "succeeded", resourceType: "message", resourceId: "msg-1", usage, completedAt: done });
-  await add("failed", { status: "failed", error: { code: "upstream_unavailable", message: "The model did not answer" }, usage, completedAt: done });
+  await add("running", {
+    status: "running",
+    type: "article.generation",
+    resourceType: "generation_job",
+    resourceId: "job-1",
+  });
+  await add("succeeded", {
+    status: "succeeded",
+    resourceType: "message",
+    resourceId: "msg-1",
+    usage,
+    completedAt: done,
+  });
+  await add("failed", {
+    status: "failed",
+    error: { code: "upstream_unavailable", message: "The model did not answer" },
+    usage,
+    completedAt: done,
+  });
   await add("canceled", { status: "canceled", type: "strategist.turn", completedAt: done });
   await add("sibling", { status: "queued" }, i.id);
   await add("foreign", { status: "queued" }, other.integrationId, other.tenantId);
@@ -42,12 +71,22 @@ describe("GET /operations/{id}", () => {
   it("answers a queued operation with only the required keys", async () => {
     const r = await get(op.queued);
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ operation: { id: op.queued, type: "conversation.ai_reply", status: "queued", created_at: created.toISOString() } });
+    expect(r.body).toEqual({
+      operation: { id: op.queued, type: "conversation.ai_reply", status: "queued", created_at: created.toISOString() },
+    });
   });
 
   it("adds resource while running, but no completed_at, error or usage", async () => {
     const r = await get(op.running);
-    expect(r.body).toEqual({ operation: { id: op.running, type: "article.generation", status: "running", created_at: created.toISOString(), resource: { type: "generation_job", id: "job-1" } } });
+    expect(r.body).toEqual({
+      operation: {
+        id: op.running,
+        type: "article.generation",
+        status: "running",
+        created_at: created.toISOString(),
+        resource: { type: "generation_job", id: "job-1" },
+      },
+    });
   });
 
   it("answers a succeeded operation with completed_at, resource and usage, without error", async () => {
@@ -78,7 +117,13 @@ describe("GET /operations/{id}", () => {
 
   it("answers a canceled operation with completed_at only", async () => {
     const r = await get(op.canceled);
-    expect(r.body.operation).toEqual({ id: op.canceled, type: "strategist.turn", status: "canceled", created_at: created.toISOString(), completed_at: done.toISOString() });
+    expect(r.body.operation).toEqual({
+      id: op.canceled,
+      type: "strategist.turn",
+      status: "canceled",
+      created_at: created.toISOString(),
+      completed_at: done.toISOString(),
+    });
     expect(r.text).not.toContain("null");
   });
 
@@ -99,7 +144,10 @@ describe("GET /operations/{id}", () => {
 
   it("needs no scope of its own", async () => {
     const narrow = await makeTenant(db.db, { scopes: ["cards:read"] });
-    const [row] = await db.db.insert(operations).values({ tenantId: narrow.tenantId, integrationId: narrow.integrationId, type: "article.generation" }).returning({ id: operations.id });
+    const [row] = await db.db
+      .insert(operations)
+      .values({ tenantId: narrow.tenantId, integrationId: narrow.integrationId, type: "article.generation" })
+      .returning({ id: operations.id });
     const r = await get(row.id, narrow.key);
     expect(r.status).toBe(200);
     expect(r.body.operation.status).toBe("queued");

@@ -14,11 +14,15 @@ let n = 0;
 const old = new Date(Date.UTC(2026, 9, 1));
 
 async function conversation(channelType: string | null, kind = "customer", owner = t): Promise<string> {
-  const [c] = await db.db.insert(conversations).values({ tenantId: owner.tenantId, channelType, kind, updatedAt: old }).returning({ id: conversations.id });
+  const [c] = await db.db
+    .insert(conversations)
+    .values({ tenantId: owner.tenantId, channelType, kind, updatedAt: old })
+    .returning({ id: conversations.id });
   return c.id;
 }
 
-const send = (id: string, json: unknown, key = `k-${++n}`, api = t.key) => call("POST", `/conversations/${id}/cards`, { key: api, json, idempotencyKey: key });
+const send = (id: string, json: unknown, key = `k-${++n}`, api = t.key) =>
+  call("POST", `/conversations/${id}/cards`, { key: api, json, idempotencyKey: key });
 const messagesOf = (id: string) => db.db.select().from(messages).where(eq(messages.conversationId, id));
 
 beforeAll(async () => {
@@ -26,8 +30,19 @@ beforeAll(async () => {
   t = await makeTenant(db.db);
   other = await makeTenant(db.db);
   const op = { tenantId: t.tenantId, via: "operator" as const };
-  await createCard(db.db, op, { code: "shoe", name: "Trail shoe", page_url: "/p/shoe", price_text: "4 990 ₽", buttons: [{ label: "Buy", url: "/cart?sku=1" }] });
-  await createCard(db.db, op, { code: "jacket", name: "Rain jacket", image_url: "https://cdn.example.ru/j.jpg", badge: "New" });
+  await createCard(db.db, op, {
+    code: "shoe",
+    name: "Trail shoe",
+    page_url: "/p/shoe",
+    price_text: "4 990 ₽",
+    buttons: [{ label: "Buy", url: "/cart?sku=1" }],
+  });
+  await createCard(db.db, op, {
+    code: "jacket",
+    name: "Rain jacket",
+    image_url: "https://cdn.example.ru/j.jpg",
+    badge: "New",
+  });
   await createCard(db.db, op, { code: "old", name: "Old", active: false });
   await createCard(db.db, op, { code: "extra", name: "Extra" });
   await createCard(db.db, { tenantId: other.tenantId, via: "operator" }, { code: "theirs", name: "Theirs" });
@@ -44,24 +59,59 @@ describe("POST /conversations/{id}/cards", () => {
       conversation_id: id,
       created_at: expect.any(String),
       cards: [
-        { code: "shoe", name: "Trail shoe", description: null, image_url: null, price_text: "4 990 ₽", badge: null, page_url: "https://shop.example.ru/p/shoe", buttons: [{ label: "Buy", url: "https://shop.example.ru/cart?sku=1" }] },
-        { code: "jacket", name: "Rain jacket", description: null, image_url: "https://cdn.example.ru/j.jpg", price_text: null, badge: "New", page_url: null, buttons: [] },
+        {
+          code: "shoe",
+          name: "Trail shoe",
+          description: null,
+          image_url: null,
+          price_text: "4 990 ₽",
+          badge: null,
+          page_url: "https://shop.example.ru/p/shoe",
+          buttons: [{ label: "Buy", url: "https://shop.example.ru/cart?sku=1" }],
+        },
+        {
+          code: "jacket",
+          name: "Rain jacket",
+          description: null,
+          image_url: "https://cdn.example.ru/j.jpg",
+          price_text: null,
+          badge: "New",
+          page_url: null,
+          buttons: [],
+        },
       ],
       delivery: "metadata",
       status: "sent",
     });
     const [m] = await messagesOf(id);
-    expect(m).toMatchObject({ id: r.body.message_id, sender: "operator", contentType: "cards", content: "Two options for you", internal: false });
+    expect(m).toMatchObject({
+      id: r.body.message_id,
+      sender: "operator",
+      contentType: "cards",
+      content: "Two options for you",
+      internal: false,
+    });
     expect(m.cards).toEqual(r.body.cards);
     const [c] = await db.db.select().from(conversations).where(eq(conversations.id, id));
     expect(c.updatedAt.toISOString()).toBe(r.body.created_at);
   });
 
   it("records message.created in the outbox and queues it for a subscribed webhook", async () => {
-    await db.db.insert(webhookSubscriptions).values({ tenantId: t.tenantId, integrationId: t.integrationId, url: "https://hooks.example.com/x", events: ["message.*"], secretEnc: sealSecret(newSigningSecret()) });
+    await db.db
+      .insert(webhookSubscriptions)
+      .values({
+        tenantId: t.tenantId,
+        integrationId: t.integrationId,
+        url: "https://hooks.example.com/x",
+        events: ["message.*"],
+        secretEnc: sealSecret(newSigningSecret()),
+      });
     const id = await conversation("api");
     const r = await send(id, { codes: ["shoe"] });
-    const all = await db.db.select().from(events).where(and(eq(events.tenantId, t.tenantId), eq(events.type, "message.created")));
+    const all = await db.db
+      .select()
+      .from(events)
+      .where(and(eq(events.tenantId, t.tenantId), eq(events.type, "message.created")));
     const e = all.find((x) => x.data.message_id === r.body.message_id)!;
     expect(e.data).toEqual({ conversation_id: id, message_id: r.body.message_id, sender: "operator" });
     expect(e.livemode).toBe(true);
@@ -137,7 +187,12 @@ describe("POST /conversations/{id}/cards", () => {
   });
 
   it("answers 404 for mailbox, cabinet, foreign and missing conversations and writes nothing", async () => {
-    const ids = [await conversation("website", "personal_mailbox"), await conversation("website", "student_cabinet"), await conversation("website", "customer", other), crypto.randomUUID()];
+    const ids = [
+      await conversation("website", "personal_mailbox"),
+      await conversation("website", "student_cabinet"),
+      await conversation("website", "customer", other),
+      crypto.randomUUID(),
+    ];
     for (const id of ids) {
       const r = await send(id, { codes: ["shoe"] });
       expect([r.status, r.body.code], id).toEqual([404, "not_found"]);

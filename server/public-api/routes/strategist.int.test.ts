@@ -40,7 +40,12 @@ beforeAll(async () => {
   db = await openTestDatabase();
   t = await makeTenant(db.db);
   other = await makeTenant(db.db);
-  const i = await createIntegration(db.db, t.tenantId, { name: "Sibling", scopes: [...SCOPES], piiCountry: "RU", legalBasis: "contract" });
+  const i = await createIntegration(db.db, t.tenantId, {
+    name: "Sibling",
+    scopes: [...SCOPES],
+    piiCountry: "RU",
+    legalBasis: "contract",
+  });
   const k = await issueKey(db.db, { integrationId: i.id, ipAllowlist: ["127.0.0.1"] });
   sibling = { integrationId: i.id, key: k.key };
 });
@@ -58,13 +63,39 @@ describe("strategist reports", () => {
     reportType: i % 3 === 2 ? "weekly" : "daily",
     summaryText: `Traffic grew ${i}%; RivalSport and ACME runners gained positions.`,
     dataAsOf: { snapshot: "2026-10-01", sessions: "2026-09-30" },
-    highlights: [{ title: "Blog up", detail: "Ahead of rivalsport on 3 queries", nested: { deep: ["acme Runners copied us"] } }],
+    highlights: [
+      { title: "Blog up", detail: "Ahead of rivalsport on 3 queries", nested: { deep: ["acme Runners copied us"] } },
+    ],
     concerns: [{ title: "Pressure from RIVALSPORT", score: 3 }],
     actions: [
-      { title: "Refresh the guide", priority: "high", rationale: "RivalSport updated theirs.", target_ref: "/blog/1", expected_effect: "+5% clicks", check_after_days: 14, basis: "search_console" },
-      { title: "Answer Acme Runners", priority: "low", rationale: "x", target_ref: null, expected_effect: "y", check_after_days: 7, basis: "competitors" },
+      {
+        title: "Refresh the guide",
+        priority: "high",
+        rationale: "RivalSport updated theirs.",
+        target_ref: "/blog/1",
+        expected_effect: "+5% clicks",
+        check_after_days: 14,
+        basis: "search_console",
+      },
+      {
+        title: "Answer Acme Runners",
+        priority: "low",
+        rationale: "x",
+        target_ref: null,
+        expected_effect: "y",
+        check_after_days: 7,
+        basis: "competitors",
+      },
     ].slice(0, 1 + (i % 2)),
-    evidence: { actions: [{ index: 0, status: "supported", basis: "search_console", items: ["RivalSport at 3 → 5"] }], validation: { refs_valid: true, excerpts_valid: true, relevance_checked: true, limitations: ["acme runners data is partial"] } },
+    evidence: {
+      actions: [{ index: 0, status: "supported", basis: "search_console", items: ["RivalSport at 3 → 5"] }],
+      validation: {
+        refs_valid: true,
+        excerpts_valid: true,
+        relevance_checked: true,
+        limitations: ["acme runners data is partial"],
+      },
+    },
     snapshot: { raw: "internal-snapshot-marker" },
     model: "strategist-large-model-marker",
     costMinor: 987654321n,
@@ -84,13 +115,20 @@ describe("strategist reports", () => {
         report(8, { createdAt: new Date(base + 20 * DAY) }),
       ])
       .returning();
-    const [c] = await db.db.insert(strategistReports).values(report(9, { runKind: "creative", createdAt: new Date(base + 30 * DAY) })).returning();
+    const [c] = await db.db
+      .insert(strategistReports)
+      .values(report(9, { runKind: "creative", createdAt: new Date(base + 30 * DAY) }))
+      .returning();
     creativeId = c.id;
-    const [f] = await db.db.insert(strategistReports).values({ ...report(1), tenantId: other.tenantId }).returning();
+    const [f] = await db.db
+      .insert(strategistReports)
+      .values({ ...report(1), tenantId: other.tenantId })
+      .returning();
     foreignId = f.id;
   });
 
-  const expectedOrder = () => [...rows].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || byIdDesc(a, b)).map((r) => r.id);
+  const expectedOrder = () =>
+    [...rows].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || byIdDesc(a, b)).map((r) => r.id);
 
   it("lists summaries newest first (created_at, then id) with exactly the summary fields; creative runs never appear", async () => {
     const r = await get("/strategist/reports");
@@ -99,7 +137,15 @@ describe("strategist reports", () => {
     expect(r.body.next_cursor).toBeNull();
     expect(ids(r.body.data)).not.toContain(creativeId);
     for (const s of r.body.data) {
-      expect(Object.keys(s).sort()).toEqual(["actions_count", "data_as_of", "delivered_at", "id", "report_date", "report_type", "summary_text"]);
+      expect(Object.keys(s).sort()).toEqual([
+        "actions_count",
+        "data_as_of",
+        "delivered_at",
+        "id",
+        "report_date",
+        "report_type",
+        "summary_text",
+      ]);
     }
     const first = rows[0];
     const s0 = r.body.data.find((s: { id: string }) => s.id === first.id);
@@ -112,7 +158,10 @@ describe("strategist reports", () => {
       data_as_of: { snapshot: "2026-10-01", sessions: "2026-09-30" },
       delivered_at: null,
     });
-    expect(r.body.data.find((s: { id: string }) => s.id === rows[1].id)).toMatchObject({ actions_count: 2, delivered_at: "2026-10-02T08:00:00.000Z" });
+    expect(r.body.data.find((s: { id: string }) => s.id === rows[1].id)).toMatchObject({
+      actions_count: 2,
+      delivered_at: "2026-10-02T08:00:00.000Z",
+    });
     expect(r.text.toLowerCase()).not.toContain("rivalsport");
     expect(r.text.toLowerCase()).not.toContain("acme runners");
   });
@@ -152,11 +201,31 @@ describe("strategist reports", () => {
     const row = rows[1];
     const r = await get(`/strategist/reports/${row.id}`);
     expect(r.status).toBe(200);
-    expect(Object.keys(r.body).sort()).toEqual(["actions", "concerns", "data_as_of", "evidence", "highlights", "id", "report_date", "report_type", "summary_text"]);
+    expect(Object.keys(r.body).sort()).toEqual([
+      "actions",
+      "concerns",
+      "data_as_of",
+      "evidence",
+      "highlights",
+      "id",
+      "report_date",
+      "report_type",
+      "summary_text",
+    ]);
     expect(r.body.summary_text).toBe("Traffic grew 1%; a competitor and a competitor gained positions.");
-    expect(r.body.highlights).toEqual([{ title: "Blog up", detail: "Ahead of a competitor on 3 queries", nested: { deep: ["a competitor copied us"] } }]);
+    expect(r.body.highlights).toEqual([
+      { title: "Blog up", detail: "Ahead of a competitor on 3 queries", nested: { deep: ["a competitor copied us"] } },
+    ]);
     expect(r.body.concerns).toEqual([{ title: "Pressure from a competitor", score: 3 }]);
-    expect(r.body.actions[0]).toEqual({ title: "Refresh the guide", priority: "high", rationale: "a competitor updated theirs.", target_ref: "/blog/1", expected_effect: "+5% clicks", check_after_days: 14, basis: "search_console" });
+    expect(r.body.actions[0]).toEqual({
+      title: "Refresh the guide",
+      priority: "high",
+      rationale: "a competitor updated theirs.",
+      target_ref: "/blog/1",
+      expected_effect: "+5% clicks",
+      check_after_days: 14,
+      basis: "search_console",
+    });
     expect(r.body.actions[1].title).toBe("Answer a competitor");
     expect(r.body.evidence.actions[0].items).toEqual(["a competitor at 3 → 5"]);
     expect(r.body.evidence.validation.limitations).toEqual(["a competitor data is partial"]);
@@ -198,7 +267,9 @@ describe("strategist topics", () => {
           rationale: i === 0 ? "rivalsport.EXAMPLE ranks first" : null,
           trendScore: s,
           source: i === 0 ? "competitors" : "planner",
-          status: (["proposed", "approved", "generating", "generated", "rejected", "duplicate", "expired"] as const)[i % 7],
+          status: (["proposed", "approved", "generating", "generated", "rejected", "duplicate", "expired"] as const)[
+            i % 7
+          ],
           competitorDomain: i === 0 ? "rivalsport.example" : null,
           clusterId: i === 1 ? "cluster-7" : null,
           proposedAt: new Date(Date.parse("2026-10-01T00:00:00Z") + i * HOUR),
@@ -297,21 +368,38 @@ describe("strategist actions", () => {
 
   beforeAll(async () => {
     const session = async (v: Partial<typeof strategistSessions.$inferInsert>) =>
-      (await db.db.insert(strategistSessions).values({ tenantId: t.tenantId, ...v }).returning())[0].id;
+      (
+        await db.db
+          .insert(strategistSessions)
+          .values({ tenantId: t.tenantId, ...v })
+          .returning()
+      )[0].id;
     mine = await session({ integrationId: t.integrationId });
     mine2 = await session({ integrationId: t.integrationId });
     siblings = await session({ integrationId: sibling.integrationId });
     staff = await session({ staffUserId: "staff-1" });
     const add = async (name: string, v: Partial<typeof strategistActions.$inferInsert>) => {
-      const [row] = await db.db.insert(strategistActions).values({ tenantId: t.tenantId, sessionId: mine, title: name, ...v }).returning();
+      const [row] = await db.db
+        .insert(strategistActions)
+        .values({ tenantId: t.tenantId, sessionId: mine, title: name, ...v })
+        .returning();
       a[name] = row;
     };
     await add("fresh", { createdAt: new Date(now - DAY) });
     await add("stale", { createdAt: new Date(now - 8 * DAY) }); // proposed, no expires_at, 8 days old
     await add("deadline passed", { createdAt: new Date(now - 2 * DAY), expiresAt: new Date(now - HOUR) });
     await add("stored expired", { status: "expired", createdAt: new Date(now - 9 * DAY) });
-    await add("executed", { status: "executed", result: { topic_id: "11111111-1111-4111-8111-111111111111" }, createdAt: new Date(now - 3 * DAY), decidedAt: new Date(now - 3 * DAY + HOUR) });
-    await add("failed", { status: "failed", error: { code: "internal_error", message: "Generation failed" }, createdAt: new Date(now - 4 * DAY) });
+    await add("executed", {
+      status: "executed",
+      result: { topic_id: "11111111-1111-4111-8111-111111111111" },
+      createdAt: new Date(now - 3 * DAY),
+      decidedAt: new Date(now - 3 * DAY + HOUR),
+    });
+    await add("failed", {
+      status: "failed",
+      error: { code: "internal_error", message: "Generation failed" },
+      createdAt: new Date(now - 4 * DAY),
+    });
     await add("confirmed old", { status: "confirmed", createdAt: new Date(now - 10 * DAY) }); // not proposed: never re-read
     await add("second session", { sessionId: mine2, createdAt: new Date(now - 5 * DAY) });
     await add("same moment", { sessionId: mine2, status: "cancelled", createdAt: new Date(now - 5 * DAY) });
@@ -319,8 +407,20 @@ describe("strategist actions", () => {
     await add("staff", { sessionId: staff, createdAt: new Date(now - HOUR) });
   });
 
-  const visible = () => ["fresh", "stale", "deadline passed", "stored expired", "executed", "failed", "confirmed old", "second session", "same moment"].map((n) => a[n]);
-  const expectedOrder = (list = visible()) => [...list].sort((x, y) => y.createdAt.getTime() - x.createdAt.getTime() || byIdDesc(x, y)).map((r) => r.id);
+  const visible = () =>
+    [
+      "fresh",
+      "stale",
+      "deadline passed",
+      "stored expired",
+      "executed",
+      "failed",
+      "confirmed old",
+      "second session",
+      "same moment",
+    ].map((n) => a[n]);
+  const expectedOrder = (list = visible()) =>
+    [...list].sort((x, y) => y.createdAt.getTime() - x.createdAt.getTime() || byIdDesc(x, y)).map((r) => r.id);
 
   it("lists only actions of this integration's sessions, newest first; staff and sibling actions are invisible", async () => {
     const r = await get("/strategist/actions");
@@ -355,19 +455,39 @@ describe("strategist actions", () => {
       expires_at: new Date(a.fresh.createdAt.getTime() + 7 * DAY).toISOString(),
     });
     const ex = await get(`/strategist/actions/${a.executed.id}`);
-    expect(ex.body).toMatchObject({ status: "executed", result: { topic_id: "11111111-1111-4111-8111-111111111111" }, error: null, decided_at: a.executed.decidedAt!.toISOString() });
+    expect(ex.body).toMatchObject({
+      status: "executed",
+      result: { topic_id: "11111111-1111-4111-8111-111111111111" },
+      error: null,
+      decided_at: a.executed.decidedAt!.toISOString(),
+    });
     const f = await get(`/strategist/actions/${a.failed.id}`);
-    expect(f.body).toMatchObject({ status: "failed", error: { code: "internal_error", message: "Generation failed" }, result: null });
+    expect(f.body).toMatchObject({
+      status: "failed",
+      error: { code: "internal_error", message: "Generation failed" },
+      result: null,
+    });
   });
 
   it("reads a proposed action past its expiry as expired, by id and in the list", async () => {
     const stale = await get(`/strategist/actions/${a.stale.id}`);
     expect(stale.body.status).toBe("expired");
     expect(stale.body.expires_at).toBe(new Date(a.stale.createdAt.getTime() + 7 * DAY).toISOString());
-    expect((await get(`/strategist/actions/${a["deadline passed"].id}`)).body).toMatchObject({ status: "expired", expires_at: a["deadline passed"].expiresAt!.toISOString() });
+    expect((await get(`/strategist/actions/${a["deadline passed"].id}`)).body).toMatchObject({
+      status: "expired",
+      expires_at: a["deadline passed"].expiresAt!.toISOString(),
+    });
     const list = await get("/strategist/actions");
-    const status = Object.fromEntries(list.body.data.map((x: { title: string; status: string }) => [x.title, x.status]));
-    expect(status).toMatchObject({ fresh: "proposed", stale: "expired", "deadline passed": "expired", "stored expired": "expired", "confirmed old": "confirmed" });
+    const status = Object.fromEntries(
+      list.body.data.map((x: { title: string; status: string }) => [x.title, x.status]),
+    );
+    expect(status).toMatchObject({
+      fresh: "proposed",
+      stale: "expired",
+      "deadline passed": "expired",
+      "stored expired": "expired",
+      "confirmed old": "confirmed",
+    });
   });
 
   it("filters by status as read: expired includes lapsed proposals, proposed excludes them", async () => {

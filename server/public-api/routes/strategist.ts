@@ -3,7 +3,14 @@ import * as actions from "@/server/services/strategist/actions";
 import * as reports from "@/server/services/strategist/reports";
 import * as topics from "@/server/services/strategist/topics";
 import { invalidField } from "@/server/errors";
-import { boolParam, cursorParam, includeDeletedNotStored, limitParam, pageOf, UuidParam } from "@/server/schemas/common";
+import {
+  boolParam,
+  cursorParam,
+  includeDeletedNotStored,
+  limitParam,
+  pageOf,
+  UuidParam,
+} from "@/server/schemas/common";
 import {
   ActionStatus,
   ReportType,
@@ -76,7 +83,12 @@ export const listStrategistTopicsRoute = defineRoute({
   list: { position: TopicListPosition },
   responses: { 200: pageOf(StrategistTopicSchema) },
   handler: async ({ db, actor, query, after }) => {
-    if (query.include_deleted) throw invalidField("/include_deleted", "not_supported", "deleted topics are not stored, so include_deleted=true is not supported");
+    if (query.include_deleted)
+      throw invalidField(
+        "/include_deleted",
+        "not_supported",
+        "deleted topics are not stored, so include_deleted=true is not supported",
+      );
     const p = await topics.listTopics(db, actor, { limit: query.limit, status: query.status, after });
     return page(p.topics, p.next);
   },
@@ -115,7 +127,12 @@ export const listStrategistActionsRoute = defineRoute({
   list: { position: InstantIdPosition },
   responses: { 200: pageOf(StrategistActionSchema) },
   handler: async ({ db, actor, query, after }) => {
-    const p = await actions.listActions(db, actor, { limit: query.limit, status: query.status, sessionId: query.session_id, after });
+    const p = await actions.listActions(db, actor, {
+      limit: query.limit,
+      status: query.status,
+      sessionId: query.session_id,
+      after,
+    });
     return page(p.actions, p.next);
   },
 });

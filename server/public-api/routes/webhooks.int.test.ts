@@ -27,7 +27,8 @@ const HOSTS: Record<string, string[]> = {
 };
 
 /** POST /webhooks with a fresh Idempotency-Key. */
-const create = (json: unknown, key = t.key, idempotencyKey = idem()) => call("POST", "/webhooks", { key, json, idempotencyKey });
+const create = (json: unknown, key = t.key, idempotencyKey = idem()) =>
+  call("POST", "/webhooks", { key, json, idempotencyKey });
 
 beforeAll(async () => {
   db = await openTestDatabase();
@@ -50,18 +51,42 @@ afterAll(async () => {
 
 /** A second integration (with its own key) of the same tenant. */
 async function secondIntegration(tenantId: string): Promise<string> {
-  const i = await createIntegration(db.db, tenantId, { name: "Second", scopes: [...SCOPES], piiCountry: "RU", legalBasis: "contract" });
+  const i = await createIntegration(db.db, tenantId, {
+    name: "Second",
+    scopes: [...SCOPES],
+    piiCountry: "RU",
+    legalBasis: "contract",
+  });
   return (await issueKey(db.db, { integrationId: i.id, ipAllowlist: ["127.0.0.1"] })).key;
 }
 
-const WEBHOOK_KEYS = ["created_at", "description", "events", "id", "include_pii", "previous_secret_expires_at", "secret_rotated_at", "status", "updated_at", "url"];
+const WEBHOOK_KEYS = [
+  "created_at",
+  "description",
+  "events",
+  "id",
+  "include_pii",
+  "previous_secret_expires_at",
+  "secret_rotated_at",
+  "status",
+  "updated_at",
+  "url",
+];
 
 describe("POST /webhooks", () => {
   it("creates an active subscription, shows the secret once and stores it only sealed", async () => {
     const r = await create({ url: URL_OK, events: ["lead.*", "message.created"], description: "CRM" });
     expect(r.status).toBe(201);
     expect(Object.keys(r.body).sort()).toEqual([...WEBHOOK_KEYS, "secret"].sort());
-    expect(r.body).toMatchObject({ url: URL_OK, events: ["lead.*", "message.created"], include_pii: false, description: "CRM", status: "active", secret_rotated_at: null, previous_secret_expires_at: null });
+    expect(r.body).toMatchObject({
+      url: URL_OK,
+      events: ["lead.*", "message.created"],
+      include_pii: false,
+      description: "CRM",
+      status: "active",
+      secret_rotated_at: null,
+      previous_secret_expires_at: null,
+    });
     expect(r.body.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     const [row] = await db.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, r.body.id));
     expect(row.integrationId).toBe(t.integrationId);
@@ -112,8 +137,18 @@ describe("POST /webhooks", () => {
     ["userinfo", { url: "https://u:p@hooks.example.com/in", events: ["lead.*"] }, "/url", "userinfo_not_allowed"],
     ["unresolvable", { url: "https://nowhere.example.com/in", events: ["lead.*"] }, "/url", "unresolvable_host"],
     ["private address", { url: "https://intranet.example.com/in", events: ["lead.*"] }, "/url", "private_address"],
-    ["one private among public", { url: "https://sneaky.example.com/in", events: ["lead.*"] }, "/url", "private_address"],
-    ["include_pii with message.created", { url: URL_OK, events: ["lead.*", "message.created"], include_pii: true }, "/include_pii", "not_allowed"],
+    [
+      "one private among public",
+      { url: "https://sneaky.example.com/in", events: ["lead.*"] },
+      "/url",
+      "private_address",
+    ],
+    [
+      "include_pii with message.created",
+      { url: URL_OK, events: ["lead.*", "message.created"], include_pii: true },
+      "/include_pii",
+      "not_allowed",
+    ],
     ["include_pii with task.*", { url: URL_OK, events: ["task.*"], include_pii: true }, "/include_pii", "not_allowed"],
   ])("refuses %s with 422 on its field and writes nothing", async (_name, json, field, code) => {
     const before = await db.db.select().from(webhookSubscriptions);
@@ -126,7 +161,11 @@ describe("POST /webhooks", () => {
   it("accepts include_pii for lead, contact and conversation events and logs the enabling without secrets", async () => {
     const lines: string[] = [];
     setLogger(createLogger("info", new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) }) as never));
-    const r = await create({ url: "https://other.example.com/pii", events: ["lead.*", "contact.merged", "conversation.created"], include_pii: true });
+    const r = await create({
+      url: "https://other.example.com/pii",
+      events: ["lead.*", "contact.merged", "conversation.created"],
+      include_pii: true,
+    });
     setLogger(undefined);
     expect(r.status).toBe(201);
     expect(r.body.include_pii).toBe(true);
@@ -144,7 +183,9 @@ describe("POST /webhooks", () => {
     const noConv = await makeTenant(db.db, { scopes: SCOPES.filter((s) => s !== "conversations:read") });
     const c = await create({ url: URL_OK, events: ["lead.*", "conversation.*"], include_pii: true }, noConv.key);
     expect([c.status, c.body.code]).toEqual([403, "scope_missing"]);
-    expect((await create({ url: URL_OK, events: ["conversation.*"], include_pii: false }, noConv.key)).status).toBe(201);
+    expect((await create({ url: URL_OK, events: ["conversation.*"], include_pii: false }, noConv.key)).status).toBe(
+      201,
+    );
   });
 
   it("refuses include_pii in the RU cell when the transfer conditions are not met (403 pii_transfer_not_allowed)", async () => {
@@ -152,7 +193,9 @@ describe("POST /webhooks", () => {
     await db.db.update(integrations).set({ legalBasis: null }).where(eq(integrations.id, x.integrationId));
     const r = await create({ url: URL_OK, events: ["lead.*"], include_pii: true }, x.key);
     expect([r.status, r.body.code]).toEqual([403, "pii_transfer_not_allowed"]);
-    expect(await db.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.tenantId, x.tenantId))).toHaveLength(0);
+    expect(
+      await db.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.tenantId, x.tenantId)),
+    ).toHaveLength(0);
     expect((await create({ url: URL_OK, events: ["lead.*"] }, x.key)).status).toBe(201);
   });
 
@@ -172,11 +215,17 @@ describe("POST /webhooks", () => {
 describe("POST /webhooks in parallel", () => {
   it("never lets parallel creates pass the limit of 10", async () => {
     const x = await makeTenant(db.db);
-    const answers = await Promise.all(Array.from({ length: 13 }, () => create({ url: URL_OK, events: ["lead.*"] }, x.key)));
+    const answers = await Promise.all(
+      Array.from({ length: 13 }, () => create({ url: URL_OK, events: ["lead.*"] }, x.key)),
+    );
     const statuses = answers.map((a) => a.status).sort();
     expect(statuses.filter((s) => s === 201)).toHaveLength(10);
-    expect(answers.filter((a) => a.status !== 201).map((a) => [a.status, a.body.code])).toEqual(Array(3).fill([409, "invalid_state"]));
-    expect(await db.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.integrationId, x.integrationId))).toHaveLength(10);
+    expect(answers.filter((a) => a.status !== 201).map((a) => [a.status, a.body.code])).toEqual(
+      Array(3).fill([409, "invalid_state"]),
+    );
+    expect(
+      await db.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.integrationId, x.integrationId)),
+    ).toHaveLength(10);
   });
 });
 
@@ -190,11 +239,16 @@ describe("GET /webhooks and GET /webhooks/{id}", () => {
     expect(list.status).toBe(200);
     expect(list.body.data.map((w: { id: string }) => w.id)).toEqual([mine.body.id]);
     expect(list.text).not.toContain(mine.body.secret);
-    expect((await call("GET", "/webhooks", { key: secondKey })).body.data.map((w: { id: string }) => w.id)).toEqual([theirs.body.id]);
+    expect((await call("GET", "/webhooks", { key: secondKey })).body.data.map((w: { id: string }) => w.id)).toEqual([
+      theirs.body.id,
+    ]);
     const foreign = await call("GET", `/webhooks/${theirs.body.id}`, { key: x.key });
     expect([foreign.status, foreign.body.code]).toEqual([404, "not_found"]);
     for (const method of ["PATCH", "DELETE"]) {
-      const r = await call(method, `/webhooks/${theirs.body.id}`, { key: x.key, json: method === "PATCH" ? { description: "mine now" } : undefined });
+      const r = await call(method, `/webhooks/${theirs.body.id}`, {
+        key: x.key,
+        json: method === "PATCH" ? { description: "mine now" } : undefined,
+      });
       expect([r.status, r.body.code]).toEqual([404, "not_found"]);
     }
     expect((await call("GET", "/webhooks/not-a-uuid", { key: x.key })).status).toBe(404);
@@ -220,9 +274,23 @@ describe("GET /webhooks and GET /webhooks/{id}", () => {
 describe("PATCH /webhooks/{id}", () => {
   it("changes the given fields, pauses and resumes", async () => {
     const w = (await create({ url: URL_OK, events: ["lead.*"], description: "a" })).body;
-    const r = await call("PATCH", `/webhooks/${w.id}`, { key: t.key, json: { description: null, status: "paused", events: ["task.*", "lead.created"], url: "https://other.example.com/x" } });
+    const r = await call("PATCH", `/webhooks/${w.id}`, {
+      key: t.key,
+      json: {
+        description: null,
+        status: "paused",
+        events: ["task.*", "lead.created"],
+        url: "https://other.example.com/x",
+      },
+    });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ id: w.id, description: null, status: "paused", events: ["task.*", "lead.created"], url: "https://other.example.com/x" });
+    expect(r.body).toMatchObject({
+      id: w.id,
+      description: null,
+      status: "paused",
+      events: ["task.*", "lead.created"],
+      url: "https://other.example.com/x",
+    });
     expect(r.body.secret).toBeUndefined();
     expect(Date.parse(r.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(w.updated_at));
     const back = await call("PATCH", `/webhooks/${w.id}`, { key: t.key, json: { status: "active" } });
@@ -240,17 +308,25 @@ describe("PATCH /webhooks/{id}", () => {
     const r = await call("PATCH", `/webhooks/${w.id}`, { key: t.key, json });
     expect([r.status, r.body.code]).toEqual([422, "validation_failed"]);
     expect(r.body.errors).toContainEqual(expect.objectContaining({ field, code }));
-    expect((await call("GET", `/webhooks/${w.id}`, { key: t.key })).body).toEqual(w.secret ? { ...w, secret: undefined } : w);
+    expect((await call("GET", `/webhooks/${w.id}`, { key: t.key })).body).toEqual(
+      w.secret ? { ...w, secret: undefined } : w,
+    );
   });
 
   it("keeps events within the pii families while include_pii is on", async () => {
     const w = (await create({ url: URL_OK, events: ["lead.*"], include_pii: true })).body;
     const r = await call("PATCH", `/webhooks/${w.id}`, { key: t.key, json: { events: ["lead.*", "task.*"] } });
     expect(r.body.errors).toEqual([expect.objectContaining({ field: "/events", code: "not_allowed" })]);
-    const off = await call("PATCH", `/webhooks/${w.id}`, { key: t.key, json: { events: ["lead.*", "task.*"], include_pii: false } });
+    const off = await call("PATCH", `/webhooks/${w.id}`, {
+      key: t.key,
+      json: { events: ["lead.*", "task.*"], include_pii: false },
+    });
     expect(off.status).toBe(200);
     expect(off.body.include_pii).toBe(false);
-    const on = await call("PATCH", `/webhooks/${w.id}`, { key: t.key, json: { events: ["conversation.*"], include_pii: true } });
+    const on = await call("PATCH", `/webhooks/${w.id}`, {
+      key: t.key,
+      json: { events: ["conversation.*"], include_pii: true },
+    });
     expect(on.body).toMatchObject({ include_pii: true, events: ["conversation.*"] });
   });
 
@@ -268,12 +344,16 @@ describe("DELETE /webhooks/{id}", () => {
     const w = (await create({ url: URL_OK, events: ["webhook.*"] })).body;
     const test = await call("POST", `/webhooks/${w.id}/test`, { key: t.key, idempotencyKey: idem() });
     expect(test.status).toBe(202);
-    expect(await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.subscriptionId, w.id))).toHaveLength(1);
+    expect(await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.subscriptionId, w.id))).toHaveLength(
+      1,
+    );
     const r = await call("DELETE", `/webhooks/${w.id}`, { key: t.key });
     expect(r.status).toBe(204);
     expect(r.text).toBe("");
     expect(await db.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, w.id))).toHaveLength(0);
-    expect(await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.subscriptionId, w.id))).toHaveLength(0);
+    expect(await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.subscriptionId, w.id))).toHaveLength(
+      0,
+    );
     const again = await call("DELETE", `/webhooks/${w.id}`, { key: t.key });
     expect([again.status, again.body.code]).toEqual([404, "not_found"]);
   });
@@ -322,9 +402,18 @@ describe("POST /webhooks/{id}/test", () => {
     const key = idem();
     const r = await call("POST", `/webhooks/${w.id}/test`, { key: x.key, idempotencyKey: key });
     expect(r.status).toBe(202);
-    expect(r.body).toEqual({ event_id: expect.stringMatching(/^[0-9a-f-]{36}$/), type: "webhook.test", status: "queued" });
+    expect(r.body).toEqual({
+      event_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      type: "webhook.test",
+      status: "queued",
+    });
     const [ev] = await db.db.select().from(events).where(eq(events.id, r.body.event_id));
-    expect(ev).toMatchObject({ tenantId: x.tenantId, type: "webhook.test", livemode: false, data: { webhook_id: w.id } });
+    expect(ev).toMatchObject({
+      tenantId: x.tenantId,
+      type: "webhook.test",
+      livemode: false,
+      data: { webhook_id: w.id },
+    });
     const ds = await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, r.body.event_id));
     expect(ds.map((d) => [d.subscriptionId, d.state, d.attempt])).toEqual([[w.id, "pending", 0]]);
     expect(ds[0].nextAttemptAt).not.toBeNull();

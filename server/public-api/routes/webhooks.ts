@@ -28,7 +28,11 @@ const ownerOf = (caller: ApiCaller): WebhookOwner => ({
   integrationId: caller.integrationId,
   cell: caller.actor.cell,
   scopes: caller.scopes,
-  transfer: { country: caller.integration.piiCountry, legalBasis: caller.integration.legalBasis, ipAllowlist: caller.key.ipAllowlist },
+  transfer: {
+    country: caller.integration.piiCountry,
+    legalBasis: caller.integration.legalBasis,
+    ipAllowlist: caller.key.ipAllowlist,
+  },
 });
 
 /** `GET /webhooks`: this integration's subscriptions (at most 10), secret never returned. */
@@ -64,7 +68,10 @@ export const createWebhookRoute = defineRoute({
     const { webhook, secret } = await subs.createSubscription(db, actor, ownerOf(caller), body);
     return created({ ...webhook, secret }, { type: "webhook", id: webhook.id });
   },
-  replay: async ({ db, caller }, id, status) => ({ status, body: { ...(await subs.getSubscription(db, ownerOf(caller), id)), secret: null } }),
+  replay: async ({ db, caller }, id, status) => ({
+    status,
+    body: { ...(await subs.getSubscription(db, ownerOf(caller), id)), secret: null },
+  }),
 });
 
 /** `GET /webhooks/{id}`: one subscription, no secret. */
@@ -130,10 +137,17 @@ export const rotateWebhookSecretRoute = defineRoute({
     const { webhook, secret } = await subs.rotateSecret(db, ownerOf(caller), params.id);
     return { status: 200, body: { ...webhook, secret }, resource: { type: "webhook", id: webhook.id } };
   },
-  replay: async ({ db, caller }, id, status) => ({ status, body: { ...(await subs.getSubscription(db, ownerOf(caller), id)), secret: null } }),
+  replay: async ({ db, caller }, id, status) => ({
+    status,
+    body: { ...(await subs.getSubscription(db, ownerOf(caller), id)), secret: null },
+  }),
 });
 
-const testResult = (eventId: string) => ({ event_id: eventId, type: "webhook.test" as const, status: "queued" as const });
+const testResult = (eventId: string) => ({
+  event_id: eventId,
+  type: "webhook.test" as const,
+  status: "queued" as const,
+});
 
 /** `POST /webhooks/{id}/test`: 202; queues `webhook.test` for this subscription only (must be active). */
 export const testWebhookRoute = defineRoute({
@@ -167,7 +181,11 @@ export const listWebhookDeliveriesRoute = defineRoute({
   responses: { 200: pageOf(WebhookDeliverySchema) },
   list: { position: InstantIdPosition },
   handler: async ({ db, caller, params, query, after }) => {
-    const p = await journal.listDeliveries(db, ownerOf(caller), params.id, { limit: query.limit, state: query.state, after });
+    const p = await journal.listDeliveries(db, ownerOf(caller), params.id, {
+      limit: query.limit,
+      state: query.state,
+      after,
+    });
     return page(p.deliveries, p.next);
   },
 });

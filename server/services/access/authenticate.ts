@@ -1,7 +1,16 @@
 import { and, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Db } from "@/db/client";
-import { apiKeys, channels, integrationDailySpend, integrations, memberships, rateLimitOverrides, tenants, wallets } from "@/db/schema";
+import {
+  apiKeys,
+  channels,
+  integrationDailySpend,
+  integrations,
+  memberships,
+  rateLimitOverrides,
+  tenants,
+  wallets,
+} from "@/db/schema";
 import { baseUrl, env, type Cell } from "@/server/env";
 import { ApiError } from "@/server/errors";
 import type { ApiCaller } from "../actor";
@@ -21,7 +30,8 @@ const tenantLimitRow = alias(rateLimitOverrides, "tenant_limits");
  */
 export const INVALID_KEY_DETAIL = {
   missing: "The Authorization header is missing; send `Authorization: Bearer <API key>`.",
-  malformed: "The Authorization header does not hold an API key of this platform; send `Authorization: Bearer sk_live_...` (or `sk_test_...`) with the key exactly as it was issued.",
+  malformed:
+    "The Authorization header does not hold an API key of this platform; send `Authorization: Bearer sk_live_...` (or `sk_test_...`) with the key exactly as it was issued.",
   unknown: "The API key is unknown, revoked or expired; check it in the tenant console, or issue a new one there.",
 } as const;
 
@@ -36,15 +46,25 @@ const LAST_USED_EVERY_MS = 60_000;
  * @param callerIp the caller's address as decided by the trusted-proxy configuration
  * @throws ApiError with the codes above
  */
-export async function authenticate(db: Db, authorization: string | null, callerIp: string | null, now = new Date()): Promise<ApiCaller> {
-  if (authorization === null || authorization.trim() === "") throw new ApiError("invalid_api_key", INVALID_KEY_DETAIL.missing);
+export async function authenticate(
+  db: Db,
+  authorization: string | null,
+  callerIp: string | null,
+  now = new Date(),
+): Promise<ApiCaller> {
+  if (authorization === null || authorization.trim() === "")
+    throw new ApiError("invalid_api_key", INVALID_KEY_DETAIL.missing);
   const m = /^Bearer ([^\s]+)$/i.exec(authorization.trim());
   const parsed = m ? parseKey(m[1]) : null;
   if (!parsed) throw new ApiError("invalid_api_key", INVALID_KEY_DETAIL.malformed);
   if (parsed.cell !== env().cell) {
-    throw new ApiError("wrong_cell", `This key was issued in the ${parsed.cell.toUpperCase()} cell; call that cell's base URL.`, {
-      correct_base_url: baseUrl(parsed.cell),
-    });
+    throw new ApiError(
+      "wrong_cell",
+      `This key was issued in the ${parsed.cell.toUpperCase()} cell; call that cell's base URL.`,
+      {
+        correct_base_url: baseUrl(parsed.cell),
+      },
+    );
   }
   const rows = await keyQuery(db).execute({ keyId: parsed.keyId, day: now.toISOString().slice(0, 10) });
   const r = rows[0];
@@ -60,23 +80,43 @@ export async function authenticate(db: Db, authorization: string | null, callerI
   }
   if (r.revokedAt) throw new ApiError("invalid_api_key", INVALID_KEY_DETAIL.unknown);
   if (r.ownerId !== null && r.ownerActive !== true) {
-    throw new ApiError("integration_inactive", "The staff member who owns this integration no longer has access to the tenant.");
+    throw new ApiError(
+      "integration_inactive",
+      "The staff member who owns this integration no longer has access to the tenant.",
+    );
   }
   if (r.tenantStatus !== "active") throw new ApiError("tenant_inactive", "The tenant account is not active.");
   for (const list of [r.integrationAllowlist, r.keyAllowlist]) {
     if (list && !isAllowed(callerIp, list)) {
-      throw new ApiError("ip_not_allowed", `Requests from ${callerIp ?? "an unknown address"} are outside the key's IP allowlist.`);
+      throw new ApiError(
+        "ip_not_allowed",
+        `Requests from ${callerIp ?? "an unknown address"} are outside the key's IP allowlist.`,
+      );
     }
   }
   if (!r.apiAccess) throw new ApiError("feature_not_in_plan", "The tenant's plan does not include API access.");
 
   if (!r.lastUsedAt || now.getTime() - r.lastUsedAt.getTime() > LAST_USED_EVERY_MS) {
     // Best effort and off the request's path: a lost last-used stamp must not fail or slow the request.
-    void db.update(apiKeys).set({ lastUsedAt: sql`now()` }).where(eq(apiKeys.id, r.keyUuid)).catch(() => {});
+    void db
+      .update(apiKeys)
+      .set({ lastUsedAt: sql`now()` })
+      .where(eq(apiKeys.id, r.keyUuid))
+      .catch(() => {});
   }
   const mode = r.mode as "live" | "test";
-  const keyOverride: LimitOverride = { readPerMin: r.kRead, writePerMin: r.kWrite, paidPerMin: r.kPaid, paidConcurrency: r.kConc };
-  const tenantOverride: LimitOverride = { readPerMin: r.tRead, writePerMin: r.tWrite, paidPerMin: r.tPaid, paidConcurrency: r.tConc };
+  const keyOverride: LimitOverride = {
+    readPerMin: r.kRead,
+    writePerMin: r.kWrite,
+    paidPerMin: r.kPaid,
+    paidConcurrency: r.kConc,
+  };
+  const tenantOverride: LimitOverride = {
+    readPerMin: r.tRead,
+    writePerMin: r.tWrite,
+    paidPerMin: r.tPaid,
+    paidConcurrency: r.tConc,
+  };
   const scopes = effectiveScopes({
     integrationScopes: r.scopes,
     role: r.role,
@@ -85,15 +125,39 @@ export async function authenticate(db: Db, authorization: string | null, callerI
   });
   const cell = r.tenantCell as Cell;
   return {
-    actor: { via: "api", tenantId: r.tenantId, integrationId: r.integrationId, keyId: parsed.keyId, keyMode: mode, scopes, cell },
+    actor: {
+      via: "api",
+      tenantId: r.tenantId,
+      integrationId: r.integrationId,
+      keyId: parsed.keyId,
+      keyMode: mode,
+      scopes,
+      cell,
+    },
     tenantId: r.tenantId,
     integrationId: r.integrationId,
     keyMode: mode,
     tenant: { id: r.tenantId, name: r.tenantName, cell, crmMode: r.crmMode, mainDomain: r.mainDomain },
-    integration: { id: r.integrationId, name: r.integrationName, piiCountry: r.piiCountry, legalBasis: r.legalBasis, dailySpendLimitMinor: r.dailySpendLimitMinor, spentTodayMinor: r.spentTodayMinor ?? 0n },
+    integration: {
+      id: r.integrationId,
+      name: r.integrationName,
+      piiCountry: r.piiCountry,
+      legalBasis: r.legalBasis,
+      dailySpendLimitMinor: r.dailySpendLimitMinor,
+      spentTodayMinor: r.spentTodayMinor ?? 0n,
+    },
     apiChannelId: r.apiChannelId,
-    walletRow: r.walletBalance === null ? null : { balanceMinor: r.walletBalance, blocked: r.walletBlocked ?? false, lowMinor: r.lowMinor },
-    key: { id: r.keyUuid, keyId: parsed.keyId, mode, expiresAt: r.expiresAt, ipAllowlist: r.keyAllowlist ?? r.integrationAllowlist ?? null },
+    walletRow:
+      r.walletBalance === null
+        ? null
+        : { balanceMinor: r.walletBalance, blocked: r.walletBlocked ?? false, lowMinor: r.lowMinor },
+    key: {
+      id: r.keyUuid,
+      keyId: parsed.keyId,
+      mode,
+      expiresAt: r.expiresAt,
+      ipAllowlist: r.keyAllowlist ?? r.integrationAllowlist ?? null,
+    },
     limits: resolveLimits(tenantOverride, keyOverride),
     tenantLimits: tenantLimits(tenantOverride),
     scopes,
@@ -148,12 +212,21 @@ function buildKeyQuery(db: Db) {
     .from(apiKeys)
     .innerJoin(integrations, eq(integrations.id, apiKeys.integrationId))
     .innerJoin(tenants, eq(tenants.id, apiKeys.tenantId))
-    .leftJoin(memberships, and(eq(memberships.tenantId, tenants.id), eq(memberships.staffUserId, integrations.ownerStaffUserId)))
+    .leftJoin(
+      memberships,
+      and(eq(memberships.tenantId, tenants.id), eq(memberships.staffUserId, integrations.ownerStaffUserId)),
+    )
     .leftJoin(wallets, eq(wallets.tenantId, tenants.id))
     .leftJoin(keyLimits, eq(keyLimits.keyId, apiKeys.keyId))
     .leftJoin(tenantLimitRow, eq(tenantLimitRow.tenantId, tenants.id))
     .leftJoin(channels, and(eq(channels.integrationId, integrations.id), eq(channels.type, "api")))
-    .leftJoin(integrationDailySpend, and(eq(integrationDailySpend.integrationId, integrations.id), eq(integrationDailySpend.day, sql.placeholder("day"))))
+    .leftJoin(
+      integrationDailySpend,
+      and(
+        eq(integrationDailySpend.integrationId, integrations.id),
+        eq(integrationDailySpend.day, sql.placeholder("day")),
+      ),
+    )
     .where(eq(apiKeys.keyId, sql.placeholder("keyId")))
     .limit(1)
     .prepare("authenticate_key");

@@ -54,7 +54,21 @@ describe("isAllowed", () => {
 
 describe("validateAllowlist", () => {
   it("normalises good entries and reports bad ones by index", () => {
-    expect(validateAllowlist([" 203.0.113.7 ", "10.0.0.7/8", "2001:DB8:0::1", "2001:db8::/56", "::ffff:1.2.3.4", "127.1", "0x7f000001", "300.1.1.1", "1.2.3.4/33", "host.example", ""])).toEqual({
+    expect(
+      validateAllowlist([
+        " 203.0.113.7 ",
+        "10.0.0.7/8",
+        "2001:DB8:0::1",
+        "2001:db8::/56",
+        "::ffff:1.2.3.4",
+        "127.1",
+        "0x7f000001",
+        "300.1.1.1",
+        "1.2.3.4/33",
+        "host.example",
+        "",
+      ]),
+    ).toEqual({
       ok: ["203.0.113.7", "10.0.0.0/8", "2001:db8::1", "2001:db8::/56", "::ffff:102:304"],
       bad: [
         { index: 5, value: "127.1" },

@@ -13,7 +13,8 @@ export function parseAllowlistEntry(entry: string): Net | null {
     if (s.includes("/")) {
       const [addr, bits] = ipaddr.parseCIDR(s);
       // Normalise the network address so 10.0.0.7/8 reads as 10.0.0.0/8.
-      const net = addr.kind() === "ipv4" ? ipaddr.IPv4.networkAddressFromCIDR(s) : ipaddr.IPv6.networkAddressFromCIDR(s);
+      const net =
+        addr.kind() === "ipv4" ? ipaddr.IPv4.networkAddressFromCIDR(s) : ipaddr.IPv6.networkAddressFromCIDR(s);
       return [net, bits];
     }
     if (!ipaddr.isValid(s)) return null;
@@ -36,13 +37,17 @@ export function normalizeEntry(entry: string): string | null {
  * Validates and normalises a list; returns the bad entries by index for `errors[]`.
  * Strict parsing: legacy IPv4 forms such as `127.1` or `0x7f000001` are refused.
  */
-export function validateAllowlist(entries: readonly string[]): { ok: string[]; bad: { index: number; value: string }[] } {
+export function validateAllowlist(entries: readonly string[]): {
+  ok: string[];
+  bad: { index: number; value: string }[];
+} {
   const ok: string[] = [];
   const bad: { index: number; value: string }[] = [];
   entries.forEach((value, index) => {
     const v = value.trim();
     const strict = v.includes("/") ? v.split("/")[0] : v;
-    const looksStrict = ipaddr.IPv4.isValidFourPartDecimal(strict) || (strict.includes(":") && ipaddr.IPv6.isValid(strict));
+    const looksStrict =
+      ipaddr.IPv4.isValidFourPartDecimal(strict) || (strict.includes(":") && ipaddr.IPv6.isValid(strict));
     const n = looksStrict ? normalizeEntry(v) : null;
     if (n) ok.push(n);
     else bad.push({ index, value });

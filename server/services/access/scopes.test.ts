@@ -8,7 +8,12 @@ import { effectiveScopes, type ScopeInputs } from "./scopes";
 // license. GET /me shows exactly this set and the pipeline enforces it.
 
 const ALL = [...SCOPES];
-const base: ScopeInputs = { integrationScopes: ALL, role: "full", ownerRights: null, licenseFeatures: [...FEATURE_NAMES] };
+const base: ScopeInputs = {
+  integrationScopes: ALL,
+  role: "full",
+  ownerRights: null,
+  licenseFeatures: [...FEATURE_NAMES],
+};
 const eff = (patch: Partial<ScopeInputs>) => effectiveScopes({ ...base, ...patch });
 
 describe("effectiveScopes", () => {
@@ -17,12 +22,18 @@ describe("effectiveScopes", () => {
   });
 
   it("never grants a scope the integration was not given, and drops unknown strings", () => {
-    expect(eff({ integrationScopes: ["cards:read", "leads:read", "admin:all", "cards:read"] })).toEqual(["leads:read", "cards:read"]);
+    expect(eff({ integrationScopes: ["cards:read", "leads:read", "admin:all", "cards:read"] })).toEqual([
+      "leads:read",
+      "cards:read",
+    ]);
     expect(eff({ integrationScopes: [] })).toEqual([]);
   });
 
   it("keeps the result in the order of SCOPES whatever the input order", () => {
-    expect(eff({ integrationScopes: ["webhooks:manage", "conversations:read"] })).toEqual(["conversations:read", "webhooks:manage"]);
+    expect(eff({ integrationScopes: ["webhooks:manage", "conversations:read"] })).toEqual([
+      "conversations:read",
+      "webhooks:manage",
+    ]);
   });
 
   it("cuts by role", () => {
@@ -36,7 +47,12 @@ describe("effectiveScopes", () => {
   it("cuts by license features; webhooks:manage needs only API access", () => {
     expect(eff({ licenseFeatures: [] })).toEqual(["webhooks:manage"]);
     expect(eff({ licenseFeatures: ["catalog"] })).toEqual(["webhooks:manage", "cards:read", "cards:write"]);
-    expect(eff({ licenseFeatures: ["crm", "unknown-feature"] })).toEqual(["leads:read", "leads:write", "leads:score", "webhooks:manage"]);
+    expect(eff({ licenseFeatures: ["crm", "unknown-feature"] })).toEqual([
+      "leads:read",
+      "leads:write",
+      "leads:score",
+      "webhooks:manage",
+    ]);
     for (const f of FEATURE_NAMES) for (const s of FEATURES[f]) expect(eff({ licenseFeatures: [f] })).toContain(s);
   });
 
@@ -53,12 +69,19 @@ describe("effectiveScopes", () => {
 
   it("applies every cut at once (intersection)", () => {
     expect(
-      effectiveScopes({ integrationScopes: ["leads:read", "leads:write", "cards:read", "articles:read", "webhooks:manage"], role: "sales", ownerRights: ["manage_webhooks"], licenseFeatures: ["crm", "articles"] }),
+      effectiveScopes({
+        integrationScopes: ["leads:read", "leads:write", "cards:read", "articles:read", "webhooks:manage"],
+        role: "sales",
+        ownerRights: ["manage_webhooks"],
+        licenseFeatures: ["crm", "articles"],
+      }),
     ).toEqual(["webhooks:manage"]);
   });
 
   it("treats PII_SCOPES as the spec's personal-data scopes: conversations:*, leads:*, ai_seller:invoke", () => {
-    expect([...PII_SCOPES].sort()).toEqual(ALL.filter((s) => s.startsWith("conversations:") || s.startsWith("leads:") || s === "ai_seller:invoke").sort());
+    expect([...PII_SCOPES].sort()).toEqual(
+      ALL.filter((s) => s.startsWith("conversations:") || s.startsWith("leads:") || s === "ai_seller:invoke").sort(),
+    );
   });
 });
 
@@ -71,9 +94,13 @@ describe("isScope", () => {
   });
 });
 
-describe("RU personal-data transfer rule (spec \"Authentication\" 7)", () => {
+describe('RU personal-data transfer rule (spec "Authentication" 7)', () => {
   type Caller = TransferFacts;
-  const caller = (country: string | null, legalBasis: string | null, ipAllowlist: string[] | null): Caller => ({ country, legalBasis, ipAllowlist });
+  const caller = (country: string | null, legalBasis: string | null, ipAllowlist: string[] | null): Caller => ({
+    country,
+    legalBasis,
+    ipAllowlist,
+  });
   const refused = (c: Caller) => {
     try {
       assertPiiTransferAllowed("ru", c);

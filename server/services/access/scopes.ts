@@ -27,7 +27,8 @@ export interface ScopeInputs {
 export function effectiveScopes(i: ScopeInputs): Scope[] {
   const role = (ROLES as Record<string, readonly Scope[]>)[i.role] ?? [];
   const licensed = new Set<string>(["webhooks:manage"]);
-  for (const f of i.licenseFeatures) for (const s of (FEATURES as Record<string, readonly Scope[]>)[f] ?? []) licensed.add(s);
+  for (const f of i.licenseFeatures)
+    for (const s of (FEATURES as Record<string, readonly Scope[]>)[f] ?? []) licensed.add(s);
   const given = new Set(i.integrationScopes);
   return SCOPES.filter((s) => {
     if (!given.has(s) || !role.includes(s) || !licensed.has(s)) return false;
@@ -36,14 +37,16 @@ export function effectiveScopes(i: ScopeInputs): Scope[] {
   });
 }
 
-
 /**
  * The rule for a staff member issuing a key (SECURITY.md "Rights"): a key never carries a scope its
  * issuer's rights do not cover, so issuing for an integration whose effective scopes include personal
  * data needs `view_personal_data`, and one holding `webhooks:manage` needs `manage_webhooks`.
  * @returns the rights the issuer lacks for these scopes, with the scopes that need each (empty = allowed).
  */
-export function rightsMissingToIssue(scopes: readonly Scope[], issuerRights: readonly string[]): { right: Right; scopes: Scope[] }[] {
+export function rightsMissingToIssue(
+  scopes: readonly Scope[],
+  issuerRights: readonly string[],
+): { right: Right; scopes: Scope[] }[] {
   const missing = new Map<Right, Scope[]>();
   for (const s of scopes) {
     const right = rightFor(s);

@@ -17,7 +17,9 @@ export async function getWallet(db: Db, caller: ApiCaller): Promise<WalletBody> 
   const [w, spend] = await Promise.all([
     readWallet(db, caller.tenantId, caller.walletRow),
     // Spend read together with the key saves a round trip; otherwise it is asked for.
-    spent !== undefined ? { limit: limit === null ? null : money(limit), used: money(spent) } : dailySpend(db, caller.integrationId, new Date(), limit),
+    spent !== undefined
+      ? { limit: limit === null ? null : money(limit), used: money(spent) }
+      : dailySpend(db, caller.integrationId, new Date(), limit),
   ]);
   return {
     balance: w.balanceMinor === null ? null : money(w.balanceMinor),
@@ -37,7 +39,13 @@ export async function getMe(db: Db, caller: ApiCaller): Promise<MeBody> {
       : db
           .select({ id: channels.id })
           .from(channels)
-          .where(and(eq(channels.tenantId, caller.tenantId), eq(channels.integrationId, caller.integrationId), eq(channels.type, "api")))
+          .where(
+            and(
+              eq(channels.tenantId, caller.tenantId),
+              eq(channels.integrationId, caller.integrationId),
+              eq(channels.type, "api"),
+            ),
+          )
           .limit(1),
   ]);
   return {

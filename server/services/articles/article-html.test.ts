@@ -54,7 +54,9 @@ describe("articleMarkdown", () => {
   });
 
   it("turns an HTML table into a GFM table", () => {
-    const md = articleMarkdown(`<table><thead><tr><th>Size</th><th>Fit</th></tr></thead><tbody><tr><td>42</td><td>wide</td></tr></tbody></table>`);
+    const md = articleMarkdown(
+      `<table><thead><tr><th>Size</th><th>Fit</th></tr></thead><tbody><tr><td>42</td><td>wide</td></tr></tbody></table>`,
+    );
     expect(md).toMatch(/\| Size \| Fit \|\n\| --- \| --- \|\n\| 42 \| wide \|/);
   });
 
@@ -77,7 +79,20 @@ describe("articleBlocks", () => {
         `<img src="https://cdn.example/a.png"><figure><img src="https://cdn.example/b.png"></figure><table><tr><td>1</td></tr></table>` +
         `<blockquote><p>q</p></blockquote><pre><code>x</code></pre><hr>loose <em>text</em><p>end</p>`,
     );
-    expect(blocks.map((b) => b.type)).toEqual(["heading", "paragraph", "list", "list", "image", "image", "table", "quote", "code", "html", "html", "paragraph"]);
+    expect(blocks.map((b) => b.type)).toEqual([
+      "heading",
+      "paragraph",
+      "list",
+      "list",
+      "image",
+      "image",
+      "table",
+      "quote",
+      "code",
+      "html",
+      "html",
+      "paragraph",
+    ]);
     expect(blocks[1]).toEqual({ type: "paragraph", html: `<p>Leave <a href="https://x.example">room</a>.</p>` });
     expect(blocks[2].html).toBe("<ul><li>Trail<ul><li>deep</li></ul></li></ul>");
     expect(blocks[10]).toEqual({ type: "html", html: "loose <em>text</em>" });
@@ -102,13 +117,24 @@ describe("articleBlocks", () => {
 
 describe("editorDocumentToHtml", () => {
   it("converts the seed's editor document", () => {
-    const doc = { type: "doc", content: [{ type: "heading", attrs: { level: 2 }, content: [{ type: "text", text: "Care" }] }, { type: "paragraph", content: [{ type: "text", text: "Dry shoes away from heaters." }] }] };
+    const doc = {
+      type: "doc",
+      content: [
+        { type: "heading", attrs: { level: 2 }, content: [{ type: "text", text: "Care" }] },
+        { type: "paragraph", content: [{ type: "text", text: "Dry shoes away from heaters." }] },
+      ],
+    };
     expect(editorDocumentToHtml(doc)).toBe("<h2>Care</h2><p>Dry shoes away from heaters.</p>");
   });
 
   it("escapes all text and attribute values", () => {
-    const doc = { type: "doc", content: [{ type: "paragraph", content: [{ type: "text", text: `<script>alert("x")</script> & 'q'` }] }] };
-    expect(editorDocumentToHtml(doc)).toBe("<p>&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;q&#39;</p>");
+    const doc = {
+      type: "doc",
+      content: [{ type: "paragraph", content: [{ type: "text", text: `<script>alert("x")</script> & 'q'` }] }],
+    };
+    expect(editorDocumentToHtml(doc)).toBe(
+      "<p>&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;q&#39;</p>",
+    );
   });
 
   it("renders lists, quotes, breaks and marks; keeps only safe link schemes", () => {
@@ -116,13 +142,24 @@ describe("editorDocumentToHtml", () => {
     const doc = {
       type: "doc",
       content: [
-        { type: "bullet_list", content: [{ type: "list_item", content: [{ type: "paragraph", content: [text("a", [{ type: "bold" }, { type: "italic" }])] }] }] },
+        {
+          type: "bullet_list",
+          content: [
+            {
+              type: "list_item",
+              content: [{ type: "paragraph", content: [text("a", [{ type: "bold" }, { type: "italic" }])] }],
+            },
+          ],
+        },
         { type: "orderedList", attrs: { start: 3 }, content: [{ type: "listItem", content: [text("b")] }] },
-        { type: "blockquote", content: [{ type: "paragraph", content: [text("q"), { type: "hard_break" }, text("r")] }] },
+        {
+          type: "blockquote",
+          content: [{ type: "paragraph", content: [text("q"), { type: "hard_break" }, text("r")] }],
+        },
         {
           type: "paragraph",
           content: [
-            text("ok", [{ type: "link", attrs: { href: "https://x.example/a?b=1&c=\"2\"" } }]),
+            text("ok", [{ type: "link", attrs: { href: 'https://x.example/a?b=1&c="2"' } }]),
             text("js", [{ type: "link", attrs: { href: "javascript:alert(1)" } }]),
             text("mail", [{ type: "link", attrs: { href: "mailto:a@x.example" } }]),
             text("rel", [{ type: "link", attrs: { href: "/relative" } }]),
@@ -141,7 +178,9 @@ describe("editorDocumentToHtml", () => {
   it("survives malformed and very deep documents", () => {
     expect(editorDocumentToHtml(null)).toBe("");
     expect(editorDocumentToHtml("text")).toBe("");
-    expect(editorDocumentToHtml({ type: "doc", content: [1, null, { type: "paragraph", content: "x" }] })).toBe("<p></p>");
+    expect(editorDocumentToHtml({ type: "doc", content: [1, null, { type: "paragraph", content: "x" }] })).toBe(
+      "<p></p>",
+    );
     let deep: unknown = { type: "text", text: "<deep>" };
     for (let i = 0; i < 5000; i++) deep = { type: "blockquote", content: [deep] };
     const html = editorDocumentToHtml({ type: "doc", content: [deep] });

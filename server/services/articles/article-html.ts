@@ -10,9 +10,44 @@ export const IMAGE_SCHEMES = ["http", "https"] as const;
 
 /** Structural tags kept in article HTML; everything else is unwrapped (its text kept) or dropped. */
 const ALLOWED_TAGS = [
-  "h1", "h2", "h3", "h4", "h5", "h6", "p", "ul", "ol", "li", "a", "img", "blockquote", "pre", "code",
-  "strong", "em", "b", "i", "u", "s", "del", "sub", "sup", "br", "hr", "figure", "figcaption",
-  "table", "thead", "tbody", "tfoot", "tr", "th", "td", "caption", "colgroup", "col",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "p",
+  "ul",
+  "ol",
+  "li",
+  "a",
+  "img",
+  "blockquote",
+  "pre",
+  "code",
+  "strong",
+  "em",
+  "b",
+  "i",
+  "u",
+  "s",
+  "del",
+  "sub",
+  "sup",
+  "br",
+  "hr",
+  "figure",
+  "figcaption",
+  "table",
+  "thead",
+  "tbody",
+  "tfoot",
+  "tr",
+  "th",
+  "td",
+  "caption",
+  "colgroup",
+  "col",
 ];
 
 const SANITIZE_OPTIONS: sanitizeHtml.IOptions = {
@@ -33,7 +68,21 @@ const SANITIZE_OPTIONS: sanitizeHtml.IOptions = {
   // "//host/x" inherits the page's scheme; refusing it keeps every kept address explicit.
   allowProtocolRelative: false,
   // Tags whose text must not leak into the article when the tag itself is removed.
-  nonTextTags: ["script", "style", "textarea", "option", "noscript", "iframe", "object", "embed", "template", "svg", "math", "title", "head"],
+  nonTextTags: [
+    "script",
+    "style",
+    "textarea",
+    "option",
+    "noscript",
+    "iframe",
+    "object",
+    "embed",
+    "template",
+    "svg",
+    "math",
+    "title",
+    "head",
+  ],
   // An image whose address was refused (e.g. `data:`) is dropped whole rather than left without `src`.
   exclusiveFilter: (frame) => frame.tag === "img" && !frame.attribs.src,
 };
@@ -50,7 +99,12 @@ export function cleanArticleHtml(html: string): string {
 let turndown: TurndownService | undefined;
 function markdownService(): TurndownService {
   if (turndown) return turndown;
-  const service = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-", emDelimiter: "*" });
+  const service = new TurndownService({
+    headingStyle: "atx",
+    codeBlockStyle: "fenced",
+    bulletListMarker: "-",
+    emDelimiter: "*",
+  });
   service.use(gfm);
   // Turndown leaves `<` of text as is, so text "<script>" would become raw HTML in the markdown;
   // a backslash escape keeps it literal for every CommonMark renderer.
@@ -75,13 +129,38 @@ export function articleMarkdown(html: string): string {
  * between blocks) → `html`.
  */
 const BLOCK_TYPES: Record<string, string> = {
-  h1: "heading", h2: "heading", h3: "heading", h4: "heading", h5: "heading", h6: "heading",
-  p: "paragraph", ul: "list", ol: "list", img: "image", figure: "image", table: "table",
-  blockquote: "quote", pre: "code", hr: "html",
+  h1: "heading",
+  h2: "heading",
+  h3: "heading",
+  h4: "heading",
+  h5: "heading",
+  h6: "heading",
+  p: "paragraph",
+  ul: "list",
+  ol: "list",
+  img: "image",
+  figure: "image",
+  table: "table",
+  blockquote: "quote",
+  pre: "code",
+  hr: "html",
 };
 
 /** Tags that start a block of their own when at the top level; other top-level content is grouped into `html` runs. */
-const BLOCK_TAGS = new Set([...Object.keys(BLOCK_TYPES), "li", "thead", "tbody", "tfoot", "tr", "th", "td", "caption", "colgroup", "col", "figcaption"]);
+const BLOCK_TAGS = new Set([
+  ...Object.keys(BLOCK_TYPES),
+  "li",
+  "thead",
+  "tbody",
+  "tfoot",
+  "tr",
+  "th",
+  "td",
+  "caption",
+  "colgroup",
+  "col",
+  "figcaption",
+]);
 const VOID_TAGS = new Set(["br", "hr", "img", "col"]);
 
 /**

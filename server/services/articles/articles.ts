@@ -2,7 +2,13 @@ import { and, desc, eq, gt, inArray, isNull, ne, or, sql, type SQL } from "drizz
 import type { Db } from "@/db/client";
 import { articles } from "@/db/schema";
 import { invalidField, notFound } from "@/server/errors";
-import { ARTICLE_STATUSES, type Article, type ArticleFormat, type ArticleStatus, type ArticleSummary } from "@/server/schemas/articles";
+import {
+  ARTICLE_STATUSES,
+  type Article,
+  type ArticleFormat,
+  type ArticleStatus,
+  type ArticleSummary,
+} from "@/server/schemas/articles";
 import type { Actor } from "../actor";
 import { articleBlocks, articleMarkdown, cleanArticleHtml, htmlBytes } from "./article-html";
 import { editorDocumentToHtml } from "./editor-document";
@@ -20,7 +26,11 @@ export const ARTICLE_HTML_MAX_BYTES = 2_000_000;
  * and only the statuses of the spec (`handed_off` belongs to a planned feature and is not answered).
  */
 function visible(tenantId: string): SQL {
-  return and(eq(articles.tenantId, tenantId), ne(articles.blog, "shared"), inArray(articles.status, [...ARTICLE_STATUSES]))!;
+  return and(
+    eq(articles.tenantId, tenantId),
+    ne(articles.blog, "shared"),
+    inArray(articles.status, [...ARTICLE_STATUSES]),
+  )!;
 }
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
@@ -92,14 +102,21 @@ function toPublication(p: ArticleRow["publication"]): Article["publication"] {
 }
 
 const TOO_LARGE = () =>
-  invalidField("/content", "too_large", `The article's HTML is over ${ARTICLE_HTML_MAX_BYTES.toLocaleString("en")} bytes and cannot be answered.`);
+  invalidField(
+    "/content",
+    "too_large",
+    `The article's HTML is over ${ARTICLE_HTML_MAX_BYTES.toLocaleString("en")} bytes and cannot be answered.`,
+  );
 
 /**
  * `content` of an article in `format`: a transferred article's body lives in the shared blog, so it is
  * empty ("" or []). An editor document is converted to HTML first and, in blocks, answered as one `html`
  * block. @throws ApiError 422 on `/content` when the stored or converted HTML is over 2,000,000 UTF-8 bytes.
  */
-export function articleContent(a: Pick<ArticleRow, "status" | "bodyHtml" | "bodyDoc">, format: ArticleFormat): Article["content"] {
+export function articleContent(
+  a: Pick<ArticleRow, "status" | "bodyHtml" | "bodyDoc">,
+  format: ArticleFormat,
+): Article["content"] {
   if (a.status === "transferred") return format === "blocks" ? [] : "";
   const fromDoc = a.bodyHtml === null && a.bodyDoc !== null;
   const html = fromDoc ? editorDocumentToHtml(a.bodyDoc) : (a.bodyHtml ?? "");
@@ -119,7 +136,14 @@ export function articleContent(a: Pick<ArticleRow, "status" | "bodyHtml" | "body
  *   422 on `/content` per {@link articleContent}.
  */
 export async function getArticle(db: Db, actor: Actor, id: string, format: ArticleFormat): Promise<Article> {
-  const [row] = await db.select().from(articles).where(and(visible(actor.tenantId), eq(articles.id, id)));
+  const [row] = await db
+    .select()
+    .from(articles)
+    .where(and(visible(actor.tenantId), eq(articles.id, id)));
   if (!row) throw notFound("Article");
-  return { ...toArticleSummary(row), content: articleContent(row, format), publication: toPublication(row.publication) };
+  return {
+    ...toArticleSummary(row),
+    content: articleContent(row, format),
+    publication: toPublication(row.publication),
+  };
 }

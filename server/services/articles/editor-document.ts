@@ -18,7 +18,12 @@ interface DocNode {
 
 /** Escapes text for HTML content and double-quoted attribute values. */
 export function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;");
+  return text
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#39;");
 }
 
 /** A link or image address when it is absolute with an allowed scheme, else null (the mark or image is dropped). */
@@ -34,7 +39,8 @@ function safeUrl(value: unknown, schemes: readonly string[]): string | null {
 
 const isNode = (v: unknown): v is DocNode => typeof v === "object" && v !== null && !Array.isArray(v);
 const children = (n: DocNode): DocNode[] => (Array.isArray(n.content) ? n.content.filter(isNode) : []);
-const norm = (type: unknown): string => (typeof type === "string" ? type.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase() : "");
+const norm = (type: unknown): string =>
+  typeof type === "string" ? type.replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase() : "";
 
 /** Deeper nesting than this is rendered as plain text: a hostile document must not exhaust the stack. */
 const MAX_DEPTH = 64;
@@ -84,7 +90,10 @@ function renderText(n: DocNode): string {
 
 function render(n: DocNode, depth: number): string {
   if (depth > MAX_DEPTH) return plainText(n);
-  const inner = () => children(n).map((c) => render(c, depth + 1)).join("");
+  const inner = () =>
+    children(n)
+      .map((c) => render(c, depth + 1))
+      .join("");
   switch (norm(n.type)) {
     case "text":
       return renderText(n);

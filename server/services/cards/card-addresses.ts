@@ -28,7 +28,11 @@ export function checkCardAddresses(
   const errors: FieldError[] = [];
   const sitePath = (field: string, url: string | null | undefined) => {
     if (url && isSitePath(url) && !ctx.mainDomain) {
-      errors.push({ field, code: "main_domain_missing", message: "a site path needs the tenant's main site domain; set it in the console or send an https:// address" });
+      errors.push({
+        field,
+        code: "main_domain_missing",
+        message: "a site path needs the tenant's main site domain; set it in the console or send an https:// address",
+      });
     }
   };
   sitePath("/page_url", c.page_url);
@@ -39,10 +43,15 @@ export function checkCardAddresses(
     if (c.image_url.startsWith("/")) path = c.image_url;
     else {
       const u = new URL(c.image_url);
-      if (u.origin === env().cellOrigins[env().cell] || Object.values(env().cellOrigins).includes(u.origin)) path = u.pathname;
+      if (u.origin === env().cellOrigins[env().cell] || Object.values(env().cellOrigins).includes(u.origin))
+        path = u.pathname;
     }
     if (path !== null && path.startsWith("/storage/") && !path.toLowerCase().startsWith(own)) {
-      errors.push({ field: "/image_url", code: "foreign_storage_path", message: "the file is not in this account's storage" });
+      errors.push({
+        field: "/image_url",
+        code: "foreign_storage_path",
+        message: "the file is not in this account's storage",
+      });
     }
   }
   return errors;

@@ -19,7 +19,10 @@ export type CardPosition = [number, string, string];
  */
 export async function tenantContext(db: Db, actor: Actor): Promise<{ mainDomain: string | null; cell: string }> {
   const tenantId = actor.tenantId;
-  const [t] = await db.select({ mainDomain: tenants.mainDomain, cell: tenants.cell }).from(tenants).where(eq(tenants.id, tenantId));
+  const [t] = await db
+    .select({ mainDomain: tenants.mainDomain, cell: tenants.cell })
+    .from(tenants)
+    .where(eq(tenants.id, tenantId));
   if (!t) throw notFound("Tenant");
   return t;
 }
@@ -32,7 +35,8 @@ export function toCard(p: ProductRow, mainDomain: string | null, cell: string): 
     name: p.name,
     description: p.description,
     image_url: p.imageUrl,
-    price_text: p.priceText ?? (p.priceMinor !== null && p.currency ? formatPrice(p.priceMinor, p.currency, cell) : null),
+    price_text:
+      p.priceText ?? (p.priceMinor !== null && p.currency ? formatPrice(p.priceMinor, p.currency, cell) : null),
     badge: p.badge,
     page_url: expandSiteAddress(p.pageUrl, mainDomain),
     buttons: p.buttons.map((b) => ({ label: b.label, url: expandSiteAddress(b.url, mainDomain)! })),
@@ -75,7 +79,10 @@ export async function listCards(
 }
 
 async function findByCode(db: Db, tenantId: string, code: string, lock = false): Promise<ProductRow | undefined> {
-  const q = db.select().from(products).where(and(eq(products.tenantId, tenantId), eq(products.code, code)));
+  const q = db
+    .select()
+    .from(products)
+    .where(and(eq(products.tenantId, tenantId), eq(products.code, code)));
   const [row] = await (lock ? q.for("update") : q);
   return row;
 }
@@ -90,7 +97,10 @@ export async function getCard(db: Db, actor: Actor, code: string): Promise<Card>
 
 /** A card by its product id (idempotent replays). @throws ApiError 404 when the card was deleted since. */
 export async function getCardById(db: Db, actor: Actor, id: string): Promise<Card> {
-  const [row] = await db.select().from(products).where(and(eq(products.tenantId, actor.tenantId), eq(products.id, id), isNotNull(products.code)));
+  const [row] = await db
+    .select()
+    .from(products)
+    .where(and(eq(products.tenantId, actor.tenantId), eq(products.id, id), isNotNull(products.code)));
   if (!row) throw notFound("Card");
   const t = await tenantContext(db, actor);
   return toCard(row, t.mainDomain, t.cell);
@@ -149,7 +159,8 @@ export async function updateCard(db: Db, actor: Actor, code: string, input: Card
   const t = await tenantContext(db, actor);
   const errors = checkCardAddresses(input, { tenantId: actor.tenantId, mainDomain: t.mainDomain });
   if (errors.length) throw validationError(errors);
-  if (input.code !== undefined && input.code !== code && (await findByCode(db, actor.tenantId, input.code))) throw CODE_TAKEN();
+  if (input.code !== undefined && input.code !== code && (await findByCode(db, actor.tenantId, input.code)))
+    throw CODE_TAKEN();
   const set: Partial<typeof products.$inferInsert> = { updatedAt: sql`now()` as unknown as Date };
   if (input.code !== undefined) set.code = input.code;
   if (input.name !== undefined) set.name = input.name;
@@ -183,4 +194,3 @@ export async function deleteCard(db: Db, actor: Actor, code: string): Promise<vo
     .returning({ id: products.id });
   if (!done.length) throw notFound(`Card "${code}"`);
 }
-

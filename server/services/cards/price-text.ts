@@ -12,8 +12,16 @@ export function formatPrice(minor: bigint, currency: string, cell: string): stri
   let f = formatters.get(cacheKey);
   if (!f) {
     // Building a formatter costs far more than using one; a card page formats up to 100 prices.
-    f = new Intl.NumberFormat(locale, { style: "currency", currency, minimumFractionDigits: whole ? 0 : 2, maximumFractionDigits: whole ? 0 : 2 });
+    f = new Intl.NumberFormat(locale, {
+      style: "currency",
+      currency,
+      minimumFractionDigits: whole ? 0 : 2,
+      maximumFractionDigits: whole ? 0 : 2,
+    });
     if (formatters.size < 1000) formatters.set(cacheKey, f);
   }
-  return f.format(Number(minor) / 100).replace(/\u00a0|\u202f/g, " ").slice(0, 40);
+  return f
+    .format(Number(minor) / 100)
+    .replace(/\u00a0|\u202f/g, " ")
+    .slice(0, 40);
 }

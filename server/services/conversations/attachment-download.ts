@@ -18,10 +18,20 @@ export type AttachmentDownload =
  * altered link; `gone` when the file is missing or its message was deleted (a deleted message's files
  * stop being served at once).
  */
-export async function downloadAttachment(db: Db, id: string, expires: string | null, signature: string | null): Promise<AttachmentDownload> {
+export async function downloadAttachment(
+  db: Db,
+  id: string,
+  expires: string | null,
+  signature: string | null,
+): Promise<AttachmentDownload> {
   if (!UUID.test(id) || !verifyAttachmentLink(id, expires, signature)) return { kind: "link_invalid" };
   const [row] = await db
-    .select({ fileName: messageAttachments.fileName, mimeType: messageAttachments.mimeType, storagePath: messageAttachments.storagePath, deletedAt: messages.deletedAt })
+    .select({
+      fileName: messageAttachments.fileName,
+      mimeType: messageAttachments.mimeType,
+      storagePath: messageAttachments.storagePath,
+      deletedAt: messages.deletedAt,
+    })
     .from(messageAttachments)
     .innerJoin(messages, eq(messages.id, messageAttachments.messageId))
     .where(eq(messageAttachments.id, id));

@@ -26,7 +26,12 @@ export function signAttachmentLink(attachmentId: string, now = nowMs()): { url: 
 }
 
 /** Whether a presented link is genuine and not expired (constant-time comparison). */
-export function verifyAttachmentLink(attachmentId: string, expires: string | null, signature: string | null, now = nowMs()): boolean {
+export function verifyAttachmentLink(
+  attachmentId: string,
+  expires: string | null,
+  signature: string | null,
+  now = nowMs(),
+): boolean {
   if (!expires || !signature || !/^\d{1,12}$/.test(expires)) return false;
   const expiresSec = Number(expires);
   if (expiresSec * 1000 <= now) return false;

@@ -65,7 +65,10 @@ export async function listConversations(
     .limit(q.limit + 1);
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
-  return { conversations: page.map(toConversation), next: rows.length > q.limit && last ? [last.updatedAt.toISOString(), last.id] : null };
+  return {
+    conversations: page.map(toConversation),
+    next: rows.length > q.limit && last ? [last.updatedAt.toISOString(), last.id] : null,
+  };
 }
 
 /**
@@ -73,7 +76,10 @@ export async function listConversations(
  * @throws ApiError 404 `not_found` when missing, of another tenant, or a mailbox / cabinet conversation.
  */
 export async function findConversation(db: Db, actor: Actor, id: string, lock = false): Promise<ConversationRow> {
-  const q = db.select().from(conversations).where(and(visibleTo(actor), eq(conversations.id, id)));
+  const q = db
+    .select()
+    .from(conversations)
+    .where(and(visibleTo(actor), eq(conversations.id, id)));
   const [row] = lock ? await q.for("update") : await q;
   if (!row) throw notFound("Conversation");
   return row;

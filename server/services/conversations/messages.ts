@@ -26,7 +26,13 @@ export function toMessage(m: MessageRow, files: (typeof messageAttachments.$infe
     : files
         .filter((f) => f.storagePath !== null)
         .slice(0, 1)
-        .map((f) => ({ id: f.id, file_name: f.fileName, content_type: f.mimeType, size_bytes: f.sizeBytes, ...signAttachmentLink(f.id) }));
+        .map((f) => ({
+          id: f.id,
+          file_name: f.fileName,
+          content_type: f.mimeType,
+          size_bytes: f.sizeBytes,
+          ...signAttachmentLink(f.id),
+        }));
   return {
     id: m.id,
     conversation_id: m.conversationId,
@@ -54,7 +60,11 @@ export async function listMessages(
   await findConversation(db, actor, conversationId);
   const m = messages;
   const conds = [eq(m.tenantId, actor.tenantId), eq(m.conversationId, conversationId), eq(m.internal, false)];
-  conds.push(q.includeDeleted ? or(isNull(m.deletedAt), gt(m.deletedAt, new Date(nowMs() - TOMBSTONE_RETENTION_MS)))! : isNull(m.deletedAt));
+  conds.push(
+    q.includeDeleted
+      ? or(isNull(m.deletedAt), gt(m.deletedAt, new Date(nowMs() - TOMBSTONE_RETENTION_MS)))!
+      : isNull(m.deletedAt),
+  );
   if (q.after) conds.push(sql`(${m.createdAt}, ${m.id}) > (${q.after[0]}::timestamptz, ${q.after[1]}::uuid)`);
   const rows = await db
     .select()
@@ -68,12 +78,23 @@ export async function listMessages(
     ? await db
         .select()
         .from(messageAttachments)
-        .where(and(eq(messageAttachments.tenantId, actor.tenantId), inArray(messageAttachments.messageId, withFiles), isNotNull(messageAttachments.storagePath)))
+        .where(
+          and(
+            eq(messageAttachments.tenantId, actor.tenantId),
+            inArray(messageAttachments.messageId, withFiles),
+            isNotNull(messageAttachments.storagePath),
+          ),
+        )
         .orderBy(asc(messageAttachments.position))
     : [];
   const last = page[page.length - 1];
   return {
-    messages: page.map((r) => toMessage(r, files.filter((f) => f.messageId === r.id))),
+    messages: page.map((r) =>
+      toMessage(
+        r,
+        files.filter((f) => f.messageId === r.id),
+      ),
+    ),
     next: rows.length > q.limit && last ? [last.createdAt.toISOString(), last.id] : null,
   };
 }

@@ -33,10 +33,16 @@ function asText(comment: string | null, cards: MessageCardCopy[]): string {
  * @throws ApiError 404 `not_found` for a missing, foreign, mailbox or cabinet conversation; 422
  *   `validation_failed` on `/codes` for a repeated, unknown or inactive code.
  */
-export async function sendCards(db: Db, actor: IntegrationActor, conversationId: string, input: SendCards): Promise<SentCards> {
+export async function sendCards(
+  db: Db,
+  actor: IntegrationActor,
+  conversationId: string,
+  input: SendCards,
+): Promise<SentCards> {
   const conversation = await findConversation(db, actor, conversationId, true);
   const codes = input.codes;
-  if (new Set(codes).size !== codes.length) throw invalidField("/codes", "duplicate", "Each card code may be sent once per message.");
+  if (new Set(codes).size !== codes.length)
+    throw invalidField("/codes", "duplicate", "Each card code may be sent once per message.");
   const rows = await db
     .select()
     .from(products)
@@ -44,7 +50,11 @@ export async function sendCards(db: Db, actor: IntegrationActor, conversationId:
   const byCode = new Map(rows.map((p) => [p.code!, p]));
   const unusable = codes.filter((c) => !byCode.get(c)?.active);
   if (unusable.length) {
-    throw invalidField("/codes", "unknown_card", `No active card with code ${unusable.map((c) => `"${c}"`).join(", ")}.`);
+    throw invalidField(
+      "/codes",
+      "unknown_card",
+      `No active card with code ${unusable.map((c) => `"${c}"`).join(", ")}.`,
+    );
   }
   const tenant = await tenantContext(db, actor);
   const cards: MessageCardCopy[] = codes.map((code) => {

@@ -3,7 +3,12 @@ import type { Db } from "@/db/client";
 import { dashboardBlocks } from "@/db/schema";
 import { ApiError, invalidField } from "@/server/errors";
 import { nowMs } from "@/server/lib/clock";
-import { DASHBOARD_BLOCKS, type DashboardBlock, type DashboardBlockName, type DashboardOverview } from "@/server/schemas/dashboards";
+import {
+  DASHBOARD_BLOCKS,
+  type DashboardBlock,
+  type DashboardBlockName,
+  type DashboardOverview,
+} from "@/server/schemas/dashboards";
 import type { IntegrationActor } from "../actor";
 
 const DAY_MS = 86_400_000;
@@ -23,7 +28,8 @@ export function overviewPeriod(q: { from?: string; to?: string }, at: number = n
   const lastFullDay = dayText(Math.floor(at / DAY_MS) * DAY_MS - DAY_MS);
   const to = q.to === undefined || q.to > lastFullDay ? lastFullDay : q.to;
   const from = q.from ?? dayText(dayMs(to) - 29 * DAY_MS);
-  if (from > to) throw invalidField("/from", "out_of_range", `from must not be after to (${to}, the last full day at most)`);
+  if (from > to)
+    throw invalidField("/from", "out_of_range", `from must not be after to (${to}, the last full day at most)`);
   return { from, to };
 }
 
@@ -33,7 +39,11 @@ export function overviewPeriod(q: { from?: string; to?: string }, at: number = n
  * @throws ApiError 503 `service_unavailable` (Retry-After) when any requested block's source is failing now:
  *   a failing source is never shown as an empty block.
  */
-export async function getOverview(db: Db, actor: IntegrationActor, q: { from?: string; to?: string; blocks?: DashboardBlockName[] }): Promise<DashboardOverview> {
+export async function getOverview(
+  db: Db,
+  actor: IntegrationActor,
+  q: { from?: string; to?: string; blocks?: DashboardBlockName[] },
+): Promise<DashboardOverview> {
   const { from, to } = overviewPeriod(q);
   const names = q.blocks ?? [...DASHBOARD_BLOCKS];
   const rows = await db
@@ -41,7 +51,12 @@ export async function getOverview(db: Db, actor: IntegrationActor, q: { from?: s
     .from(dashboardBlocks)
     .where(and(eq(dashboardBlocks.tenantId, actor.tenantId), inArray(dashboardBlocks.block, names)));
   if (rows.some((r) => r.sourceError !== null)) {
-    throw new ApiError("service_unavailable", "A data source of the dashboard is failing; try again later.", {}, { "Retry-After": String(SOURCE_RETRY_AFTER_S) });
+    throw new ApiError(
+      "service_unavailable",
+      "A data source of the dashboard is failing; try again later.",
+      {},
+      { "Retry-After": String(SOURCE_RETRY_AFTER_S) },
+    );
   }
   const byName = new Map(rows.map((r) => [r.block, r]));
   const blocks: Partial<Record<DashboardBlockName, DashboardBlock>> = {};
@@ -52,7 +67,11 @@ export async function getOverview(db: Db, actor: IntegrationActor, q: { from?: s
       continue;
     }
     // Payload first, so a payload field can never overwrite the three fields the spec defines.
-    const block: DashboardBlock = { ...(r.payload ?? {}), availability: r.availability as DashboardBlock["availability"], data_as_of: r.dataAsOf };
+    const block: DashboardBlock = {
+      ...(r.payload ?? {}),
+      availability: r.availability as DashboardBlock["availability"],
+      data_as_of: r.dataAsOf,
+    };
     if (r.reason !== null) block.reason = r.reason;
     else delete block.reason;
     blocks[name] = block;

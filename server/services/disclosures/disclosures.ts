@@ -29,7 +29,12 @@ export async function recordDisclosure(db: Db, row: DisclosureRow): Promise<void
     await writeDisclosureRow(db, row);
   } catch (err) {
     log().error({ request_id: input.requestId, err: (err as Error).message }, "disclosure journal write failed");
-    throw new ApiError("service_unavailable", "Personal data cannot be returned right now because its disclosure cannot be recorded; retry after a pause.", {}, { "retry-after": "5" });
+    throw new ApiError(
+      "service_unavailable",
+      "Personal data cannot be returned right now because its disclosure cannot be recorded; retry after a pause.",
+      {},
+      { "retry-after": "5" },
+    );
   }
 }
 

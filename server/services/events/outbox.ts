@@ -26,13 +26,21 @@ export interface RecordedEvent {
  * the event and its deliveries exist exactly when the change does (none for a rolled-back write).
  * The jobs driver is told about the deliveries once the request's transaction commits (work-notifier.ts).
  */
-export async function recordEventWithDeliveries(db: Db, input: EventInput, opts: FanOutOptions = {}): Promise<RecordedEvent> {
+export async function recordEventWithDeliveries(
+  db: Db,
+  input: EventInput,
+  opts: FanOutOptions = {},
+): Promise<RecordedEvent> {
   const [row] = await db
     .insert(events)
     .values({ tenantId: input.tenantId, type: input.type, data: input.data, livemode: input.livemode ?? true })
     .returning({ id: events.id });
   const eventId = row!.id;
-  const deliveryIds = await fanOutEvent(db, { id: eventId, tenantId: input.tenantId, type: input.type, data: input.data }, opts);
+  const deliveryIds = await fanOutEvent(
+    db,
+    { id: eventId, tenantId: input.tenantId, type: input.type, data: input.data },
+    opts,
+  );
   announceDeliveries(deliveryIds);
   return { eventId, deliveryIds };
 }

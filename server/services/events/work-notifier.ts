@@ -57,7 +57,9 @@ export function announceExchangeResumed(tenantId: string): void {
 function notify(call: (l: WorkListener) => void | Promise<void>): void {
   for (const l of listeners) {
     try {
-      void Promise.resolve(call(l)).catch((err: unknown) => log().warn({ err: (err as Error).message }, "announcing due work failed; the sweep will find it"));
+      void Promise.resolve(call(l)).catch((err: unknown) =>
+        log().warn({ err: (err as Error).message }, "announcing due work failed; the sweep will find it"),
+      );
     } catch (err) {
       log().warn({ err: (err as Error).message }, "announcing due work failed; the sweep will find it");
     }

@@ -47,22 +47,25 @@ it("answers 503 with Retry-After while the Redis limit store is down, and 200 wh
   setLimitStore(undefined);
 });
 
-it.runIf(Boolean(process.env.DATABASE_URL))("answers 503 while PostgreSQL is down and 200 when it is back", async () => {
-  const url = new URL(db.url!);
-  const proxy = await tcpProxy(Number(url.port || 5432), url.hostname);
-  url.host = `127.0.0.1:${proxy.port}`;
-  viaProxy = await openDatabase({ url: url.toString(), poolSize: 2 });
-  installDatabase(viaProxy);
-  expect((await GET()).status).toBe(200);
-  await proxy.stop();
-  const down = await GET();
-  expect(down.status).toBe(503);
-  expect((await down.json()).checks.database).toBe("unavailable");
-  await proxy.start();
-  let status = 0;
-  for (let i = 0; i < 40 && status !== 200; i++) {
-    status = (await GET()).status;
-    if (status !== 200) await new Promise((r) => setTimeout(r, 250));
-  }
-  expect(status).toBe(200);
-});
+it.runIf(Boolean(process.env.DATABASE_URL))(
+  "answers 503 while PostgreSQL is down and 200 when it is back",
+  async () => {
+    const url = new URL(db.url!);
+    const proxy = await tcpProxy(Number(url.port || 5432), url.hostname);
+    url.host = `127.0.0.1:${proxy.port}`;
+    viaProxy = await openDatabase({ url: url.toString(), poolSize: 2 });
+    installDatabase(viaProxy);
+    expect((await GET()).status).toBe(200);
+    await proxy.stop();
+    const down = await GET();
+    expect(down.status).toBe(503);
+    expect((await down.json()).checks.database).toBe("unavailable");
+    await proxy.start();
+    let status = 0;
+    for (let i = 0; i < 40 && status !== 200; i++) {
+      status = (await GET()).status;
+      if (status !== 200) await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(status).toBe(200);
+  },
+);

@@ -13,7 +13,9 @@ const PROBE_TIMEOUT_MS = 2000;
 
 function within<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("probe timed out")), ms)));
+  const timeout = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error("probe timed out")), ms)),
+  );
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 

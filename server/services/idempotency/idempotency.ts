@@ -65,27 +65,58 @@ export async function beginIdempotency(db: Db, s: IdempotencyScope): Promise<Beg
     if (!rec) continue; // removed in between: try the insert again
     if (rec.createdAt.getTime() + IDEMPOTENCY_WINDOW_MS <= now) {
       // Older than the window: the key starts a new operation.
-      await db.delete(idempotencyRecords).where(and(eq(idempotencyRecords.id, rec.id), lte(idempotencyRecords.createdAt, new Date(now - IDEMPOTENCY_WINDOW_MS))));
+      await db
+        .delete(idempotencyRecords)
+        .where(
+          and(
+            eq(idempotencyRecords.id, rec.id),
+            lte(idempotencyRecords.createdAt, new Date(now - IDEMPOTENCY_WINDOW_MS)),
+          ),
+        );
       continue;
     }
     if (rec.fingerprint !== s.fingerprint) {
-      throw new ApiError("idempotency_conflict", "This Idempotency-Key was used with a different request body; use a new key.");
+      throw new ApiError(
+        "idempotency_conflict",
+        "This Idempotency-Key was used with a different request body; use a new key.",
+      );
     }
     if (rec.state === "completed") {
-      return { kind: "replay", status: rec.responseStatus ?? 200, resourceType: rec.resourceType, resourceId: rec.resourceId };
+      return {
+        kind: "replay",
+        status: rec.responseStatus ?? 200,
+        resourceType: rec.resourceType,
+        resourceId: rec.resourceId,
+      };
     }
     if (rec.lockedUntil.getTime() > now) {
-      throw new ApiError("operation_in_progress", "A request with this Idempotency-Key is still running; retry after a pause.", {}, { "retry-after": "1" });
+      throw new ApiError(
+        "operation_in_progress",
+        "A request with this Idempotency-Key is still running; retry after a pause.",
+        {},
+        { "retry-after": "1" },
+      );
     }
     // The first request died while running: take the operation over.
     const taken = await db
       .update(idempotencyRecords)
       .set({ lockedUntil: new Date(now + IDEMPOTENCY_LOCK_MS) })
-      .where(and(eq(idempotencyRecords.id, rec.id), eq(idempotencyRecords.state, "running"), lte(idempotencyRecords.lockedUntil, new Date(now))))
+      .where(
+        and(
+          eq(idempotencyRecords.id, rec.id),
+          eq(idempotencyRecords.state, "running"),
+          lte(idempotencyRecords.lockedUntil, new Date(now)),
+        ),
+      )
       .returning({ id: idempotencyRecords.id });
     if (taken[0]) return { kind: "new", recordId: taken[0].id };
   }
-  throw new ApiError("operation_in_progress", "A request with this Idempotency-Key is still running; retry after a pause.", {}, { "retry-after": "1" });
+  throw new ApiError(
+    "operation_in_progress",
+    "A request with this Idempotency-Key is still running; retry after a pause.",
+    {},
+    { "retry-after": "1" },
+  );
 }
 
 /** How often a running operation renews its lock, ms: well inside {@link IDEMPOTENCY_LOCK_MS}. */
@@ -103,14 +134,27 @@ export async function renewIdempotencyLock(db: Db, recordId: string): Promise<vo
 }
 
 /** Marks the operation done, in the handler's transaction, with a reference to what it made. */
-export async function completeIdempotency(tx: Db, recordId: string, status: number, resource?: { type: string; id: string }): Promise<void> {
+export async function completeIdempotency(
+  tx: Db,
+  recordId: string,
+  status: number,
+  resource?: { type: string; id: string },
+): Promise<void> {
   await tx
     .update(idempotencyRecords)
-    .set({ state: "completed", responseStatus: status, resourceType: resource?.type ?? null, resourceId: resource?.id ?? null, completedAt: new Date(nowMs()) })
+    .set({
+      state: "completed",
+      responseStatus: status,
+      resourceType: resource?.type ?? null,
+      resourceId: resource?.id ?? null,
+      completedAt: new Date(nowMs()),
+    })
     .where(eq(idempotencyRecords.id, recordId));
 }
 
 /** Forgets a failed operation, so a refused request leaves no trace and the key can be retried. */
 export async function abandonIdempotency(db: Db, recordId: string): Promise<void> {
-  await db.delete(idempotencyRecords).where(and(eq(idempotencyRecords.id, recordId), eq(idempotencyRecords.state, "running")));
+  await db
+    .delete(idempotencyRecords)
+    .where(and(eq(idempotencyRecords.id, recordId), eq(idempotencyRecords.state, "running")));
 }

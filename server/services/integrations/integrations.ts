@@ -40,14 +40,22 @@ export interface IntegrationCreate {
 function checkSettings(cell: string, input: IntegrationCreate): { allowlist: string[] | null; scopes: Scope[] } {
   const errors: FieldError[] = [];
   const name = input.name.trim();
-  if (!name || name.length > 100) errors.push({ field: "/name", code: "invalid_length", message: "name must be 1 to 100 characters." });
+  if (!name || name.length > 100)
+    errors.push({ field: "/name", code: "invalid_length", message: "name must be 1 to 100 characters." });
   const badScopes = input.scopes.filter((s) => !isScope(s));
-  if (badScopes.length) errors.push({ field: "/scopes", code: "invalid_value", message: `Unknown scopes: ${badScopes.join(", ")}.` });
-  if (input.scopes.length === 0) errors.push({ field: "/scopes", code: "required", message: "Give at least one scope." });
+  if (badScopes.length)
+    errors.push({ field: "/scopes", code: "invalid_value", message: `Unknown scopes: ${badScopes.join(", ")}.` });
+  if (input.scopes.length === 0)
+    errors.push({ field: "/scopes", code: "required", message: "Give at least one scope." });
   const role = input.role ?? "full";
-  if (!(ROLE_NAMES as string[]).includes(role)) errors.push({ field: "/role", code: "invalid_value", message: `role must be one of ${ROLE_NAMES.join(", ")}.` });
+  if (!(ROLE_NAMES as string[]).includes(role))
+    errors.push({ field: "/role", code: "invalid_value", message: `role must be one of ${ROLE_NAMES.join(", ")}.` });
   if (input.piiCountry != null && !/^[A-Z]{2}$/.test(input.piiCountry)) {
-    errors.push({ field: "/pii_country", code: "invalid_format", message: "pii_country must be an ISO 3166-1 alpha-2 code such as RU." });
+    errors.push({
+      field: "/pii_country",
+      code: "invalid_format",
+      message: "pii_country must be an ISO 3166-1 alpha-2 code such as RU.",
+    });
   }
   if (input.legalBasis != null && (input.legalBasis.trim() === "" || input.legalBasis.length > 500)) {
     errors.push({ field: "/legal_basis", code: "invalid_length", message: "legal_basis must be 1 to 500 characters." });
@@ -55,19 +63,44 @@ function checkSettings(cell: string, input: IntegrationCreate): { allowlist: str
   let allowlist: string[] | null = null;
   if (input.ipAllowlist && input.ipAllowlist.length) {
     const v = validateAllowlist(input.ipAllowlist);
-    for (const b of v.bad) errors.push({ field: `/ip_allowlist/${b.index}`, code: "invalid_format", message: `"${b.value}" is not an IP address or CIDR network.` });
+    for (const b of v.bad)
+      errors.push({
+        field: `/ip_allowlist/${b.index}`,
+        code: "invalid_format",
+        message: `"${b.value}" is not an IP address or CIDR network.`,
+      });
     allowlist = v.ok;
   }
   const scopes = [...new Set(input.scopes.filter(isScope))];
   if (ruPersonalDataRuleApplies({ cell }) && scopes.some((s) => PII_SCOPES.has(s))) {
-    if (!input.piiCountry) errors.push({ field: "/pii_country", code: "required", message: "On the RU cell personal-data scopes need the recipient country." });
-    if (!input.legalBasis) errors.push({ field: "/legal_basis", code: "required", message: "On the RU cell personal-data scopes need the legal basis of transfer." });
+    if (!input.piiCountry)
+      errors.push({
+        field: "/pii_country",
+        code: "required",
+        message: "On the RU cell personal-data scopes need the recipient country.",
+      });
+    if (!input.legalBasis)
+      errors.push({
+        field: "/legal_basis",
+        code: "required",
+        message: "On the RU cell personal-data scopes need the legal basis of transfer.",
+      });
     if (input.requireTransferReady) {
       if (input.piiCountry && input.piiCountry !== "RU") {
-        errors.push({ field: "/pii_country", code: "not_allowed", message: "Personal data leaves the RU cell only for recipients hosted in Russia (RU); remove the personal-data scopes or host the receiver in Russia." });
+        errors.push({
+          field: "/pii_country",
+          code: "not_allowed",
+          message:
+            "Personal data leaves the RU cell only for recipients hosted in Russia (RU); remove the personal-data scopes or host the receiver in Russia.",
+        });
       }
       if (!allowlist || !isNarrowAllowlist(allowlist)) {
-        errors.push({ field: "/ip_allowlist", code: "not_narrow", message: "Personal-data scopes need an IP allowlist of single addresses or networks no wider than IPv4 /24 or IPv6 /56." });
+        errors.push({
+          field: "/ip_allowlist",
+          code: "not_narrow",
+          message:
+            "Personal-data scopes need an IP allowlist of single addresses or networks no wider than IPv4 /24 or IPv6 /56.",
+        });
       }
     }
   }
@@ -79,7 +112,11 @@ function checkSettings(cell: string, input: IntegrationCreate): { allowlist: str
  * Creates an integration and its `api` channel (`ai_daily_limit` 200) in one transaction.
  * @throws ApiError `not_found` (tenant), `validation_failed`.
  */
-export async function createIntegration(db: Db, tenantId: string, input: IntegrationCreate): Promise<Integration & { channelId: string }> {
+export async function createIntegration(
+  db: Db,
+  tenantId: string,
+  input: IntegrationCreate,
+): Promise<Integration & { channelId: string }> {
   const [tenant] = await db.select({ cell: tenants.cell }).from(tenants).where(eq(tenants.id, tenantId));
   if (!tenant) throw notFound("Tenant");
   const { allowlist, scopes } = checkSettings(tenant.cell, input);
@@ -114,18 +151,35 @@ export const INTEGRATION_STATUSES = ["active", "suspended", "revoked"] as const;
  * Revoking also revokes every key.
  * @throws ApiError `not_found`, `validation_failed` (unknown status), `invalid_state` (leaving `revoked`).
  */
-export async function setIntegrationStatus(db: Db, integrationId: string, status: string, tenantId?: string): Promise<Integration> {
+export async function setIntegrationStatus(
+  db: Db,
+  integrationId: string,
+  status: string,
+  tenantId?: string,
+): Promise<Integration> {
   if (!(INTEGRATION_STATUSES as readonly string[]).includes(status)) {
-    throw new ApiError("validation_failed", "Unknown status.", { errors: [{ field: "/status", code: "invalid_value", message: "status must be active, suspended or revoked." }] });
+    throw new ApiError("validation_failed", "Unknown status.", {
+      errors: [{ field: "/status", code: "invalid_value", message: "status must be active, suspended or revoked." }],
+    });
   }
   return db.transaction(async (tx) => {
-    const where = tenantId ? and(eq(integrations.id, integrationId), eq(integrations.tenantId, tenantId)) : eq(integrations.id, integrationId);
+    const where = tenantId
+      ? and(eq(integrations.id, integrationId), eq(integrations.tenantId, tenantId))
+      : eq(integrations.id, integrationId);
     const [cur] = await tx.select().from(integrations).where(where).for("update");
     if (!cur) throw notFound("Integration");
-    if (cur.status === "revoked" && status !== "revoked") throw new ApiError("invalid_state", "A revoked integration cannot be reactivated; create a new one.");
-    const [row] = await tx.update(integrations).set({ status, updatedAt: new Date() }).where(eq(integrations.id, cur.id)).returning();
+    if (cur.status === "revoked" && status !== "revoked")
+      throw new ApiError("invalid_state", "A revoked integration cannot be reactivated; create a new one.");
+    const [row] = await tx
+      .update(integrations)
+      .set({ status, updatedAt: new Date() })
+      .where(eq(integrations.id, cur.id))
+      .returning();
     if (status === "revoked") {
-      await tx.update(apiKeys).set({ revokedAt: new Date() }).where(and(eq(apiKeys.integrationId, cur.id)));
+      await tx
+        .update(apiKeys)
+        .set({ revokedAt: new Date() })
+        .where(and(eq(apiKeys.integrationId, cur.id)));
     }
     return row;
   });
@@ -134,12 +188,27 @@ export async function setIntegrationStatus(db: Db, integrationId: string, status
 /** The scopes an integration's keys currently get, exactly as the pipeline computes them. */
 export async function integrationEffectiveScopes(db: Db, integrationId: string): Promise<Scope[]> {
   const [r] = await db
-    .select({ scopes: integrations.scopes, role: integrations.role, owner: integrations.ownerStaffUserId, features: tenants.features, rights: memberships.rights, active: memberships.active })
+    .select({
+      scopes: integrations.scopes,
+      role: integrations.role,
+      owner: integrations.ownerStaffUserId,
+      features: tenants.features,
+      rights: memberships.rights,
+      active: memberships.active,
+    })
     .from(integrations)
     .innerJoin(tenants, eq(tenants.id, integrations.tenantId))
-    .leftJoin(memberships, and(eq(memberships.tenantId, integrations.tenantId), eq(memberships.staffUserId, integrations.ownerStaffUserId)))
+    .leftJoin(
+      memberships,
+      and(eq(memberships.tenantId, integrations.tenantId), eq(memberships.staffUserId, integrations.ownerStaffUserId)),
+    )
     .where(eq(integrations.id, integrationId));
   if (!r) throw notFound("Integration");
   if (r.owner !== null && r.active !== true) return [];
-  return effectiveScopes({ integrationScopes: r.scopes, role: r.role, ownerRights: r.owner === null ? null : (r.rights ?? []), licenseFeatures: r.features });
+  return effectiveScopes({
+    integrationScopes: r.scopes,
+    role: r.role,
+    ownerRights: r.owner === null ? null : (r.rights ?? []),
+    licenseFeatures: r.features,
+  });
 }

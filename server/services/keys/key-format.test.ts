@@ -32,7 +32,12 @@ describe("generateKey", () => {
 
 describe("parseKey", () => {
   it("reads mode, cell, key id and secret", () => {
-    expect(parseKey(`sk_test_en_${ID}_${SECRET}`)).toEqual({ mode: "test", cell: "en", keyId: `kid_${ID}`, secret: SECRET });
+    expect(parseKey(`sk_test_en_${ID}_${SECRET}`)).toEqual({
+      mode: "test",
+      cell: "en",
+      keyId: `kid_${ID}`,
+      secret: SECRET,
+    });
   });
 
   it.each([

@@ -38,7 +38,14 @@ export interface IssuedKey {
  */
 export async function issueKey(
   db: Db,
-  input: { integrationId: string; tenantId?: string; mode?: string; expiresAt?: Date | null; ipAllowlist?: string[] | null; issuer?: StaffActor },
+  input: {
+    integrationId: string;
+    tenantId?: string;
+    mode?: string;
+    expiresAt?: Date | null;
+    ipAllowlist?: string[] | null;
+    issuer?: StaffActor;
+  },
 ): Promise<IssuedKey> {
   const where = input.tenantId
     ? and(eq(integrations.id, input.integrationId), eq(integrations.tenantId, input.tenantId))
@@ -49,36 +56,66 @@ export async function issueKey(
     .innerJoin(tenants, eq(tenants.id, integrations.tenantId))
     .where(where);
   if (!i) throw notFound("Integration");
-  if (i.status !== "active") throw new ApiError("invalid_state", `Keys cannot be issued for a ${i.status} integration.`);
+  if (i.status !== "active")
+    throw new ApiError("invalid_state", `Keys cannot be issued for a ${i.status} integration.`);
   if (input.issuer) {
     if (input.issuer.tenantId !== i.tenantId) throw notFound("Integration");
     const missing = rightsMissingToIssue(await integrationEffectiveScopes(db, i.id), input.issuer.rights);
     if (missing.length) {
       const what = missing.map((m) => `"${m.right}" (for ${m.scopes.join(", ")})`).join(" and ");
-      throw new ApiError("scope_missing", `Issuing a key for this integration needs the ${what} right: a key never carries more than its issuer may see.`);
+      throw new ApiError(
+        "scope_missing",
+        `Issuing a key for this integration needs the ${what} right: a key never carries more than its issuer may see.`,
+      );
     }
   }
   const errors: FieldError[] = [];
   const mode = input.mode ?? "live";
-  if (mode !== "live" && mode !== "test") errors.push({ field: "/mode", code: "invalid_value", message: "mode must be live or test." });
+  if (mode !== "live" && mode !== "test")
+    errors.push({ field: "/mode", code: "invalid_value", message: "mode must be live or test." });
   const now = nowMs();
   const expiresAt = input.expiresAt ?? new Date(now + DEFAULT_KEY_LIFETIME_MS);
-  if (Number.isNaN(expiresAt.getTime())) errors.push({ field: "/expires_at", code: "invalid_format", message: "expires_at must be an ISO 8601 date-time." });
-  else if (expiresAt.getTime() <= now) errors.push({ field: "/expires_at", code: "out_of_range", message: "expires_at must be in the future." });
-  else if (expiresAt.getTime() > now + MAX_KEY_LIFETIME_MS) errors.push({ field: "/expires_at", code: "out_of_range", message: "expires_at may be at most 3 years ahead." });
+  if (Number.isNaN(expiresAt.getTime()))
+    errors.push({ field: "/expires_at", code: "invalid_format", message: "expires_at must be an ISO 8601 date-time." });
+  else if (expiresAt.getTime() <= now)
+    errors.push({ field: "/expires_at", code: "out_of_range", message: "expires_at must be in the future." });
+  else if (expiresAt.getTime() > now + MAX_KEY_LIFETIME_MS)
+    errors.push({ field: "/expires_at", code: "out_of_range", message: "expires_at may be at most 3 years ahead." });
   let allowlist: string[] | null = null;
   if (input.ipAllowlist && input.ipAllowlist.length) {
     const v = validateAllowlist(input.ipAllowlist);
-    for (const b of v.bad) errors.push({ field: `/ip_allowlist/${b.index}`, code: "invalid_format", message: `"${b.value}" is not an IP address or CIDR network.` });
+    for (const b of v.bad)
+      errors.push({
+        field: `/ip_allowlist/${b.index}`,
+        code: "invalid_format",
+        message: `"${b.value}" is not an IP address or CIDR network.`,
+      });
     allowlist = v.ok;
   }
   if (errors.length) throw new ApiError("validation_failed", "The key settings are not valid.", { errors });
   const g = generateKey(mode as KeyMode, i.cell as Cell);
   const [row] = await db
     .insert(apiKeys)
-    .values({ keyId: g.keyId, tenantId: i.tenantId, integrationId: i.id, mode, secretHash: g.secretHash, expiresAt, ipAllowlist: allowlist })
+    .values({
+      keyId: g.keyId,
+      tenantId: i.tenantId,
+      integrationId: i.id,
+      mode,
+      secretHash: g.secretHash,
+      expiresAt,
+      ipAllowlist: allowlist,
+    })
     .returning({ id: apiKeys.id });
-  return { id: row.id, keyId: g.keyId, key: g.key, mode: mode as KeyMode, integrationId: i.id, tenantId: i.tenantId, expiresAt, ipAllowlist: allowlist };
+  return {
+    id: row.id,
+    keyId: g.keyId,
+    key: g.key,
+    mode: mode as KeyMode,
+    integrationId: i.id,
+    tenantId: i.tenantId,
+    expiresAt,
+    ipAllowlist: allowlist,
+  };
 }
 
 /**
@@ -88,7 +125,10 @@ export async function issueKey(
  */
 export async function revokeKey(db: Db, keyId: string, tenantId?: string): Promise<{ keyId: string; revokedAt: Date }> {
   const where = tenantId ? and(eq(apiKeys.keyId, keyId), eq(apiKeys.tenantId, tenantId)) : eq(apiKeys.keyId, keyId);
-  await db.update(apiKeys).set({ revokedAt: new Date() }).where(and(where, isNull(apiKeys.revokedAt)));
+  await db
+    .update(apiKeys)
+    .set({ revokedAt: new Date() })
+    .where(and(where, isNull(apiKeys.revokedAt)));
   const [row] = await db.select({ keyId: apiKeys.keyId, revokedAt: apiKeys.revokedAt }).from(apiKeys).where(where);
   if (!row) throw notFound("Key");
   return { keyId: row.keyId, revokedAt: row.revokedAt! };

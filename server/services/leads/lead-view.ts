@@ -31,7 +31,13 @@ function moment(v: unknown): string | null {
 // by its expected type and anything else answers null, so the answer always matches the documented shape.
 function attribution(a: Record<string, unknown> | null): Lead["attribution"] {
   if (!a) return null;
-  return { utm_source: str(a.utm_source), utm_medium: str(a.utm_medium), utm_campaign: str(a.utm_campaign), first_page: str(a.first_page), referrer: str(a.referrer) };
+  return {
+    utm_source: str(a.utm_source),
+    utm_medium: str(a.utm_medium),
+    utm_campaign: str(a.utm_campaign),
+    first_page: str(a.first_page),
+    referrer: str(a.referrer),
+  };
 }
 
 function score(s: Record<string, unknown> | null): Lead["score"] {
@@ -91,5 +97,14 @@ export function toLead(l: LeadRow, c: ContactRow | null): Lead {
 
 /** A contacts row as LeadContact (spec "Lead": `contact`), also the personal data `include_pii` adds to webhook events. */
 export function toLeadContact(c: ContactRow): z.infer<typeof LeadContactSchema> {
-  return { id: c.id, first_name: c.firstName, last_name: c.lastName, email: c.email, phone: c.phone, tags: c.tags, geo_country: c.geoCountry, geo_city: c.geoCity };
+  return {
+    id: c.id,
+    first_name: c.firstName,
+    last_name: c.lastName,
+    email: c.email,
+    phone: c.phone,
+    tags: c.tags,
+    geo_country: c.geoCountry,
+    geo_city: c.geoCity,
+  };
 }

@@ -19,13 +19,23 @@ export async function setLimitOverride(
   patch: Partial<LimitOverride>,
 ): Promise<RateLimits> {
   const errors: FieldError[] = [];
-  const names: Record<string, string> = { readPerMin: "read_per_min", writePerMin: "write_per_min", paidPerMin: "paid_per_min", paidConcurrency: "paid_concurrency" };
+  const names: Record<string, string> = {
+    readPerMin: "read_per_min",
+    writePerMin: "write_per_min",
+    paidPerMin: "paid_per_min",
+    paidConcurrency: "paid_concurrency",
+  };
   for (const [k, v] of Object.entries(patch)) {
     if (v !== undefined && v !== null && (!Number.isInteger(v) || v < 1 || v > MAX_LIMIT)) {
-      errors.push({ field: `/${names[k]}`, code: "out_of_range", message: `${names[k]} must be an integer from 1 to ${MAX_LIMIT}.` });
+      errors.push({
+        field: `/${names[k]}`,
+        code: "out_of_range",
+        message: `${names[k]} must be an integer from 1 to ${MAX_LIMIT}.`,
+      });
     }
   }
-  if (Object.values(patch).every((v) => v === undefined)) errors.push({ field: "", code: "required", message: "Give at least one limit." });
+  if (Object.values(patch).every((v) => v === undefined))
+    errors.push({ field: "", code: "required", message: "Give at least one limit." });
   if (errors.length) throw new ApiError("validation_failed", "The limits are not valid.", { errors });
 
   let tenantOverride: LimitOverride | null = null;

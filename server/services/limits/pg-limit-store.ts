@@ -16,11 +16,18 @@ export function pgLimitStore(getDb: () => Promise<Db>): LimitStore {
       const limits = buckets.map((b) => b.limit);
       const rows = (await db.execute(
         sql`select o_bucket, o_current, o_previous, o_allowed from rate_limit_take(${toArray(names)}::text[], ${toArray(limits)}::integer[], ${windowStart(nowMs)}::bigint, ${previousWeight(nowMs)}::double precision)`,
-      )) as unknown as { o_bucket: string; o_current: number; o_previous: number; o_allowed: boolean }[] | { rows: { o_bucket: string; o_current: number; o_previous: number; o_allowed: boolean }[] };
+      )) as unknown as
+        | { o_bucket: string; o_current: number; o_previous: number; o_allowed: boolean }[]
+        | { rows: { o_bucket: string; o_current: number; o_previous: number; o_allowed: boolean }[] };
       const list = Array.isArray(rows) ? rows : rows.rows;
       return {
         allowed: list[0]?.o_allowed ?? false,
-        counts: list.map((r, i) => ({ bucket: r.o_bucket, limit: limits[i], current: Number(r.o_current), previous: Number(r.o_previous) })),
+        counts: list.map((r, i) => ({
+          bucket: r.o_bucket,
+          limit: limits[i],
+          current: Number(r.o_current),
+          previous: Number(r.o_previous),
+        })),
       };
     },
     async ping() {

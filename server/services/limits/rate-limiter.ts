@@ -36,7 +36,11 @@ function softStore(): LimitStore {
 /** Seconds a client should wait when the limit store is down. */
 const STORE_DOWN_RETRY_S = 5;
 
-const PER_MIN: Record<RateClass, keyof RateLimits> = { read: "read_per_min", write: "write_per_min", paid: "paid_per_min" };
+const PER_MIN: Record<RateClass, keyof RateLimits> = {
+  read: "read_per_min",
+  write: "write_per_min",
+  paid: "paid_per_min",
+};
 
 /** Who is counted: a key and its tenant, with the limits of each bucket (per minute). */
 export interface RateSubject {
@@ -74,23 +78,41 @@ export async function takeRateLimit(subject: RateSubject, rateClass: RateClass):
   } catch (err) {
     log().warn({ store: limitStore().name, err: (err as Error).message }, "limit store unreachable");
     if (rateClass !== "read") {
-      throw new ApiError("service_unavailable", "Rate limits cannot be checked right now, so writes are refused; retry after a pause with the same Idempotency-Key.", {}, { "retry-after": String(STORE_DOWN_RETRY_S) });
+      throw new ApiError(
+        "service_unavailable",
+        "Rate limits cannot be checked right now, so writes are refused; retry after a pause with the same Idempotency-Key.",
+        {},
+        { "retry-after": String(STORE_DOWN_RETRY_S) },
+      );
     }
     result = await softStore().take(buckets, now);
   }
   const tightest = [...result.counts].sort((a, b) => remaining(a, now) - remaining(b, now))[0];
-  const room: RateRoom = { limit: tightest.limit, remaining: remaining(tightest, now), resetSeconds: resetSeconds(now) };
+  const room: RateRoom = {
+    limit: tightest.limit,
+    remaining: remaining(tightest, now),
+    resetSeconds: resetSeconds(now),
+  };
   if (!result.allowed) {
     const weight = previousWeight(now);
     const full = result.counts.filter((c) => c.previous * weight + c.current + 1 > c.limit);
     const wait = Math.max(1, ...full.map((c) => retryAfterSeconds(c, now)));
     const which = full.some((c) => c.bucket.startsWith("tenant:")) ? "the tenant" : "this key";
-    throw new ApiError("rate_limited", `Too many ${rateClass} requests for ${which} (${tightest.limit} per minute); retry after ${wait} s.`, {}, { "retry-after": String(wait), ...rateLimitHeaders(room) });
+    throw new ApiError(
+      "rate_limited",
+      `Too many ${rateClass} requests for ${which} (${tightest.limit} per minute); retry after ${wait} s.`,
+      {},
+      { "retry-after": String(wait), ...rateLimitHeaders(room) },
+    );
   }
   return room;
 }
 
 /** The IETF RateLimit fields of the spec's "Common request rules" (`RateLimit-Reset` in seconds). */
 export function rateLimitHeaders(room: RateRoom): Record<string, string> {
-  return { "ratelimit-limit": String(room.limit), "ratelimit-remaining": String(room.remaining), "ratelimit-reset": String(room.resetSeconds) };
+  return {
+    "ratelimit-limit": String(room.limit),
+    "ratelimit-remaining": String(room.remaining),
+    "ratelimit-reset": String(room.resetSeconds),
+  };
 }

@@ -7,7 +7,12 @@ export interface RateLimits {
 }
 
 /** Starting values of the spec: reads 600/min, writes 120/min, paid 30/min, 5 simultaneous paid operations. */
-export const DEFAULT_LIMITS: RateLimits = { read_per_min: 600, write_per_min: 120, paid_per_min: 30, paid_concurrency: 5 };
+export const DEFAULT_LIMITS: RateLimits = {
+  read_per_min: 600,
+  write_per_min: 120,
+  paid_per_min: 30,
+  paid_concurrency: 5,
+};
 
 /** Override columns of one `rate_limit_overrides` row; null keeps the next level's value. */
 export interface LimitOverride {

@@ -54,18 +54,29 @@ export function redisLimitStore(url: string): LimitStore {
       ? Promise.resolve()
       : new Promise((resolve, reject) => {
           const timer = setTimeout(() => reject(new Error("redis not reachable")), 2000);
-          client.once("ready", () => { clearTimeout(timer); resolve(); });
+          client.once("ready", () => {
+            clearTimeout(timer);
+            resolve();
+          });
         });
   return {
     name: "redis",
     async take(buckets: BucketLimit[], nowMs: number): Promise<TakeResult> {
       await firstConnect();
       const w = windowStart(nowMs);
-      const keys = [...buckets.map((b) => `rl:${b.bucket}:${w}`), ...buckets.map((b) => `rl:${b.bucket}:${w - WINDOW_S}`)];
+      const keys = [
+        ...buckets.map((b) => `rl:${b.bucket}:${w}`),
+        ...buckets.map((b) => `rl:${b.bucket}:${w - WINDOW_S}`),
+      ];
       const out = await client.rlTake(keys.length, ...keys, previousWeight(nowMs), ...buckets.map((b) => b.limit));
       return {
         allowed: out[out.length - 1] === 1,
-        counts: buckets.map((b, i) => ({ bucket: b.bucket, limit: b.limit, current: Number(out[2 * i]), previous: Number(out[2 * i + 1]) })),
+        counts: buckets.map((b, i) => ({
+          bucket: b.bucket,
+          limit: b.limit,
+          current: Number(out[2 * i]),
+          previous: Number(out[2 * i + 1]),
+        })),
       };
     },
     async ping() {

@@ -14,11 +14,17 @@ const FINISHED = new Set(["succeeded", "failed", "canceled"]);
  * operation, `resource` only when set, `error` only for a failed one, `usage` only when recorded (paid).
  */
 export function toOperation(o: OperationRow): Operation {
-  const out: Operation = { id: o.id, type: o.type, status: o.status as Operation["status"], created_at: o.createdAt.toISOString() };
+  const out: Operation = {
+    id: o.id,
+    type: o.type,
+    status: o.status as Operation["status"],
+    created_at: o.createdAt.toISOString(),
+  };
   if (FINISHED.has(o.status) && o.completedAt) out.completed_at = o.completedAt.toISOString();
   if (o.resourceType && o.resourceId) out.resource = { type: o.resourceType, id: o.resourceId };
   if (o.status === "failed" && o.error) out.error = { code: o.error.code, message: o.error.message };
-  if (o.usage) out.usage = { cost: { amount: o.usage.cost.amount, currency: o.usage.cost.currency }, model: o.usage.model };
+  if (o.usage)
+    out.usage = { cost: { amount: o.usage.cost.amount, currency: o.usage.cost.currency }, model: o.usage.model };
   return out;
 }
 
@@ -30,7 +36,13 @@ export async function getOperation(db: Db, actor: IntegrationActor, id: string):
   const [row] = await db
     .select()
     .from(operations)
-    .where(and(eq(operations.id, id), eq(operations.tenantId, actor.tenantId), eq(operations.integrationId, actor.integrationId)));
+    .where(
+      and(
+        eq(operations.id, id),
+        eq(operations.tenantId, actor.tenantId),
+        eq(operations.integrationId, actor.integrationId),
+      ),
+    );
   if (!row) throw notFound("Operation");
   return toOperation(row);
 }

@@ -44,10 +44,27 @@ export async function seedDemo(db: Db, origin: string): Promise<DemoInfo> {
     legalBasis: "Contract with the data subject (152-FZ art. 6 p. 1.5)",
   });
   const key = await issueKey(db, { integrationId: integration.id, mode: "live", ipAllowlist: ["127.0.0.1", "::1"] });
-  await changeBalance(db, { tenantId: tenant.id, amountMinor: DEMO_BALANCE_MINOR, kind: "credit", actor: "system", description: "Demo balance" });
+  await changeBalance(db, {
+    tenantId: tenant.id,
+    amountMinor: DEMO_BALANCE_MINOR,
+    kind: "credit",
+    actor: "system",
+    description: "Demo balance",
+  });
 
   const actor: Actor = { tenantId: tenant.id, via: "operator" };
-  await db.insert(products).values({ tenantId: tenant.id, name: "Trail running shoes", priceMinor: 1299000n, currency: "RUB", code: "trail-shoes", pageUrl: "/catalog/trail-shoes", aiEnabled: true, sort: 1 });
+  await db
+    .insert(products)
+    .values({
+      tenantId: tenant.id,
+      name: "Trail running shoes",
+      priceMinor: 1299000n,
+      currency: "RUB",
+      code: "trail-shoes",
+      pageUrl: "/catalog/trail-shoes",
+      aiEnabled: true,
+      sort: 1,
+    });
   await createCard(db, actor, {
     code: "rain-jacket",
     name: "Rain jacket",
@@ -55,7 +72,10 @@ export async function seedDemo(db: Db, origin: string): Promise<DemoInfo> {
     price_text: "from 8 990 ₽",
     badge: "New",
     page_url: "/catalog/rain-jacket",
-    buttons: [{ label: "Buy", url: "/cart/add?sku=rain-jacket" }, { label: "Sizes", url: "https://demo-shop.example/sizes" }],
+    buttons: [
+      { label: "Buy", url: "/cart/add?sku=rain-jacket" },
+      { label: "Sizes", url: "https://demo-shop.example/sizes" },
+    ],
     ai_enabled: true,
     sort: 2,
   });

@@ -4,8 +4,20 @@ import path from "node:path";
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import {
-  articles, channels, contacts, conversations, dashboardBlocks, integrations, leads, messageAttachments, messages,
-  operations, strategistActions, strategistReports, strategistSessions, strategistTopics,
+  articles,
+  channels,
+  contacts,
+  conversations,
+  dashboardBlocks,
+  integrations,
+  leads,
+  messageAttachments,
+  messages,
+  operations,
+  strategistActions,
+  strategistReports,
+  strategistSessions,
+  strategistTopics,
 } from "@/db/schema";
 import { storedFilePath } from "@/server/services/storage/file-store";
 
@@ -27,7 +39,11 @@ function prng(seed: number) {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-  return { next, int: (n: number) => Math.floor(next() * n), pick: <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)] };
+  return {
+    next,
+    int: (n: number) => Math.floor(next() * n),
+    pick: <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)],
+  };
 }
 
 const BASE = Date.UTC(2026, 9, 1); // 2026-10-01, the start of seeded history
@@ -35,14 +51,43 @@ const MIN = 60_000;
 const FIRST = ["Anna", "Ivan", "Maria", "Oleg", "Sofia", "Dmitry", "Elena", "Pavel", "Olga", "Nikita"];
 const LAST = ["Petrova", "Smirnov", "Ivanova", "Kuznetsov", "Popova", "Volkov", "Sokolova", "Lebedev"];
 const CITY = ["Moscow", "Kazan", "Saint Petersburg", "Novosibirsk", "Yekaterinburg"];
-const CUSTOMER_LINES = ["Hello! Do you have trail shoes in size 42?", "How long is delivery to Kazan?", "Can I pay by card on delivery?", "Is the rain jacket waterproof?", "I would like to return an order.", "Do you have a discount for a second pair?"];
-const AI_LINES = ["Yes, size 42 is in stock. Shall I reserve a pair?", "Delivery to Kazan takes 2 to 3 days.", "Yes, card payment on delivery is available.", "It has taped seams and a 10,000 mm membrane.", "Of course; here is how returns work.", "A second pair is 15% off this week."];
+const CUSTOMER_LINES = [
+  "Hello! Do you have trail shoes in size 42?",
+  "How long is delivery to Kazan?",
+  "Can I pay by card on delivery?",
+  "Is the rain jacket waterproof?",
+  "I would like to return an order.",
+  "Do you have a discount for a second pair?",
+];
+const AI_LINES = [
+  "Yes, size 42 is in stock. Shall I reserve a pair?",
+  "Delivery to Kazan takes 2 to 3 days.",
+  "Yes, card payment on delivery is available.",
+  "It has taped seams and a 10,000 mm membrane.",
+  "Of course; here is how returns work.",
+  "A second pair is 15% off this week.",
+];
 const STATUSES = ["new", "qualified", "proposal", "negotiation", "won", "lost"] as const;
 const SOURCES = ["website", "telegram", "api", "ads", "referral"];
 /** Seeded attachments share a few stored sample images, so their signed links download real bytes. */
 const SAMPLE_FILES = 3;
-const TINY_JPEG = Buffer.from("/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=", "base64");
-const BLOCKS = ["strategist", "kpi", "funnel", "attention", "ads", "ai_assistants", "popular_pages", "clusters", "data_trust", "sitemap_health", "status"] as const;
+const TINY_JPEG = Buffer.from(
+  "/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=",
+  "base64",
+);
+const BLOCKS = [
+  "strategist",
+  "kpi",
+  "funnel",
+  "attention",
+  "ads",
+  "ai_assistants",
+  "popular_pages",
+  "clusters",
+  "data_trust",
+  "sitemap_health",
+  "status",
+] as const;
 const AVAIL = ["ok", "ok", "ok", "no_data", "no_source", "not_connected"] as const;
 
 /** Inserts rows in batches small enough for the parameter limit of one statement. */
@@ -59,16 +104,31 @@ async function insertBatched<T>(db: Db, table: Parameters<Db["insert"]>[0], rows
  * reports (one creative), topics, sessions and actions; every dashboard block; two operations.
  * @param integrationId the integration that owns the strategist session and operations; default the tenant's first.
  */
-export async function seedTenantData(db: Db, tenantId: string, scale: number, integrationId?: string): Promise<SeedCounts> {
+export async function seedTenantData(
+  db: Db,
+  tenantId: string,
+  scale: number,
+  integrationId?: string,
+): Promise<SeedCounts> {
   const r = prng(20261001 + scale);
   const [integration] = integrationId
-    ? await db.select({ id: integrations.id }).from(integrations).where(and(eq(integrations.id, integrationId), eq(integrations.tenantId, tenantId)))
+    ? await db
+        .select({ id: integrations.id })
+        .from(integrations)
+        .where(and(eq(integrations.id, integrationId), eq(integrations.tenantId, tenantId)))
     : await db.select({ id: integrations.id }).from(integrations).where(eq(integrations.tenantId, tenantId)).limit(1);
-  if (!integration) throw new Error("The tenant needs an integration before seeding (npm run admin -- integration:create ...).");
-  const [apiChannel] = await db.select({ id: channels.id }).from(channels).where(and(eq(channels.integrationId, integration.id), eq(channels.type, "api")));
+  if (!integration)
+    throw new Error("The tenant needs an integration before seeding (npm run admin -- integration:create ...).");
+  const [apiChannel] = await db
+    .select({ id: channels.id })
+    .from(channels)
+    .where(and(eq(channels.integrationId, integration.id), eq(channels.type, "api")));
   const chans = [{ id: apiChannel?.id ?? null, type: "api" }];
   for (const type of ["website", "telegram", "vk"]) {
-    const [c] = await db.insert(channels).values({ tenantId, type, name: `Seeded ${type}` }).returning({ id: channels.id });
+    const [c] = await db
+      .insert(channels)
+      .values({ tenantId, type, name: `Seeded ${type}` })
+      .returning({ id: channels.id });
     chans.push({ id: c.id, type });
   }
 
@@ -77,10 +137,17 @@ export async function seedTenantData(db: Db, tenantId: string, scale: number, in
     const first = r.pick(FIRST);
     const last = r.pick(LAST);
     return {
-      id: randomUUID(), tenantId, firstName: first, lastName: last,
-      email: `${first}.${last}.${i}@example.com`.toLowerCase(), phone: `+7900${String(1000000 + i).slice(-7)}`,
-      tags: r.next() < 0.3 ? ["vip"] : [], geoCountry: "RU", geoCity: r.pick(CITY),
-      createdAt: new Date(BASE + i * MIN), updatedAt: new Date(BASE + i * MIN),
+      id: randomUUID(),
+      tenantId,
+      firstName: first,
+      lastName: last,
+      email: `${first}.${last}.${i}@example.com`.toLowerCase(),
+      phone: `+7900${String(1000000 + i).slice(-7)}`,
+      tags: r.next() < 0.3 ? ["vip"] : [],
+      geoCountry: "RU",
+      geoCity: r.pick(CITY),
+      createdAt: new Date(BASE + i * MIN),
+      updatedAt: new Date(BASE + i * MIN),
     };
   });
   await insertBatched(db, contacts, contactRows, 11);
@@ -89,10 +156,18 @@ export async function seedTenantData(db: Db, tenantId: string, scale: number, in
     const ch = r.pick(chans);
     const kind = i % 20 === 7 ? "personal_mailbox" : i % 25 === 11 ? "student_cabinet" : "customer";
     return {
-      id: randomUUID(), tenantId, channelId: ch.id, channelType: ch.type, kind, contactId: c.id,
+      id: randomUUID(),
+      tenantId,
+      channelId: ch.id,
+      channelType: ch.type,
+      kind,
+      contactId: c.id,
       externalCustomerId: ch.type === "api" ? `crm-${1000 + i}` : null,
-      status: r.pick(["open", "open", "handoff_pending", "resolved", "closed"]), mode: r.next() < 0.75 ? "ai" : "operator",
-      language: r.pick(["ru", "ru", "en"]), createdAt: new Date(BASE + i * 3 * MIN), updatedAt: new Date(BASE + i * 3 * MIN),
+      status: r.pick(["open", "open", "handoff_pending", "resolved", "closed"]),
+      mode: r.next() < 0.75 ? "ai" : "operator",
+      language: r.pick(["ru", "ru", "en"]),
+      createdAt: new Date(BASE + i * 3 * MIN),
+      updatedAt: new Date(BASE + i * 3 * MIN),
     };
   });
   await insertBatched(db, conversations, convRows, 12);
@@ -114,14 +189,30 @@ export async function seedTenantData(db: Db, tenantId: string, scale: number, in
       const id = randomUUID();
       firstMessageId ??= id;
       msgRows.push({
-        id, tenantId, conversationId: conv.id, sender: note ? "operator" : turn % 2 === 0 ? "customer" : "ai",
-        contentType: hasFile ? "image" : "text", content: note ? "Internal note: check stock before promising." : turn % 2 === 0 ? r.pick(CUSTOMER_LINES) : r.pick(AI_LINES),
-        internal: note, deletedAt: deleted ? new Date(at + MIN) : null, createdAt: new Date(at),
+        id,
+        tenantId,
+        conversationId: conv.id,
+        sender: note ? "operator" : turn % 2 === 0 ? "customer" : "ai",
+        contentType: hasFile ? "image" : "text",
+        content: note
+          ? "Internal note: check stock before promising."
+          : turn % 2 === 0
+            ? r.pick(CUSTOMER_LINES)
+            : r.pick(AI_LINES),
+        internal: note,
+        deletedAt: deleted ? new Date(at + MIN) : null,
+        createdAt: new Date(at),
       });
       if (hasFile) {
         attRows.push({
-          tenantId, messageId: id, fileName: `photo-${i}.jpg`, mimeType: "image/jpeg", sizeBytes: TINY_JPEG.length,
-          storagePath: `${tenantId}/attachments/sample-${i % SAMPLE_FILES}.jpg`, externalUrl: conv.channelType === "telegram" ? `https://api.telegram.org/file/bot-secret/photo-${i}.jpg` : null,
+          tenantId,
+          messageId: id,
+          fileName: `photo-${i}.jpg`,
+          mimeType: "image/jpeg",
+          sizeBytes: TINY_JPEG.length,
+          storagePath: `${tenantId}/attachments/sample-${i % SAMPLE_FILES}.jpg`,
+          externalUrl:
+            conv.channelType === "telegram" ? `https://api.telegram.org/file/bot-secret/photo-${i}.jpg` : null,
         });
       }
     }
@@ -131,10 +222,13 @@ export async function seedTenantData(db: Db, tenantId: string, scale: number, in
   const dir = storedFilePath(`${tenantId}/attachments/sample-0.jpg`);
   if (dir) {
     await mkdir(path.dirname(dir), { recursive: true });
-    for (let i = 0; i < SAMPLE_FILES; i++) await writeFile(storedFilePath(`${tenantId}/attachments/sample-${i}.jpg`)!, TINY_JPEG);
+    for (let i = 0; i < SAMPLE_FILES; i++)
+      await writeFile(storedFilePath(`${tenantId}/attachments/sample-${i}.jpg`)!, TINY_JPEG);
   }
   // A conversation's updated_at is its last message.
-  await db.execute(sql`update conversations c set updated_at = m.last from (select conversation_id, max(created_at) as last from messages where tenant_id = ${tenantId} group by conversation_id) m where c.id = m.conversation_id`);
+  await db.execute(
+    sql`update conversations c set updated_at = m.last from (select conversation_id, max(created_at) as last from messages where tenant_id = ${tenantId} group by conversation_id) m where c.id = m.conversation_id`,
+  );
 
   const nLeads = 10 * scale;
   const leadRows = Array.from({ length: nLeads }, (_, i) => {
@@ -142,79 +236,228 @@ export async function seedTenantData(db: Db, tenantId: string, scale: number, in
     const at = BASE + i * 5 * MIN;
     const c = contactRows[i % contactRows.length];
     return {
-      tenantId, status, archived: i % 10 === 4, archivedReason: i % 10 === 4 ? "ai_not_client" : null, version: 1 + (i % 3),
-      title: `${c.firstName} ${c.lastName}: ${r.pick(["shoes", "jacket", "gift card", "bulk order"])}`, source: r.pick(SOURCES),
-      conversationId: convRows[i % convRows.length].kind === "customer" ? convRows[i % convRows.length].id : null, contactId: c.id,
-      intent: r.pick(["buy", "question", "return", null]), aiSummary: "Asked about sizes and delivery; ready to order.",
-      nextAction: status === "won" || status === "lost" ? null : "Call back", lostReason: status === "lost" ? "price" : null,
-      valueMinor: BigInt(100_000 + r.int(5_000_000)), valueCurrency: "RUB",
-      attribution: { utm_source: r.pick(["yandex", "google", null]), utm_medium: "cpc", utm_campaign: "autumn", first_page: "/catalog", referrer: null },
-      score: { score: r.int(100), grade: r.pick(["A", "B", "C", "D"]), reason: "Engaged buyer", flags: [], source: "ai", model: "scorer-1", scored_at: new Date(at).toISOString() },
+      tenantId,
+      status,
+      archived: i % 10 === 4,
+      archivedReason: i % 10 === 4 ? "ai_not_client" : null,
+      version: 1 + (i % 3),
+      title: `${c.firstName} ${c.lastName}: ${r.pick(["shoes", "jacket", "gift card", "bulk order"])}`,
+      source: r.pick(SOURCES),
+      conversationId: convRows[i % convRows.length].kind === "customer" ? convRows[i % convRows.length].id : null,
+      contactId: c.id,
+      intent: r.pick(["buy", "question", "return", null]),
+      aiSummary: "Asked about sizes and delivery; ready to order.",
+      nextAction: status === "won" || status === "lost" ? null : "Call back",
+      lostReason: status === "lost" ? "price" : null,
+      valueMinor: BigInt(100_000 + r.int(5_000_000)),
+      valueCurrency: "RUB",
+      attribution: {
+        utm_source: r.pick(["yandex", "google", null]),
+        utm_medium: "cpc",
+        utm_campaign: "autumn",
+        first_page: "/catalog",
+        referrer: null,
+      },
+      score: {
+        score: r.int(100),
+        grade: r.pick(["A", "B", "C", "D"]),
+        reason: "Engaged buyer",
+        flags: [],
+        source: "ai",
+        model: "scorer-1",
+        scored_at: new Date(at).toISOString(),
+      },
       flags: { buy_intent: r.next() < 0.5, support: false, supplier: false },
-      qualifiedAt: status === "new" ? null : new Date(at + MIN), wonAt: status === "won" ? new Date(at + 2 * MIN) : null, lostAt: status === "lost" ? new Date(at + 2 * MIN) : null,
-      lastActivityAt: new Date(at + 2 * MIN), createdAt: new Date(at), updatedAt: new Date(at + 2 * MIN),
+      qualifiedAt: status === "new" ? null : new Date(at + MIN),
+      wonAt: status === "won" ? new Date(at + 2 * MIN) : null,
+      lostAt: status === "lost" ? new Date(at + 2 * MIN) : null,
+      lastActivityAt: new Date(at + 2 * MIN),
+      createdAt: new Date(at),
+      updatedAt: new Date(at + 2 * MIN),
     };
   });
   await insertBatched(db, leads, leadRows, 34);
 
   const nArticles = Math.min(200, 6 + 2 * scale);
   const articleRows = Array.from({ length: nArticles }, (_, i) => ({
-    tenantId, title: `How to choose running shoes, part ${i + 1}`, slug: `running-shoes-${i + 1}`,
-    status: ["draft", "review", "approved", "published", "rejected"][i % 5] as string, locale: "ru", keyword: "running shoes",
-    metaTitle: `Running shoes guide ${i + 1}`, metaDescription: "What to look for in trail and road shoes.", wordCount: 300 + i,
+    tenantId,
+    title: `How to choose running shoes, part ${i + 1}`,
+    slug: `running-shoes-${i + 1}`,
+    status: ["draft", "review", "approved", "published", "rejected"][i % 5] as string,
+    locale: "ru",
+    keyword: "running shoes",
+    metaTitle: `Running shoes guide ${i + 1}`,
+    metaDescription: "What to look for in trail and road shoes.",
+    wordCount: 300 + i,
     bodyHtml: `<h2>Fit</h2><p>Leave a thumb's width at the toe.</p><ul><li>Trail</li><li>Road</li></ul><p><a href="https://demo-shop.example/catalog">Catalog</a></p>`,
-    createdAt: new Date(BASE + i * 60 * MIN), updatedAt: new Date(BASE + i * 60 * MIN), publishedAt: i % 5 === 3 ? new Date(BASE + i * 60 * MIN) : null,
-    publication: i % 5 === 3 ? { target: "connector" as const, state: "applied" as const, published_url: `https://demo-shop.example/blog/running-shoes-${i + 1}`, error: null } : null,
+    createdAt: new Date(BASE + i * 60 * MIN),
+    updatedAt: new Date(BASE + i * 60 * MIN),
+    publishedAt: i % 5 === 3 ? new Date(BASE + i * 60 * MIN) : null,
+    publication:
+      i % 5 === 3
+        ? {
+            target: "connector" as const,
+            state: "applied" as const,
+            published_url: `https://demo-shop.example/blog/running-shoes-${i + 1}`,
+            error: null,
+          }
+        : null,
   }));
   articleRows.push(
-    { ...articleRows[0], title: "Hostile HTML sample", slug: "hostile", status: "review", bodyHtml: `<p onclick="steal()">Hi<script>alert(1)</script></p><a href="javascript:alert(2)">x</a><img src="data:image/png;base64,AAAA" onerror="alert(3)"><p style="color:red">styled</p>`, publication: null, publishedAt: null, updatedAt: null as unknown as Date },
-    { ...articleRows[0], title: "Moved to the shared blog", slug: "moved", status: "transferred", bodyHtml: "<p>moved</p>", publication: null, publishedAt: null },
+    {
+      ...articleRows[0],
+      title: "Hostile HTML sample",
+      slug: "hostile",
+      status: "review",
+      bodyHtml: `<p onclick="steal()">Hi<script>alert(1)</script></p><a href="javascript:alert(2)">x</a><img src="data:image/png;base64,AAAA" onerror="alert(3)"><p style="color:red">styled</p>`,
+      publication: null,
+      publishedAt: null,
+      updatedAt: null as unknown as Date,
+    },
+    {
+      ...articleRows[0],
+      title: "Moved to the shared blog",
+      slug: "moved",
+      status: "transferred",
+      bodyHtml: "<p>moved</p>",
+      publication: null,
+      publishedAt: null,
+    },
   );
   await insertBatched(db, articles, articleRows, 20);
   await db.insert(articles).values([
-    { tenantId, title: "Editor document sample", status: "draft", locale: "ru", bodyDoc: { type: "doc", content: [{ type: "heading", attrs: { level: 2 }, content: [{ type: "text", text: "Care" }] }, { type: "paragraph", content: [{ type: "text", text: "Dry shoes away from heaters." }] }] }, updatedAt: new Date(BASE) },
-    { tenantId, blog: "shared", title: "Platform blog post", status: "published", bodyHtml: "<p>shared</p>", updatedAt: new Date(BASE) },
+    {
+      tenantId,
+      title: "Editor document sample",
+      status: "draft",
+      locale: "ru",
+      bodyDoc: {
+        type: "doc",
+        content: [
+          { type: "heading", attrs: { level: 2 }, content: [{ type: "text", text: "Care" }] },
+          { type: "paragraph", content: [{ type: "text", text: "Dry shoes away from heaters." }] },
+        ],
+      },
+      updatedAt: new Date(BASE),
+    },
+    {
+      tenantId,
+      blog: "shared",
+      title: "Platform blog post",
+      status: "published",
+      bodyHtml: "<p>shared</p>",
+      updatedAt: new Date(BASE),
+    },
   ]);
 
   const reportRows = Array.from({ length: 14 }, (_, i) => ({
-    tenantId, reportDate: new Date(BASE + i * 86_400_000).toISOString().slice(0, 10), reportType: i % 7 === 6 ? "weekly" : "daily",
-    runKind: i === 13 ? "creative" : "regular", summaryText: `Organic traffic grew ${i + 2}%; RivalSport gained positions on "trail shoes".`,
-    dataAsOf: { snapshot: new Date(BASE + i * 86_400_000).toISOString().slice(0, 10), sessions: new Date(BASE + (i - 1) * 86_400_000).toISOString().slice(0, 10) },
+    tenantId,
+    reportDate: new Date(BASE + i * 86_400_000).toISOString().slice(0, 10),
+    reportType: i % 7 === 6 ? "weekly" : "daily",
+    runKind: i === 13 ? "creative" : "regular",
+    summaryText: `Organic traffic grew ${i + 2}%; RivalSport gained positions on "trail shoes".`,
+    dataAsOf: {
+      snapshot: new Date(BASE + i * 86_400_000).toISOString().slice(0, 10),
+      sessions: new Date(BASE + (i - 1) * 86_400_000).toISOString().slice(0, 10),
+    },
     highlights: [{ title: "Blog traffic up", detail: "Three articles reached the top 10." }],
     concerns: [{ title: "Competitor pressure", detail: "RivalSport outranks us for trail shoes." }],
-    actions: [{ title: "Refresh the trail shoes guide", priority: "high", rationale: "RivalSport updated theirs.", target_ref: "/blog/running-shoes-1", expected_effect: "+5% clicks", check_after_days: 14, basis: "search_console" }],
-    evidence: { actions: [{ index: 0, status: "supported", basis: "search_console", items: ["position 11 → 8"] }], validation: { refs_valid: true, excerpts_valid: true, relevance_checked: true, limitations: [] } },
-    snapshot: { raw: "internal" }, model: "strategist-large", costMinor: 1234n, competitorNames: ["RivalSport"],
-    deliveredAt: new Date(BASE + i * 86_400_000 + 8 * 3_600_000), createdAt: new Date(BASE + i * 86_400_000),
+    actions: [
+      {
+        title: "Refresh the trail shoes guide",
+        priority: "high",
+        rationale: "RivalSport updated theirs.",
+        target_ref: "/blog/running-shoes-1",
+        expected_effect: "+5% clicks",
+        check_after_days: 14,
+        basis: "search_console",
+      },
+    ],
+    evidence: {
+      actions: [{ index: 0, status: "supported", basis: "search_console", items: ["position 11 → 8"] }],
+      validation: { refs_valid: true, excerpts_valid: true, relevance_checked: true, limitations: [] },
+    },
+    snapshot: { raw: "internal" },
+    model: "strategist-large",
+    costMinor: 1234n,
+    competitorNames: ["RivalSport"],
+    deliveredAt: new Date(BASE + i * 86_400_000 + 8 * 3_600_000),
+    createdAt: new Date(BASE + i * 86_400_000),
   }));
   await db.insert(strategistReports).values(reportRows);
 
   await db.insert(strategistTopics).values(
     Array.from({ length: 20 }, (_, i) => ({
-      tenantId, title: `Topic ${i + 1}: trail running in ${r.pick(CITY)}`, rationale: "Rising searches", trendScore: i % 6 === 5 ? null : Math.round(r.next() * 1000) / 10,
-      source: r.pick(["planner", "competitors", "chat"]), status: (["proposed", "approved", "generating", "generated", "rejected", "duplicate", "expired"] as const)[i % 7],
-      competitorDomain: i % 3 === 0 ? "rivalsport.example" : null, proposedAt: new Date(BASE + i * 3_600_000), expiresAt: new Date(BASE + (i + 168) * 3_600_000),
+      tenantId,
+      title: `Topic ${i + 1}: trail running in ${r.pick(CITY)}`,
+      rationale: "Rising searches",
+      trendScore: i % 6 === 5 ? null : Math.round(r.next() * 1000) / 10,
+      source: r.pick(["planner", "competitors", "chat"]),
+      status: (["proposed", "approved", "generating", "generated", "rejected", "duplicate", "expired"] as const)[i % 7],
+      competitorDomain: i % 3 === 0 ? "rivalsport.example" : null,
+      proposedAt: new Date(BASE + i * 3_600_000),
+      expiresAt: new Date(BASE + (i + 168) * 3_600_000),
     })),
   );
-  const [mine] = await db.insert(strategistSessions).values({ tenantId, integrationId: integration.id }).returning({ id: strategistSessions.id });
-  const [staffSession] = await db.insert(strategistSessions).values({ tenantId, staffUserId: "seeded-staff" }).returning({ id: strategistSessions.id });
+  const [mine] = await db
+    .insert(strategistSessions)
+    .values({ tenantId, integrationId: integration.id })
+    .returning({ id: strategistSessions.id });
+  const [staffSession] = await db
+    .insert(strategistSessions)
+    .values({ tenantId, staffUserId: "seeded-staff" })
+    .returning({ id: strategistSessions.id });
   await db.insert(strategistActions).values(
     (["proposed", "confirmed", "executed", "failed", "cancelled", "expired"] as const).flatMap((status, i) => [
-      { tenantId, sessionId: mine.id, title: `Propose topic ${i + 1}`, status, result: status === "executed" ? { topic_id: randomUUID() } : null, error: status === "failed" ? { code: "internal_error", message: "Generation failed" } : null, createdAt: new Date(BASE + i * 3_600_000), expiresAt: new Date(BASE + i * 3_600_000 + 7 * 86_400_000) },
-      { tenantId, sessionId: staffSession.id, title: `Staff action ${i + 1}`, status, createdAt: new Date(BASE + i * 3_600_000), expiresAt: new Date(BASE + i * 3_600_000 + 7 * 86_400_000) },
+      {
+        tenantId,
+        sessionId: mine.id,
+        title: `Propose topic ${i + 1}`,
+        status,
+        result: status === "executed" ? { topic_id: randomUUID() } : null,
+        error: status === "failed" ? { code: "internal_error", message: "Generation failed" } : null,
+        createdAt: new Date(BASE + i * 3_600_000),
+        expiresAt: new Date(BASE + i * 3_600_000 + 7 * 86_400_000),
+      },
+      {
+        tenantId,
+        sessionId: staffSession.id,
+        title: `Staff action ${i + 1}`,
+        status,
+        createdAt: new Date(BASE + i * 3_600_000),
+        expiresAt: new Date(BASE + i * 3_600_000 + 7 * 86_400_000),
+      },
     ]),
   );
 
   await db
     .insert(dashboardBlocks)
-    .values(BLOCKS.map((block, i) => {
-      const availability = AVAIL[i % AVAIL.length];
-      return { tenantId, block, availability, reason: availability === "ok" ? null : `${availability.replace("_", " ")} for ${block}`, dataAsOf: (availability === "ok" ? { analytics: "2026-11-20" } : {}) as Record<string, string>, payload: availability === "ok" ? { value: 100 + i } : null };
-    }))
+    .values(
+      BLOCKS.map((block, i) => {
+        const availability = AVAIL[i % AVAIL.length];
+        return {
+          tenantId,
+          block,
+          availability,
+          reason: availability === "ok" ? null : `${availability.replace("_", " ")} for ${block}`,
+          dataAsOf: (availability === "ok" ? { analytics: "2026-11-20" } : {}) as Record<string, string>,
+          payload: availability === "ok" ? { value: 100 + i } : null,
+        };
+      }),
+    )
     .onConflictDoNothing();
 
   await db.insert(operations).values([
-    { tenantId, integrationId: integration.id, type: "conversation.ai_reply", status: "succeeded", resourceType: "message", resourceId: firstMessageId, usage: { cost: { amount: "1.50", currency: "RUB" }, model: "seller-1" }, completedAt: new Date(BASE + MIN) },
+    {
+      tenantId,
+      integrationId: integration.id,
+      type: "conversation.ai_reply",
+      status: "succeeded",
+      resourceType: "message",
+      resourceId: firstMessageId,
+      usage: { cost: { amount: "1.50", currency: "RUB" }, model: "seller-1" },
+      completedAt: new Date(BASE + MIN),
+    },
     { tenantId, integrationId: integration.id, type: "article.generation", status: "running" },
   ]);
   return { conversations: convRows.length, messages: nMsg, leads: leadRows.length, articles: articleRows.length + 2 };

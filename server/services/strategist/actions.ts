@@ -58,7 +58,11 @@ function statusCondition(status: string, at: number): SQL {
 // Only actions of sessions this integration opened: staff sessions (integration_id null) and other
 // integrations' sessions are invisible (spec "Strategist reads").
 const visibleTo = (actor: IntegrationActor) =>
-  and(eq(strategistActions.tenantId, actor.tenantId), eq(strategistSessions.tenantId, actor.tenantId), eq(strategistSessions.integrationId, actor.integrationId));
+  and(
+    eq(strategistActions.tenantId, actor.tenantId),
+    eq(strategistSessions.tenantId, actor.tenantId),
+    eq(strategistSessions.integrationId, actor.integrationId),
+  );
 
 /**
  * `GET /strategist/actions`: a page of this integration's actions, newest first (`created_at` DESC, `id` DESC),
@@ -86,7 +90,10 @@ export async function listActions(
     .limit(q.limit + 1);
   const page = rows.slice(0, q.limit).map((r) => r.a);
   const last = page[page.length - 1];
-  return { actions: page.map((a) => toAction(a, at)), next: rows.length > q.limit && last ? [last.createdAt.toISOString(), last.id] : null };
+  return {
+    actions: page.map((a) => toAction(a, at)),
+    next: rows.length > q.limit && last ? [last.createdAt.toISOString(), last.id] : null,
+  };
 }
 
 /** `GET /strategist/actions/{id}`. @throws ApiError 404 `not_found` for a missing, foreign, staff or other integration's action. */
@@ -99,4 +106,3 @@ export async function getAction(db: Db, actor: IntegrationActor, id: string): Pr
   if (!row) throw notFound("Strategist action");
   return toAction(row.a);
 }
-

@@ -10,7 +10,9 @@ function escapeRegExp(s: string): string {
  * Longer names are tried first so "Rival Sport Pro" is not left as "a competitor Pro". Blank names are ignored.
  */
 export function competitorMasker(names: readonly (string | null | undefined)[]): (text: string) => string {
-  const clean = [...new Set(names.filter((n): n is string => typeof n === "string" && n.trim().length > 0))].sort((a, b) => b.length - a.length);
+  const clean = [...new Set(names.filter((n): n is string => typeof n === "string" && n.trim().length > 0))].sort(
+    (a, b) => b.length - a.length,
+  );
   if (!clean.length) return (text) => text;
   const re = new RegExp(clean.map(escapeRegExp).join("|"), "gi");
   return (text) => text.replace(re, COMPETITOR_PLACEHOLDER);

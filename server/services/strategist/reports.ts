@@ -70,7 +70,10 @@ export async function listReports(
     .limit(q.limit + 1);
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
-  return { reports: page.map(summaryOf), next: rows.length > q.limit && last ? [last.createdAt.toISOString(), last.id] : null };
+  return {
+    reports: page.map(summaryOf),
+    next: rows.length > q.limit && last ? [last.createdAt.toISOString(), last.id] : null,
+  };
 }
 
 /** `GET /strategist/reports/{id}`. @throws ApiError 404 `not_found` for a missing, foreign or creative report. */

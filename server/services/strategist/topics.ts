@@ -69,7 +69,10 @@ export async function listTopics(
 
 /** `GET /strategist/topics/{id}`. @throws ApiError 404 `not_found` for a missing or foreign topic. */
 export async function getTopic(db: Db, actor: IntegrationActor, id: string): Promise<StrategistTopic> {
-  const [row] = await db.select().from(strategistTopics).where(and(eq(strategistTopics.tenantId, actor.tenantId), eq(strategistTopics.id, id)));
+  const [row] = await db
+    .select()
+    .from(strategistTopics)
+    .where(and(eq(strategistTopics.tenantId, actor.tenantId), eq(strategistTopics.id, id)));
   if (!row) throw notFound("Strategist topic");
   return toTopic(row);
 }

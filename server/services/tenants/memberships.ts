@@ -20,13 +20,18 @@ export async function staffMembership(db: Db, staffUserId: string, tenantId: str
   const [m] = await db
     .select({ rights: memberships.rights, role: memberships.role })
     .from(memberships)
-    .where(and(eq(memberships.tenantId, tenantId), eq(memberships.staffUserId, staffUserId), eq(memberships.active, true)));
+    .where(
+      and(eq(memberships.tenantId, tenantId), eq(memberships.staffUserId, staffUserId), eq(memberships.active, true)),
+    );
   if (!m) throw notFound("Tenant");
   return { actor: { via: "console", tenantId, staffUserId, rights: m.rights as Right[] }, role: m.role };
 }
 
 /** Tenants where the staff user holds an active membership, by name, with their role and rights there. */
-export async function listStaffTenants(db: Db, staffUserId: string): Promise<{ id: string; name: string; role: string; rights: string[] }[]> {
+export async function listStaffTenants(
+  db: Db,
+  staffUserId: string,
+): Promise<{ id: string; name: string; role: string; rights: string[] }[]> {
   return db
     .select({ id: tenants.id, name: tenants.name, role: memberships.role, rights: memberships.rights })
     .from(memberships)

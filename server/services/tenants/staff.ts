@@ -44,9 +44,14 @@ export async function createStaffMember(
   const rights = input.rights ?? [...RIGHTS];
   checkRights(rights);
   const email = normalizeStaffEmail(input.email);
-  if (!EMAIL.safeParse(email).success) throw invalidField("/email", "invalid_format", "Enter an email address such as name@example.com.");
+  if (!EMAIL.safeParse(email).success)
+    throw invalidField("/email", "invalid_format", "Enter an email address such as name@example.com.");
   if (input.password.length < STAFF_PASSWORD_MIN || input.password.length > STAFF_PASSWORD_MAX) {
-    throw invalidField("/password", "out_of_range", `The password must be ${STAFF_PASSWORD_MIN} to ${STAFF_PASSWORD_MAX} characters long.`);
+    throw invalidField(
+      "/password",
+      "out_of_range",
+      `The password must be ${STAFF_PASSWORD_MIN} to ${STAFF_PASSWORD_MAX} characters long.`,
+    );
   }
   const name = input.name.trim();
   if (!name) throw invalidField("/name", "required", "Enter the person's name.");
@@ -56,13 +61,24 @@ export async function createStaffMember(
     if (!tenant) throw notFound("Tenant");
     const id = crypto.randomUUID();
     // The unique email index decides races: a concurrent creation of the same email inserts nothing here.
-    const created = await tx.insert(staffUsers).values({ id, email, name, emailVerified: false }).onConflictDoNothing({ target: staffUsers.email }).returning({ id: staffUsers.id });
+    const created = await tx
+      .insert(staffUsers)
+      .values({ id, email, name, emailVerified: false })
+      .onConflictDoNothing({ target: staffUsers.email })
+      .returning({ id: staffUsers.id });
     if (!created.length) {
-      throw new ApiError("invalid_state", "A staff account with this email already exists; it joins another tenant only through an invitation it accepts.");
+      throw new ApiError(
+        "invalid_state",
+        "A staff account with this email already exists; it joins another tenant only through an invitation it accepts.",
+      );
     }
     // The shape better-auth's email-and-password sign-in reads: provider "credential", account id = user id.
-    await tx.insert(staffAccounts).values({ id: crypto.randomUUID(), accountId: id, providerId: "credential", userId: id, password: hash });
-    await tx.insert(memberships).values({ tenantId: input.tenantId, staffUserId: id, role: input.role ?? "owner", rights });
+    await tx
+      .insert(staffAccounts)
+      .values({ id: crypto.randomUUID(), accountId: id, providerId: "credential", userId: id, password: hash });
+    await tx
+      .insert(memberships)
+      .values({ tenantId: input.tenantId, staffUserId: id, role: input.role ?? "owner", rights });
     return { staffUserId: id };
   });
 }
@@ -72,7 +88,10 @@ export async function createStaffMember(
  * `tenantId`, or updates its role and rights there and reactivates it.
  * @throws ApiError `validation_failed` (unknown right), `not_found` (no such account or tenant).
  */
-export async function addMembership(db: Db, input: { tenantId: string; staffUserId: string; role?: string; rights?: Right[] }): Promise<void> {
+export async function addMembership(
+  db: Db,
+  input: { tenantId: string; staffUserId: string; role?: string; rights?: Right[] },
+): Promise<void> {
   const rights = input.rights ?? [...RIGHTS];
   checkRights(rights);
   const [user] = await db.select({ id: staffUsers.id }).from(staffUsers).where(eq(staffUsers.id, input.staffUserId));
@@ -82,5 +101,8 @@ export async function addMembership(db: Db, input: { tenantId: string; staffUser
   await db
     .insert(memberships)
     .values({ tenantId: input.tenantId, staffUserId: user.id, role: input.role ?? "owner", rights })
-    .onConflictDoUpdate({ target: [memberships.tenantId, memberships.staffUserId], set: { role: input.role ?? "owner", rights, active: true } });
+    .onConflictDoUpdate({
+      target: [memberships.tenantId, memberships.staffUserId],
+      set: { role: input.role ?? "owner", rights, active: true },
+    });
 }

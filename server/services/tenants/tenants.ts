@@ -16,13 +16,18 @@ const DOMAIN_RE = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,
  * tenant belongs to this process's cell (`CELL`): its keys are issued for, and answered by, this cell.
  * @throws ApiError `validation_failed` for an empty name, an unknown cell or a bad domain.
  */
-export async function createTenant(db: Db, input: { name: string; cell?: Cell; mainDomain?: string | null }): Promise<Tenant> {
+export async function createTenant(
+  db: Db,
+  input: { name: string; cell?: Cell; mainDomain?: string | null },
+): Promise<Tenant> {
   const name = input.name.trim();
   if (!name || name.length > 200) throw invalidField("/name", "invalid_length", "name must be 1 to 200 characters.");
   const cell = input.cell ?? env().cell;
-  if (!(CELLS as readonly string[]).includes(cell)) throw invalidField("/cell", "invalid_value", `cell must be one of ${CELLS.join(", ")}.`);
+  if (!(CELLS as readonly string[]).includes(cell))
+    throw invalidField("/cell", "invalid_value", `cell must be one of ${CELLS.join(", ")}.`);
   const mainDomain = input.mainDomain?.trim().toLowerCase() || null;
-  if (mainDomain && !DOMAIN_RE.test(mainDomain)) throw invalidField("/main_domain", "invalid_format", "main domain must be a host name such as shop.example.ru.");
+  if (mainDomain && !DOMAIN_RE.test(mainDomain))
+    throw invalidField("/main_domain", "invalid_format", "main domain must be a host name such as shop.example.ru.");
   return db.transaction(async (tx) => {
     const [t] = await tx.insert(tenants).values({ name, cell, mainDomain }).returning();
     await tx.insert(wallets).values({ tenantId: t.id });
@@ -42,8 +47,13 @@ export async function getTenant(db: Db, tenantId: string): Promise<Tenant> {
  * @throws ApiError `not_found`, `validation_failed` for another status.
  */
 export async function setTenantStatus(db: Db, tenantId: string, status: string): Promise<Tenant> {
-  if (status !== "active" && status !== "inactive") throw invalidField("/status", "invalid_value", "status must be active or inactive.");
-  const [t] = await db.update(tenants).set({ status, updatedAt: new Date() }).where(eq(tenants.id, tenantId)).returning();
+  if (status !== "active" && status !== "inactive")
+    throw invalidField("/status", "invalid_value", "status must be active or inactive.");
+  const [t] = await db
+    .update(tenants)
+    .set({ status, updatedAt: new Date() })
+    .where(eq(tenants.id, tenantId))
+    .returning();
   if (!t) throw notFound("Tenant");
   return t;
 }
@@ -53,9 +63,18 @@ export async function setTenantStatus(db: Db, tenantId: string, status: string):
  * bounds effective scopes. Omitted fields stay as they are.
  * @throws ApiError `not_found`, `validation_failed` for an unknown feature.
  */
-export async function setLicense(db: Db, tenantId: string, input: { apiAccess?: boolean; features?: string[] }): Promise<Tenant> {
+export async function setLicense(
+  db: Db,
+  tenantId: string,
+  input: { apiAccess?: boolean; features?: string[] },
+): Promise<Tenant> {
   const unknown = input.features?.filter((f) => !(FEATURE_NAMES as string[]).includes(f)) ?? [];
-  if (unknown.length) throw invalidField("/features", "invalid_value", `Unknown features: ${unknown.join(", ")}. Known: ${FEATURE_NAMES.join(", ")}.`);
+  if (unknown.length)
+    throw invalidField(
+      "/features",
+      "invalid_value",
+      `Unknown features: ${unknown.join(", ")}. Known: ${FEATURE_NAMES.join(", ")}.`,
+    );
   const patch: Partial<Tenant> = { updatedAt: new Date() };
   if (input.apiAccess !== undefined) patch.apiAccess = input.apiAccess;
   if (input.features !== undefined) patch.features = [...new Set(input.features as Feature[])];

@@ -19,11 +19,27 @@ export interface LedgerEntryView {
  * A page of the tenant's ledger, newest first, keyset on (created_at, id).
  * @param after the `next` of the previous page, or null for the first page.
  */
-export async function ledgerPage(db: Db, tenantId: string, limit: number, after: { createdAt: string; id: string } | null): Promise<{ entries: LedgerEntryView[]; next: { createdAt: string; id: string } | null }> {
+export async function ledgerPage(
+  db: Db,
+  tenantId: string,
+  limit: number,
+  after: { createdAt: string; id: string } | null,
+): Promise<{ entries: LedgerEntryView[]; next: { createdAt: string; id: string } | null }> {
   const where = after
-    ? and(eq(walletLedger.tenantId, tenantId), or(lt(walletLedger.createdAt, new Date(after.createdAt)), and(eq(walletLedger.createdAt, new Date(after.createdAt)), lt(walletLedger.id, after.id))))
+    ? and(
+        eq(walletLedger.tenantId, tenantId),
+        or(
+          lt(walletLedger.createdAt, new Date(after.createdAt)),
+          and(eq(walletLedger.createdAt, new Date(after.createdAt)), lt(walletLedger.id, after.id)),
+        ),
+      )
     : eq(walletLedger.tenantId, tenantId);
-  const rows = await db.select().from(walletLedger).where(where).orderBy(desc(walletLedger.createdAt), desc(walletLedger.id)).limit(limit + 1);
+  const rows = await db
+    .select()
+    .from(walletLedger)
+    .where(where)
+    .orderBy(desc(walletLedger.createdAt), desc(walletLedger.id))
+    .limit(limit + 1);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
@@ -44,9 +60,16 @@ export async function ledgerPage(db: Db, tenantId: string, limit: number, after:
  * Sets or clears (null) an integration's daily spend limit, RUB minor units.
  * @throws ApiError `not_found`, `validation_failed` (negative).
  */
-export async function setDailySpendLimit(db: Db, tenantId: string, integrationId: string, limitMinor: bigint | null): Promise<void> {
+export async function setDailySpendLimit(
+  db: Db,
+  tenantId: string,
+  integrationId: string,
+  limitMinor: bigint | null,
+): Promise<void> {
   if (limitMinor !== null && limitMinor < 0n) {
-    throw new ApiError("validation_failed", "The limit must not be negative.", { errors: [{ field: "/limit", code: "out_of_range", message: "The limit must be 0 or more." }] });
+    throw new ApiError("validation_failed", "The limit must not be negative.", {
+      errors: [{ field: "/limit", code: "out_of_range", message: "The limit must be 0 or more." }],
+    });
   }
   const done = await db
     .update(integrations)
@@ -68,12 +91,29 @@ export interface IntegrationDailySpendView {
  * Today's (UTC day) spend of each integration of the tenant against its daily limit (spec "Me":
  * `wallet.daily_spend`). One query, filtered by the tenant.
  */
-export async function dailySpendByIntegration(db: Db, tenantId: string, day = new Date().toISOString().slice(0, 10)): Promise<IntegrationDailySpendView[]> {
+export async function dailySpendByIntegration(
+  db: Db,
+  tenantId: string,
+  day = new Date().toISOString().slice(0, 10),
+): Promise<IntegrationDailySpendView[]> {
   const rows = await db
-    .select({ id: integrations.id, name: integrations.name, limit: integrations.dailySpendLimitMinor, used: integrationDailySpend.usedMinor })
+    .select({
+      id: integrations.id,
+      name: integrations.name,
+      limit: integrations.dailySpendLimitMinor,
+      used: integrationDailySpend.usedMinor,
+    })
     .from(integrations)
-    .leftJoin(integrationDailySpend, and(eq(integrationDailySpend.integrationId, integrations.id), eq(integrationDailySpend.day, day)))
+    .leftJoin(
+      integrationDailySpend,
+      and(eq(integrationDailySpend.integrationId, integrations.id), eq(integrationDailySpend.day, day)),
+    )
     .where(eq(integrations.tenantId, tenantId))
     .orderBy(integrations.createdAt);
-  return rows.map((r) => ({ integrationId: r.id, name: r.name, limit: r.limit === null ? null : formatMinor(r.limit), used: formatMinor(r.used ?? 0n) }));
+  return rows.map((r) => ({
+    integrationId: r.id,
+    name: r.name,
+    limit: r.limit === null ? null : formatMinor(r.limit),
+    used: formatMinor(r.used ?? 0n),
+  }));
 }

@@ -29,10 +29,19 @@ export const BALANCE_MIN_MINOR = -9_223_372_036_854_775_808n;
  */
 export async function changeBalance(
   db: Db,
-  input: { tenantId: string; amountMinor: bigint; kind: "credit" | "debit" | "topup" | "charge"; actor: LedgerActor; description?: string; integrationId?: string },
+  input: {
+    tenantId: string;
+    amountMinor: bigint;
+    kind: "credit" | "debit" | "topup" | "charge";
+    actor: LedgerActor;
+    description?: string;
+    integrationId?: string;
+  },
 ): Promise<WalletChange> {
   if (input.amountMinor === 0n) {
-    throw new ApiError("validation_failed", "The amount must not be zero.", { errors: [{ field: "/amount", code: "out_of_range", message: "The amount must be greater than 0." }] });
+    throw new ApiError("validation_failed", "The amount must not be zero.", {
+      errors: [{ field: "/amount", code: "out_of_range", message: "The amount must be greater than 0." }],
+    });
   }
   let resumed = false;
   const change = await db.transaction(async (tx) => {
@@ -42,13 +51,23 @@ export async function changeBalance(
     const [w] = await tx
       .update(wallets)
       .set({ balanceMinor: sql`${wallets.balanceMinor} + ${amount}::bigint`, updatedAt: new Date() })
-      .where(and(eq(wallets.tenantId, input.tenantId), sql`${wallets.balanceMinor}::numeric + ${amount}::numeric between ${BALANCE_MIN_MINOR.toString()}::numeric and ${BALANCE_MAX_MINOR.toString()}::numeric`))
+      .where(
+        and(
+          eq(wallets.tenantId, input.tenantId),
+          sql`${wallets.balanceMinor}::numeric + ${amount}::numeric between ${BALANCE_MIN_MINOR.toString()}::numeric and ${BALANCE_MAX_MINOR.toString()}::numeric`,
+        ),
+      )
       .returning();
     if (!w) {
-      const [exists] = await tx.select({ tenantId: wallets.tenantId }).from(wallets).where(eq(wallets.tenantId, input.tenantId));
+      const [exists] = await tx
+        .select({ tenantId: wallets.tenantId })
+        .from(wallets)
+        .where(eq(wallets.tenantId, input.tenantId));
       if (!exists) throw notFound("Wallet");
       const message = "The balance cannot hold this amount: it would pass the largest balance a wallet can hold.";
-      throw new ApiError("validation_failed", message, { errors: [{ field: "/amount", code: "out_of_range", message }] });
+      throw new ApiError("validation_failed", message, {
+        errors: [{ field: "/amount", code: "out_of_range", message }],
+      });
     }
     const [l] = await tx
       .insert(walletLedger)
@@ -79,13 +98,28 @@ export async function changeBalance(
  * of amount 0 so the history shows who did it.
  * @throws ApiError `not_found`.
  */
-export async function setWalletBlocked(db: Db, tenantId: string, blocked: boolean, actor: LedgerActor): Promise<WalletChange> {
+export async function setWalletBlocked(
+  db: Db,
+  tenantId: string,
+  blocked: boolean,
+  actor: LedgerActor,
+): Promise<WalletChange> {
   const change = await db.transaction(async (tx) => {
-    const [w] = await tx.update(wallets).set({ blocked, updatedAt: new Date() }).where(eq(wallets.tenantId, tenantId)).returning();
+    const [w] = await tx
+      .update(wallets)
+      .set({ blocked, updatedAt: new Date() })
+      .where(eq(wallets.tenantId, tenantId))
+      .returning();
     if (!w) throw notFound("Wallet");
     const [l] = await tx
       .insert(walletLedger)
-      .values({ tenantId, kind: blocked ? "block" : "unblock", amountMinor: 0n, balanceAfterMinor: w.balanceMinor, actor })
+      .values({
+        tenantId,
+        kind: blocked ? "block" : "unblock",
+        amountMinor: 0n,
+        balanceAfterMinor: w.balanceMinor,
+        actor,
+      })
       .returning({ id: walletLedger.id });
     if (!blocked && w.balanceMinor >= 0n) await resumeDeferredDeliveries(tx as unknown as Db, tenantId);
     return { tenantId, balanceMinor: w.balanceMinor, blocked: w.blocked, ledgerId: l.id };

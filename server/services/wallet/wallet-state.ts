@@ -49,15 +49,29 @@ export const WALLET_READ_TIMEOUT_MS = 2000;
 
 /** Classifies raw wallet figures: blocked wins, then negative, then low (below the tenant's threshold). */
 export function classify(w: { balanceMinor: bigint; blocked: boolean; lowMinor: bigint }): WalletSnapshot {
-  const state: WalletStateName = w.blocked ? "blocked" : w.balanceMinor < 0n ? "negative" : w.balanceMinor < w.lowMinor ? "low" : "ok";
-  return { balanceMinor: w.balanceMinor, state, exchange: state === "blocked" || state === "negative" ? "suspended" : "active" };
+  const state: WalletStateName = w.blocked
+    ? "blocked"
+    : w.balanceMinor < 0n
+      ? "negative"
+      : w.balanceMinor < w.lowMinor
+        ? "low"
+        : "ok";
+  return {
+    balanceMinor: w.balanceMinor,
+    state,
+    exchange: state === "blocked" || state === "negative" ? "suspended" : "active",
+  };
 }
 
 /**
  * Reads the tenant's wallet (or classifies `prefetched`, the row read with the key). Never throws: a failing or slow source (over {@link WALLET_READ_TIMEOUT_MS})
  * gives `unknown` with exchange `active` (spec: "any | balance source fails | unknown, exchange stays active").
  */
-export async function readWallet(db: Db, tenantId: string, prefetched?: { balanceMinor: bigint; blocked: boolean; lowMinor: bigint } | null): Promise<WalletSnapshot> {
+export async function readWallet(
+  db: Db,
+  tenantId: string,
+  prefetched?: { balanceMinor: bigint; blocked: boolean; lowMinor: bigint } | null,
+): Promise<WalletSnapshot> {
   // The wallet row read together with the key saves a query per request; a replaced source is always asked.
   if (prefetched !== undefined && walletSource() === dbWalletSource) {
     return prefetched ? classify(prefetched) : { balanceMinor: null, state: "unknown", exchange: "active" };
@@ -66,7 +80,9 @@ export async function readWallet(db: Db, tenantId: string, prefetched?: { balanc
   try {
     const row = await Promise.race([
       walletSource().read(db, tenantId),
-      new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error("wallet source timeout")), WALLET_READ_TIMEOUT_MS); }),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("wallet source timeout")), WALLET_READ_TIMEOUT_MS);
+      }),
     ]);
     if (!row) return { balanceMinor: null, state: "unknown", exchange: "active" };
     return classify(row);
@@ -83,9 +99,20 @@ export function topupUrl(tenantId: string): string {
 }
 
 /** Today's spend of an integration and its limit, as the spec's `daily_spend` object. */
-export async function dailySpend(db: Db, integrationId: string, now = new Date(), knownLimitMinor?: bigint | null): Promise<{ limit: Money | null; used: Money }> {
+export async function dailySpend(
+  db: Db,
+  integrationId: string,
+  now = new Date(),
+  knownLimitMinor?: bigint | null,
+): Promise<{ limit: Money | null; used: Money }> {
   const day = now.toISOString().slice(0, 10);
-  const [limitRow] = knownLimitMinor !== undefined ? [{ limit: knownLimitMinor }] : await db.select({ limit: integrations.dailySpendLimitMinor }).from(integrations).where(eq(integrations.id, integrationId));
+  const [limitRow] =
+    knownLimitMinor !== undefined
+      ? [{ limit: knownLimitMinor }]
+      : await db
+          .select({ limit: integrations.dailySpendLimitMinor })
+          .from(integrations)
+          .where(eq(integrations.id, integrationId));
   const [used] = await db
     .select({ used: integrationDailySpend.usedMinor })
     .from(integrationDailySpend)

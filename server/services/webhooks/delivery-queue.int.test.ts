@@ -15,7 +15,13 @@ const subs: Record<string, string> = {};
 async function subscribe(t: TenantFixture): Promise<string> {
   const [row] = await db.db
     .insert(webhookSubscriptions)
-    .values({ tenantId: t.tenantId, integrationId: t.integrationId, url: "https://hooks.example.com/x", events: ["task.*"], secretEnc: sealSecret(newSigningSecret()) })
+    .values({
+      tenantId: t.tenantId,
+      integrationId: t.integrationId,
+      url: "https://hooks.example.com/x",
+      events: ["task.*"],
+      secretEnc: sealSecret(newSigningSecret()),
+    })
     .returning({ id: webhookSubscriptions.id });
   return row.id;
 }
@@ -24,7 +30,11 @@ async function subscribe(t: TenantFixture): Promise<string> {
 async function queue(t: TenantFixture, n: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const r = await recordEventWithDeliveries(db.db, { tenantId: t.tenantId, type: "task.created", data: { task_id: String(i) } }, { onlySubscriptionId: subs[t.tenantId] });
+    const r = await recordEventWithDeliveries(
+      db.db,
+      { tenantId: t.tenantId, type: "task.created", data: { task_id: String(i) } },
+      { onlySubscriptionId: subs[t.tenantId] },
+    );
     ids.push(...r.deliveryIds);
   }
   return ids;
@@ -48,7 +58,10 @@ afterAll(async () => db.drop());
 describe("claiming due deliveries", () => {
   it("two concurrent claimers never take the same row, and together take all due rows", async () => {
     const ids = await queue(a, 30);
-    const [x, y] = await Promise.all([claimDueDeliveries(db.db, { limit: 20, leaseMs: 60_000 }), claimDueDeliveries(db.db, { limit: 20, leaseMs: 60_000 })]);
+    const [x, y] = await Promise.all([
+      claimDueDeliveries(db.db, { limit: 20, leaseMs: 60_000 }),
+      claimDueDeliveries(db.db, { limit: 20, leaseMs: 60_000 }),
+    ]);
     const xi = x.map((c) => c.id);
     const yi = y.map((c) => c.id);
     expect(xi.filter((id) => yi.includes(id))).toEqual([]);
@@ -66,7 +79,9 @@ describe("claiming due deliveries", () => {
 
   it("claims many times in parallel without duplicates", async () => {
     const ids = await queue(b, 24);
-    const batches = await Promise.all(Array.from({ length: 6 }, () => claimDueDeliveries(db.db, { limit: 5, leaseMs: 60_000 })));
+    const batches = await Promise.all(
+      Array.from({ length: 6 }, () => claimDueDeliveries(db.db, { limit: 5, leaseMs: 60_000 })),
+    );
     const all = batches.flat().map((c) => c.id);
     expect(new Set(all).size).toBe(all.length);
     expect(all.sort()).toEqual([...ids].sort());
@@ -89,10 +104,22 @@ describe("claiming due deliveries", () => {
     const at = (min: number) => new Date(Date.now() + min * 60_000);
     await db.db.update(d).set({ state: "delivered", nextAttemptAt: null }).where(eq(d.id, ids[0]!));
     await db.db.update(d).set({ state: "dead", nextAttemptAt: null }).where(eq(d.id, ids[1]!));
-    await db.db.update(d).set({ nextAttemptAt: at(5) }).where(eq(d.id, ids[2]!));
-    await db.db.update(d).set({ state: "failed", attempt: 2, nextAttemptAt: at(-3) }).where(eq(d.id, ids[3]!));
-    await db.db.update(d).set({ nextAttemptAt: at(-10) }).where(eq(d.id, ids[4]!));
-    await db.db.update(d).set({ nextAttemptAt: at(-1) }).where(eq(d.id, ids[5]!));
+    await db.db
+      .update(d)
+      .set({ nextAttemptAt: at(5) })
+      .where(eq(d.id, ids[2]!));
+    await db.db
+      .update(d)
+      .set({ state: "failed", attempt: 2, nextAttemptAt: at(-3) })
+      .where(eq(d.id, ids[3]!));
+    await db.db
+      .update(d)
+      .set({ nextAttemptAt: at(-10) })
+      .where(eq(d.id, ids[4]!));
+    await db.db
+      .update(d)
+      .set({ nextAttemptAt: at(-1) })
+      .where(eq(d.id, ids[5]!));
     const first = await claimDueDeliveries(db.db, { limit: 2, leaseMs: 60_000 });
     // The two due longest are taken (RETURNING order itself is not defined).
     expect(first.map((c) => c.id).sort()).toEqual([ids[4], ids[3]].sort());
@@ -107,14 +134,26 @@ describe("resuming wallet-deferred deliveries", () => {
     const [other] = await queue(b, 1);
     const d = webhookDeliveries;
     const later = new Date(Date.now() + 15 * 60_000);
-    await db.db.update(d).set({ error: "wallet_suspended", nextAttemptAt: later }).where(inArray(d.id, [deferred!, other!]));
-    await db.db.update(d).set({ state: "failed", attempt: 2, error: "wallet_suspended", nextAttemptAt: later }).where(eq(d.id, deferredFailed!));
-    await db.db.update(d).set({ state: "failed", attempt: 1, error: "http_500", nextAttemptAt: later }).where(eq(d.id, retrying!));
+    await db.db
+      .update(d)
+      .set({ error: "wallet_suspended", nextAttemptAt: later })
+      .where(inArray(d.id, [deferred!, other!]));
+    await db.db
+      .update(d)
+      .set({ state: "failed", attempt: 2, error: "wallet_suspended", nextAttemptAt: later })
+      .where(eq(d.id, deferredFailed!));
+    await db.db
+      .update(d)
+      .set({ state: "failed", attempt: 1, error: "http_500", nextAttemptAt: later })
+      .where(eq(d.id, retrying!));
 
     expect(await resumeDeferredDeliveries(db.db, a.tenantId)).toBe(2);
     const claimed = (await claimDueDeliveries(db.db, { limit: 10, leaseMs: 60_000 })).map((c) => c.id).sort();
     expect(claimed).toEqual([deferred, deferredFailed].sort());
-    const rows = await db.db.select().from(d).where(inArray(d.id, [retrying!, other!]));
+    const rows = await db.db
+      .select()
+      .from(d)
+      .where(inArray(d.id, [retrying!, other!]));
     for (const r of rows) expect(r.nextAttemptAt?.getTime()).toBe(later.getTime());
   });
 });

@@ -38,7 +38,10 @@ export async function claimDueDeliveries(db: Db, opts: { limit: number; leaseMs:
     )
     returning id, (extract(epoch from locked_until) * 1000)::bigint::text as locked_ms`);
   // Epoch milliseconds as text: both drivers give the same exact value (timestamps come back differently).
-  return rowsOf<{ id: string; locked_ms: string }>(result).map((r) => ({ id: r.id, lockedUntil: new Date(Number(r.locked_ms)) }));
+  return rowsOf<{ id: string; locked_ms: string }>(result).map((r) => ({
+    id: r.id,
+    lockedUntil: new Date(Number(r.locked_ms)),
+  }));
 }
 
 /**

@@ -12,10 +12,21 @@ let a: TenantFixture;
 let b: TenantFixture;
 const sub: Record<string, string> = {};
 
-async function subscribe(t: Pick<TenantFixture, "tenantId" | "integrationId">, patterns: string[], status = "active"): Promise<string> {
+async function subscribe(
+  t: Pick<TenantFixture, "tenantId" | "integrationId">,
+  patterns: string[],
+  status = "active",
+): Promise<string> {
   const [row] = await db.db
     .insert(webhookSubscriptions)
-    .values({ tenantId: t.tenantId, integrationId: t.integrationId, url: "https://hooks.example.com/x", events: patterns, status, secretEnc: sealSecret(newSigningSecret()) })
+    .values({
+      tenantId: t.tenantId,
+      integrationId: t.integrationId,
+      url: "https://hooks.example.com/x",
+      events: patterns,
+      status,
+      secretEnc: sealSecret(newSigningSecret()),
+    })
     .returning({ id: webhookSubscriptions.id });
   return row.id;
 }
@@ -42,12 +53,25 @@ afterAll(async () => db.drop());
 
 describe("fan-out of recorded events", () => {
   it("queues one pending delivery per active subscription whose events match, in the event's tenant only", async () => {
-    const r = await recordEventWithDeliveries(db.db, { tenantId: a.tenantId, type: "lead.created", data: { lead_id: "x" } });
+    const r = await recordEventWithDeliveries(db.db, {
+      tenantId: a.tenantId,
+      type: "lead.created",
+      data: { lead_id: "x" },
+    });
     expect(await receivers(r.eventId)).toEqual(ids("family", "exact"));
     const rows = await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, r.eventId));
     expect(r.deliveryIds.sort()).toEqual(rows.map((d) => d.id).sort());
     for (const d of rows) {
-      expect(d).toMatchObject({ tenantId: a.tenantId, eventType: "lead.created", state: "pending", attempt: 0, statusCode: null, error: null, deliveredAt: null, lockedUntil: null });
+      expect(d).toMatchObject({
+        tenantId: a.tenantId,
+        eventType: "lead.created",
+        state: "pending",
+        attempt: 0,
+        statusCode: null,
+        error: null,
+        deliveredAt: null,
+        lockedUntil: null,
+      });
       expect(Math.abs(d.nextAttemptAt!.getTime() - Date.now())).toBeLessThan(60_000);
     }
   });
@@ -65,11 +89,23 @@ describe("fan-out of recorded events", () => {
   });
 
   it("targets one active subscription of the tenant when asked, whatever its events", async () => {
-    const id = await recordEvent(db.db, { tenantId: a.tenantId, type: "webhook.test", data: {}, livemode: false }, { onlySubscriptionId: sub.articles });
+    const id = await recordEvent(
+      db.db,
+      { tenantId: a.tenantId, type: "webhook.test", data: {}, livemode: false },
+      { onlySubscriptionId: sub.articles },
+    );
     expect(await receivers(id)).toEqual([sub.articles]);
-    const paused = await recordEventWithDeliveries(db.db, { tenantId: a.tenantId, type: "webhook.test", data: {} }, { onlySubscriptionId: sub.paused });
+    const paused = await recordEventWithDeliveries(
+      db.db,
+      { tenantId: a.tenantId, type: "webhook.test", data: {} },
+      { onlySubscriptionId: sub.paused },
+    );
     expect(paused.deliveryIds).toEqual([]);
-    const foreign = await recordEventWithDeliveries(db.db, { tenantId: a.tenantId, type: "webhook.test", data: {} }, { onlySubscriptionId: sub.foreign });
+    const foreign = await recordEventWithDeliveries(
+      db.db,
+      { tenantId: a.tenantId, type: "webhook.test", data: {} },
+      { onlySubscriptionId: sub.foreign },
+    );
     expect(foreign.deliveryIds).toEqual([]);
   });
 
@@ -77,7 +113,11 @@ describe("fan-out of recorded events", () => {
     let eventId = "";
     await expect(
       db.db.transaction(async (tx) => {
-        eventId = await recordEvent(tx as never, { tenantId: b.tenantId, type: "lead.updated", data: { marker: "rolled-back" } });
+        eventId = await recordEvent(tx as never, {
+          tenantId: b.tenantId,
+          type: "lead.updated",
+          data: { marker: "rolled-back" },
+        });
         // Inside the transaction the delivery exists (PGlite has one connection, so no outside look here).
         const inside = await tx.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, eventId));
         expect(inside.map((d) => d.subscriptionId)).toEqual([sub.foreign]);
@@ -88,9 +128,14 @@ describe("fan-out of recorded events", () => {
     expect(await db.db.select().from(events).where(eq(events.id, eventId))).toHaveLength(0);
     expect(await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, eventId))).toHaveLength(0);
     // The same write committed does queue a delivery, so the empty result above is the rollback.
-    const committed = await db.db.transaction((tx) => recordEvent(tx as never, { tenantId: b.tenantId, type: "lead.updated", data: {} }));
+    const committed = await db.db.transaction((tx) =>
+      recordEvent(tx as never, { tenantId: b.tenantId, type: "lead.updated", data: {} }),
+    );
     expect(await receivers(committed)).toEqual([sub.foreign]);
-    const all = await db.db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.tenantId, b.tenantId)));
+    const all = await db.db
+      .select()
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.tenantId, b.tenantId)));
     expect(all.every((d) => d.subscriptionId === sub.foreign)).toBe(true);
   });
 });
@@ -99,8 +144,21 @@ describe("who may receive an event", () => {
   let c: TenantFixture;
   /** Another integration of tenant c with `scopes` (and `role`), subscribed to every family used below. */
   const integrationWith = async (scopes: string[], role?: string) => {
-    const i = await createIntegration(db.db, c.tenantId, { name: `scopes ${scopes.join(" ")}`, scopes, role, piiCountry: "RU", legalBasis: "contract" });
-    return subscribe({ tenantId: c.tenantId, integrationId: i.id }, ["conversation.*", "message.created", "lead.*", "contact.*", "task.*", "api_key.*"]);
+    const i = await createIntegration(db.db, c.tenantId, {
+      name: `scopes ${scopes.join(" ")}`,
+      scopes,
+      role,
+      piiCountry: "RU",
+      legalBasis: "contract",
+    });
+    return subscribe({ tenantId: c.tenantId, integrationId: i.id }, [
+      "conversation.*",
+      "message.created",
+      "lead.*",
+      "contact.*",
+      "task.*",
+      "api_key.*",
+    ]);
   };
   const reach: Record<string, string> = {};
 
@@ -129,11 +187,22 @@ describe("who may receive an event", () => {
   });
 
   it("sends api_key.expiring only to subscriptions of the integration owning the key", async () => {
-    const [owner] = await db.db.select({ integrationId: webhookSubscriptions.integrationId }).from(webhookSubscriptions).where(eq(webhookSubscriptions.id, reach.none));
-    const id = await recordEvent(db.db, { tenantId: c.tenantId, type: "api_key.expiring", data: { key_id: "kid_x", integration_id: owner!.integrationId, days_left: 7 } });
+    const [owner] = await db.db
+      .select({ integrationId: webhookSubscriptions.integrationId })
+      .from(webhookSubscriptions)
+      .where(eq(webhookSubscriptions.id, reach.none));
+    const id = await recordEvent(db.db, {
+      tenantId: c.tenantId,
+      type: "api_key.expiring",
+      data: { key_id: "kid_x", integration_id: owner!.integrationId, days_left: 7 },
+    });
     expect(await receivers(id)).toEqual([reach.none]);
     // Without the owner in the data nobody is told (never the whole tenant).
-    const orphan = await recordEventWithDeliveries(db.db, { tenantId: c.tenantId, type: "api_key.expiring", data: { key_id: "kid_x" } });
+    const orphan = await recordEventWithDeliveries(db.db, {
+      tenantId: c.tenantId,
+      type: "api_key.expiring",
+      data: { key_id: "kid_x" },
+    });
     expect(orphan.deliveryIds).toEqual([]);
   });
 });

@@ -89,11 +89,17 @@ export async function fanOutEvent(db: Db, event: FanOutEvent, opts: FanOutOption
  */
 async function subscriptionsHoldingScopes(db: Db, conds: SQL[], scopes: readonly string[]): Promise<string[]> {
   const s = webhookSubscriptions;
-  const candidates = await db.select({ id: s.id, integrationId: s.integrationId }).from(s).where(and(...conds));
+  const candidates = await db
+    .select({ id: s.id, integrationId: s.integrationId })
+    .from(s)
+    .where(and(...conds));
   const verdicts = new Map<string, boolean>();
   for (const integrationId of new Set(candidates.map((c) => c.integrationId))) {
     const effective: readonly string[] = await integrationEffectiveScopes(db, integrationId);
-    verdicts.set(integrationId, scopes.some((x) => effective.includes(x)));
+    verdicts.set(
+      integrationId,
+      scopes.some((x) => effective.includes(x)),
+    );
   }
   return candidates.filter((c) => verdicts.get(c.integrationId)).map((c) => c.id);
 }

@@ -22,10 +22,24 @@ beforeAll(async () => {
   db = await openTestDatabase();
   t = await makeTenant(db.db);
   const mk = async (tf: TenantFixture) =>
-    (await db.db.insert(webhookSubscriptions).values({ tenantId: tf.tenantId, integrationId: tf.integrationId, url: "https://hooks.example.com/x", events: ["lead.*"], secretEnc: sealSecret(newSigningSecret()) }).returning())[0].id;
+    (
+      await db.db
+        .insert(webhookSubscriptions)
+        .values({
+          tenantId: tf.tenantId,
+          integrationId: tf.integrationId,
+          url: "https://hooks.example.com/x",
+          events: ["lead.*"],
+          secretEnc: sealSecret(newSigningSecret()),
+        })
+        .returning()
+    )[0].id;
   subId = await mk(t);
   otherSubId = await mk(t);
-  [{ id: eventId }] = await db.db.insert(events).values({ tenantId: t.tenantId, type: "lead.created", data: {} }).returning({ id: events.id });
+  [{ id: eventId }] = await db.db
+    .insert(events)
+    .values({ tenantId: t.tenantId, type: "lead.created", data: {} })
+    .returning({ id: events.id });
   const plan: [string, number][] = [
     ["pending", 1000],
     ["delivered", 2000],
@@ -57,7 +71,15 @@ beforeAll(async () => {
     rows.push({ id: r.id, state, ageMs });
   }
   // Another subscription's journal never shows here.
-  await db.db.insert(webhookDeliveries).values({ tenantId: t.tenantId, subscriptionId: otherSubId, eventId, eventType: "lead.created", createdAt: new Date(base) });
+  await db.db
+    .insert(webhookDeliveries)
+    .values({
+      tenantId: t.tenantId,
+      subscriptionId: otherSubId,
+      eventId,
+      eventType: "lead.created",
+      createdAt: new Date(base),
+    });
 });
 afterAll(async () => db.drop());
 
@@ -71,17 +93,46 @@ describe("GET /webhooks/{id}/deliveries", () => {
     expect(r.body.next_cursor).toBeNull();
     expect(r.body.data.map((d: { id: string }) => d.id)).toEqual(visible().map((x) => x.id));
     const first = r.body.data[0];
-    expect(Object.keys(first).sort()).toEqual(["attempt", "created_at", "delivered_at", "duration_ms", "error", "event_id", "id", "next_attempt_at", "state", "status_code"]);
-    expect(first).toMatchObject({ event_id: eventId, state: "pending", attempt: 0, status_code: null, duration_ms: null, error: null, delivered_at: null });
+    expect(Object.keys(first).sort()).toEqual([
+      "attempt",
+      "created_at",
+      "delivered_at",
+      "duration_ms",
+      "error",
+      "event_id",
+      "id",
+      "next_attempt_at",
+      "state",
+      "status_code",
+    ]);
+    expect(first).toMatchObject({
+      event_id: eventId,
+      state: "pending",
+      attempt: 0,
+      status_code: null,
+      duration_ms: null,
+      error: null,
+      delivered_at: null,
+    });
     expect(first.next_attempt_at).toBe(new Date(base + 60_000).toISOString());
-    expect(r.body.data[1]).toMatchObject({ state: "delivered", status_code: 200, duration_ms: 120, error: null, next_attempt_at: null });
+    expect(r.body.data[1]).toMatchObject({
+      state: "delivered",
+      status_code: 200,
+      duration_ms: 120,
+      error: null,
+      next_attempt_at: null,
+    });
     expect(r.body.data[2]).toMatchObject({ state: "failed", status_code: 500, error: "http_500", attempt: 3 });
   });
 
   it("filters by state", async () => {
     for (const state of ["pending", "delivered", "failed", "dead"]) {
       const r = await call("GET", `${path()}?state=${state}`, { key: t.key });
-      expect(r.body.data.map((d: { id: string }) => d.id)).toEqual(visible().filter((x) => x.state === state).map((x) => x.id));
+      expect(r.body.data.map((d: { id: string }) => d.id)).toEqual(
+        visible()
+          .filter((x) => x.state === state)
+          .map((x) => x.id),
+      );
     }
     const bad = await call("GET", `${path()}?state=lost`, { key: t.key });
     expect([bad.status, bad.body.code]).toEqual([422, "validation_failed"]);
@@ -106,12 +157,24 @@ describe("GET /webhooks/{id}/deliveries", () => {
 
     const failed = await call("GET", `${path()}?state=failed&limit=1`, { key: t.key });
     expect(failed.body.next_cursor).toEqual(expect.any(String));
-    const changed = await call("GET", `${path()}?state=dead&cursor=${encodeURIComponent(failed.body.next_cursor)}`, { key: t.key });
+    const changed = await call("GET", `${path()}?state=dead&cursor=${encodeURIComponent(failed.body.next_cursor)}`, {
+      key: t.key,
+    });
     expect([changed.status, changed.body.errors[0].field]).toEqual([422, "/cursor"]);
-    const otherSub = await call("GET", `/webhooks/${otherSubId}/deliveries?state=failed&cursor=${encodeURIComponent(failed.body.next_cursor)}`, { key: t.key });
+    const otherSub = await call(
+      "GET",
+      `/webhooks/${otherSubId}/deliveries?state=failed&cursor=${encodeURIComponent(failed.body.next_cursor)}`,
+      { key: t.key },
+    );
     expect([otherSub.status, otherSub.body.errors[0].field]).toEqual([422, "/cursor"]);
-    const next = await call("GET", `${path()}?state=failed&limit=1&cursor=${encodeURIComponent(failed.body.next_cursor)}`, { key: t.key });
-    expect(next.body.data.map((d: { id: string }) => d.id)).toEqual([visible().filter((x) => x.state === "failed")[1].id]);
+    const next = await call(
+      "GET",
+      `${path()}?state=failed&limit=1&cursor=${encodeURIComponent(failed.body.next_cursor)}`,
+      { key: t.key },
+    );
+    expect(next.body.data.map((d: { id: string }) => d.id)).toEqual([
+      visible().filter((x) => x.state === "failed")[1].id,
+    ]);
   });
 
   it("uses limit default 25 and refuses limits outside 1 to 100", async () => {
@@ -122,7 +185,12 @@ describe("GET /webhooks/{id}/deliveries", () => {
   });
 
   it("answers 404 for another integration of the same tenant and for a missing subscription", async () => {
-    const i = await createIntegration(db.db, t.tenantId, { name: "Second", scopes: [...SCOPES], piiCountry: "RU", legalBasis: "contract" });
+    const i = await createIntegration(db.db, t.tenantId, {
+      name: "Second",
+      scopes: [...SCOPES],
+      piiCountry: "RU",
+      legalBasis: "contract",
+    });
     const { key } = await issueKey(db.db, { integrationId: i.id, ipAllowlist: ["127.0.0.1"] });
     const foreign = await call("GET", path(), { key });
     const missing = await call("GET", `/webhooks/${crypto.randomUUID()}/deliveries`, { key: t.key });

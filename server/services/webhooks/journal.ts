@@ -44,7 +44,11 @@ export async function listDeliveries(
 ): Promise<{ deliveries: WebhookDelivery[]; next: DeliveryPosition | null }> {
   await findSubscription(db, owner, subscriptionId);
   const d = webhookDeliveries;
-  const conds = [eq(d.tenantId, owner.tenantId), eq(d.subscriptionId, subscriptionId), gt(d.createdAt, new Date(nowMs() - JOURNAL_RETENTION_MS))];
+  const conds = [
+    eq(d.tenantId, owner.tenantId),
+    eq(d.subscriptionId, subscriptionId),
+    gt(d.createdAt, new Date(nowMs() - JOURNAL_RETENTION_MS)),
+  ];
   if (q.state) conds.push(eq(d.state, q.state));
   if (q.after) conds.push(sql`(${d.createdAt}, ${d.id}) < (${q.after[0]}::timestamptz, ${q.after[1]}::uuid)`);
   const rows = await db
@@ -55,7 +59,10 @@ export async function listDeliveries(
     .limit(q.limit + 1);
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
-  return { deliveries: page.map(toDelivery), next: rows.length > q.limit && last ? [last.createdAt.toISOString(), last.id] : null };
+  return {
+    deliveries: page.map(toDelivery),
+    next: rows.length > q.limit && last ? [last.createdAt.toISOString(), last.id] : null,
+  };
 }
 
 /** A journal row as the console shows it: the API's WebhookDelivery plus the event type. */

@@ -30,7 +30,14 @@ export interface WebhookOwner {
  */
 export async function resolveWebhookOwner(db: Db, actor: Actor, integrationId: string): Promise<WebhookOwner> {
   const [row] = await db
-    .select({ id: integrations.id, status: integrations.status, country: integrations.piiCountry, legalBasis: integrations.legalBasis, ipAllowlist: integrations.ipAllowlist, cell: tenants.cell })
+    .select({
+      id: integrations.id,
+      status: integrations.status,
+      country: integrations.piiCountry,
+      legalBasis: integrations.legalBasis,
+      ipAllowlist: integrations.ipAllowlist,
+      cell: tenants.cell,
+    })
     .from(integrations)
     .innerJoin(tenants, eq(tenants.id, integrations.tenantId))
     .where(and(eq(integrations.tenantId, actor.tenantId), eq(integrations.id, integrationId)));

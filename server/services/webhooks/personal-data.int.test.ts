@@ -1,6 +1,14 @@
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { contacts, conversations, disclosures, integrations, leads, webhookDeliveries, webhookSubscriptions } from "@/db/schema";
+import {
+  contacts,
+  conversations,
+  disclosures,
+  integrations,
+  leads,
+  webhookDeliveries,
+  webhookSubscriptions,
+} from "@/db/schema";
 import { attemptDelivery } from "@/server/jobs/attempt-delivery";
 import { recordEventWithDeliveries } from "@/server/services/events/outbox";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
@@ -25,7 +33,15 @@ let mailboxConversationId: string;
 async function subscribe(t: TenantFixture, events: string[], includePii: boolean) {
   const [row] = await db.db
     .insert(webhookSubscriptions)
-    .values({ tenantId: t.tenantId, integrationId: t.integrationId, url: rx.url, events, includePii, status: "active", secretEnc: sealSecret(newSigningSecret()) })
+    .values({
+      tenantId: t.tenantId,
+      integrationId: t.integrationId,
+      url: rx.url,
+      events,
+      includePii,
+      status: "active",
+      secretEnc: sealSecret(newSigningSecret()),
+    })
     .returning({ id: webhookSubscriptions.id });
   return row!.id;
 }
@@ -33,7 +49,11 @@ async function subscribe(t: TenantFixture, events: string[], includePii: boolean
 /** Queues `type` for one subscription and runs one attempt; returns the body the receiver got. */
 async function deliver(subscriptionId: string, type: string, data: Record<string, unknown>) {
   rx.requests.length = 0;
-  const r = await recordEventWithDeliveries(db.db, { tenantId: a.tenantId, type, data }, { onlySubscriptionId: subscriptionId });
+  const r = await recordEventWithDeliveries(
+    db.db,
+    { tenantId: a.tenantId, type, data },
+    { onlySubscriptionId: subscriptionId },
+  );
   const deliveryId = r.deliveryIds[0]!;
   const out = await attemptDelivery(db.db, deliveryId, new Date(), { client });
   expect(out.state).toBe("delivered");
@@ -41,9 +61,22 @@ async function deliver(subscriptionId: string, type: string, data: Record<string
   return { body: JSON.parse(rx.requests[0]!.body) as { data: Record<string, unknown> }, deliveryId };
 }
 
-const journalOf = (deliveryId: string) => db.db.select().from(disclosures).where(eq(disclosures.requestId, `delivery:${deliveryId}`));
+const journalOf = (deliveryId: string) =>
+  db.db
+    .select()
+    .from(disclosures)
+    .where(eq(disclosures.requestId, `delivery:${deliveryId}`));
 
-const CONTACT = { id: "", first_name: "Anna", last_name: "Petrova", email: "anna@example.ru", phone: "+79990000000", tags: ["vip"], geo_country: "RU", geo_city: "Kazan" };
+const CONTACT = {
+  id: "",
+  first_name: "Anna",
+  last_name: "Petrova",
+  email: "anna@example.ru",
+  phone: "+79990000000",
+  tags: ["vip"],
+  geo_country: "RU",
+  geo_city: "Kazan",
+};
 
 beforeAll(async () => {
   db = await openTestDatabase({ ...LOOPBACK_RECEIVER_ENV });
@@ -52,19 +85,40 @@ beforeAll(async () => {
   a = await makeTenant(db.db);
   const [c] = await db.db
     .insert(contacts)
-    .values({ tenantId: a.tenantId, firstName: "Anna", lastName: "Petrova", email: "anna@example.ru", phone: "+79990000000", tags: ["vip"], geoCountry: "RU", geoCity: "Kazan" })
+    .values({
+      tenantId: a.tenantId,
+      firstName: "Anna",
+      lastName: "Petrova",
+      email: "anna@example.ru",
+      phone: "+79990000000",
+      tags: ["vip"],
+      geoCountry: "RU",
+      geoCity: "Kazan",
+    })
     .returning({ id: contacts.id });
   contactId = c!.id;
   CONTACT.id = contactId;
-  const [conv] = await db.db.insert(conversations).values({ tenantId: a.tenantId, channelType: "api", contactId }).returning({ id: conversations.id });
+  const [conv] = await db.db
+    .insert(conversations)
+    .values({ tenantId: a.tenantId, channelType: "api", contactId })
+    .returning({ id: conversations.id });
   conversationId = conv!.id;
-  const [mail] = await db.db.insert(conversations).values({ tenantId: a.tenantId, channelType: "email", kind: "personal_mailbox", contactId }).returning({ id: conversations.id });
+  const [mail] = await db.db
+    .insert(conversations)
+    .values({ tenantId: a.tenantId, channelType: "email", kind: "personal_mailbox", contactId })
+    .returning({ id: conversations.id });
   mailboxConversationId = mail!.id;
-  const [l] = await db.db.insert(leads).values({ tenantId: a.tenantId, contactId, conversationId }).returning({ id: leads.id });
+  const [l] = await db.db
+    .insert(leads)
+    .values({ tenantId: a.tenantId, contactId, conversationId })
+    .returning({ id: leads.id });
   leadId = l!.id;
 });
 afterEach(async () => {
-  await db.db.update(integrations).set({ piiCountry: "RU", status: "active" }).where(eq(integrations.id, a.integrationId));
+  await db.db
+    .update(integrations)
+    .set({ piiCountry: "RU", status: "active" })
+    .where(eq(integrations.id, a.integrationId));
 });
 afterAll(async () => {
   await client.close();
@@ -75,11 +129,29 @@ afterAll(async () => {
 describe("include_pii deliveries", () => {
   it("lead.* carries the lead's contact, and the delivery is written to the disclosure journal", async () => {
     const sub = await subscribe(a, ["lead.*"], true);
-    const { body, deliveryId } = await deliver(sub, "lead.created", { lead_id: leadId, contact_id: contactId, conversation_id: conversationId, version: 1 });
-    expect(body.data).toEqual({ lead_id: leadId, contact_id: contactId, conversation_id: conversationId, version: 1, contact: CONTACT });
+    const { body, deliveryId } = await deliver(sub, "lead.created", {
+      lead_id: leadId,
+      contact_id: contactId,
+      conversation_id: conversationId,
+      version: 1,
+    });
+    expect(body.data).toEqual({
+      lead_id: leadId,
+      contact_id: contactId,
+      conversation_id: conversationId,
+      version: 1,
+      contact: CONTACT,
+    });
     const rows = await journalOf(deliveryId);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ tenantId: a.tenantId, integrationId: a.integrationId, apiKeyId: null, route: "webhook lead.created", resourceType: "contact", resourceIds: [contactId] });
+    expect(rows[0]).toMatchObject({
+      tenantId: a.tenantId,
+      integrationId: a.integrationId,
+      apiKeyId: null,
+      route: "webhook lead.created",
+      resourceType: "contact",
+      resourceIds: [contactId],
+    });
   });
 
   it("conversation.created, handoff_requested and summary_ready carry the conversation's contact", async () => {
@@ -120,7 +192,11 @@ describe("include_pii deliveries", () => {
   it("sends nothing while the disclosure journal cannot be written; the delivery stays due and goes out once it can", async () => {
     const sub = await subscribe(a, ["lead.*"], true);
     rx.requests.length = 0;
-    const ev = await recordEventWithDeliveries(db.db, { tenantId: a.tenantId, type: "lead.updated", data: { lead_id: leadId, version: 9 } }, { onlySubscriptionId: sub });
+    const ev = await recordEventWithDeliveries(
+      db.db,
+      { tenantId: a.tenantId, type: "lead.updated", data: { lead_id: leadId, version: 9 } },
+      { onlySubscriptionId: sub },
+    );
     const deliveryId = ev.deliveryIds[0]!;
     await db.db.execute(sql`alter table disclosures rename to disclosures_x`);
     try {
@@ -141,17 +217,38 @@ describe("include_pii deliveries", () => {
 
   it("the integration lost leads:read: lead events go out thin", async () => {
     const b = await makeTenant(db.db, { scopes: ["conversations:read"] });
-    const [c] = await db.db.insert(contacts).values({ tenantId: b.tenantId, email: "b@example.ru" }).returning({ id: contacts.id });
-    const [l] = await db.db.insert(leads).values({ tenantId: b.tenantId, contactId: c!.id }).returning({ id: leads.id });
+    const [c] = await db.db
+      .insert(contacts)
+      .values({ tenantId: b.tenantId, email: "b@example.ru" })
+      .returning({ id: contacts.id });
+    const [l] = await db.db
+      .insert(leads)
+      .values({ tenantId: b.tenantId, contactId: c!.id })
+      .returning({ id: leads.id });
     const [sub] = await db.db
       .insert(webhookSubscriptions)
-      .values({ tenantId: b.tenantId, integrationId: b.integrationId, url: rx.url, events: ["lead.*"], includePii: true, status: "active", secretEnc: sealSecret(newSigningSecret()) })
+      .values({
+        tenantId: b.tenantId,
+        integrationId: b.integrationId,
+        url: rx.url,
+        events: ["lead.*"],
+        includePii: true,
+        status: "active",
+        secretEnc: sealSecret(newSigningSecret()),
+      })
       .returning({ id: webhookSubscriptions.id });
     rx.requests.length = 0;
-    const ev = await recordEventWithDeliveries(db.db, { tenantId: b.tenantId, type: "lead.updated", data: { lead_id: l!.id, version: 1 } }, { onlySubscriptionId: sub!.id });
+    const ev = await recordEventWithDeliveries(
+      db.db,
+      { tenantId: b.tenantId, type: "lead.updated", data: { lead_id: l!.id, version: 1 } },
+      { onlySubscriptionId: sub!.id },
+    );
     await attemptDelivery(db.db, ev.deliveryIds[0]!, new Date(), { client });
     expect(JSON.parse(rx.requests[0]!.body).data).toEqual({ lead_id: l!.id, version: 1 });
-    const [d] = await db.db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.id, ev.deliveryIds[0]!)));
+    const [d] = await db.db
+      .select()
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.id, ev.deliveryIds[0]!)));
     expect(d!.state).toBe("delivered");
   });
 });

@@ -45,7 +45,11 @@ const idOf = (v: unknown): string | null => (typeof v === "string" && /^[0-9a-f-
  * student-cabinet conversations, the delivery goes out thin (returns null).
  * @returns null when the delivery carries no personal data
  */
-export async function personalDataForDelivery(db: Db, sub: PiiSubscription, event: PiiEvent): Promise<PersonalData | null> {
+export async function personalDataForDelivery(
+  db: Db,
+  sub: PiiSubscription,
+  event: PiiEvent,
+): Promise<PersonalData | null> {
   if (!sub.includePii || !isPiiEnrichedType(event.type)) return null;
   const [integration] = await db
     .select({ status: integrations.status, piiCountry: integrations.piiCountry, cell: tenants.cell })

@@ -42,13 +42,22 @@ export function toWebhook(row: SubscriptionRow): Webhook {
 
 /** Filter of what the owner may see: its own tenant and its own integration (spec: foreign ones are 404). */
 const visibleTo = (owner: WebhookOwner, id: string) =>
-  and(eq(webhookSubscriptions.tenantId, owner.tenantId), eq(webhookSubscriptions.integrationId, owner.integrationId), eq(webhookSubscriptions.id, id));
+  and(
+    eq(webhookSubscriptions.tenantId, owner.tenantId),
+    eq(webhookSubscriptions.integrationId, owner.integrationId),
+    eq(webhookSubscriptions.id, id),
+  );
 
 /**
  * A subscription row of the calling integration, optionally locked for update.
  * @throws ApiError 404 `not_found` when missing, of another integration or of another tenant.
  */
-export async function findSubscription(db: Db, owner: WebhookOwner, id: string, lock = false): Promise<SubscriptionRow> {
+export async function findSubscription(
+  db: Db,
+  owner: WebhookOwner,
+  id: string,
+  lock = false,
+): Promise<SubscriptionRow> {
   const q = db.select().from(webhookSubscriptions).where(visibleTo(owner, id));
   const [row] = await (lock ? q.for("update") : q);
   if (!row) throw notFound("Webhook subscription");
@@ -66,8 +75,14 @@ export async function listSubscriptions(
   owner: WebhookOwner,
   q: { limit: number; after?: SubscriptionPosition },
 ): Promise<{ webhooks: Webhook[]; next: SubscriptionPosition | null }> {
-  const conds = [eq(webhookSubscriptions.tenantId, owner.tenantId), eq(webhookSubscriptions.integrationId, owner.integrationId)];
-  if (q.after) conds.push(sql`(${webhookSubscriptions.updatedAt}, ${webhookSubscriptions.id}) > (${q.after[0]}::timestamptz, ${q.after[1]}::uuid)`);
+  const conds = [
+    eq(webhookSubscriptions.tenantId, owner.tenantId),
+    eq(webhookSubscriptions.integrationId, owner.integrationId),
+  ];
+  if (q.after)
+    conds.push(
+      sql`(${webhookSubscriptions.updatedAt}, ${webhookSubscriptions.id}) > (${q.after[0]}::timestamptz, ${q.after[1]}::uuid)`,
+    );
   const rows = await db
     .select()
     .from(webhookSubscriptions)
@@ -76,7 +91,10 @@ export async function listSubscriptions(
     .limit(q.limit + 1);
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
-  return { webhooks: page.map(toWebhook), next: rows.length > q.limit && last ? [last.updatedAt.toISOString(), last.id] : null };
+  return {
+    webhooks: page.map(toWebhook),
+    next: rows.length > q.limit && last ? [last.updatedAt.toISOString(), last.id] : null,
+  };
 }
 
 /**
@@ -86,14 +104,27 @@ export async function listSubscriptions(
  * names it); in the RU cell the transfer conditions of personal-data scopes (403 `pii_transfer_not_allowed`).
  * Turning it on also needs the staff member's personal-data right ({@link assertMayRoutePersonalData}).
  */
-function assertIncludePiiAllowed(actor: Actor, owner: WebhookOwner, events: readonly string[], field: string, turningOn: boolean): void {
+function assertIncludePiiAllowed(
+  actor: Actor,
+  owner: WebhookOwner,
+  events: readonly string[],
+  field: string,
+  turningOn: boolean,
+): void {
   if (!allowsIncludePii(events)) {
-    throw invalidField(field, "not_allowed", "include_pii is allowed only when every event is of lead.*, contact.* or conversation.*");
+    throw invalidField(
+      field,
+      "not_allowed",
+      "include_pii is allowed only when every event is of lead.*, contact.* or conversation.*",
+    );
   }
   if (turningOn) assertMayRoutePersonalData(actor, "Sending personal data in webhook deliveries (include_pii)");
   for (const group of piiScopeGroups(events)) {
     if (!group.some((s) => owner.scopes.includes(s))) {
-      throw new ApiError("scope_missing", `include_pii for these events needs the scope ${group.join(" or ")}; the key's effective scopes are listed in GET /me.`);
+      throw new ApiError(
+        "scope_missing",
+        `include_pii for these events needs the scope ${group.join(" or ")}; the key's effective scopes are listed in GET /me.`,
+      );
     }
   }
   assertPiiTransferAllowed(owner.cell, owner.transfer);
@@ -114,7 +145,10 @@ function assertMayRoutePersonalData(actor: Actor, what: string): void {
 function logPiiEnabled(actor: Actor, owner: WebhookOwner, subscriptionId: string): void {
   // Enabling personal data in deliveries is logged (spec "Events"); ids only, never the secret or url.
   const by = actor.via === "api" ? { key_id: actor.keyId } : { by: actorLabel(actor) };
-  log().info({ tenant_id: owner.tenantId, integration_id: owner.integrationId, ...by, webhook_id: subscriptionId }, "webhook include_pii enabled");
+  log().info(
+    { tenant_id: owner.tenantId, integration_id: owner.integrationId, ...by, webhook_id: subscriptionId },
+    "webhook include_pii enabled",
+  );
 }
 
 /**
@@ -124,14 +158,31 @@ function logPiiEnabled(actor: Actor, owner: WebhookOwner, subscriptionId: string
  * @throws ApiError 409 `invalid_state` for the 11th subscription of the integration; 422 on `/url`
  *   ({@link checkWebhookUrl}) or `/include_pii`; 403 `scope_missing` / `pii_transfer_not_allowed`.
  */
-export async function createSubscription(db: Db, actor: Actor, owner: WebhookOwner, input: WebhookCreate): Promise<{ webhook: Webhook; secret: string }> {
-  await db.select({ id: integrations.id }).from(integrations).where(eq(integrations.id, owner.integrationId)).for("update");
+export async function createSubscription(
+  db: Db,
+  actor: Actor,
+  owner: WebhookOwner,
+  input: WebhookCreate,
+): Promise<{ webhook: Webhook; secret: string }> {
+  await db
+    .select({ id: integrations.id })
+    .from(integrations)
+    .where(eq(integrations.id, owner.integrationId))
+    .for("update");
   const [{ n }] = await db
     .select({ n: count() })
     .from(webhookSubscriptions)
-    .where(and(eq(webhookSubscriptions.tenantId, owner.tenantId), eq(webhookSubscriptions.integrationId, owner.integrationId)));
+    .where(
+      and(
+        eq(webhookSubscriptions.tenantId, owner.tenantId),
+        eq(webhookSubscriptions.integrationId, owner.integrationId),
+      ),
+    );
   if (n >= MAX_SUBSCRIPTIONS_PER_INTEGRATION) {
-    throw new ApiError("invalid_state", `An integration may hold at most ${MAX_SUBSCRIPTIONS_PER_INTEGRATION} webhook subscriptions; delete one first.`);
+    throw new ApiError(
+      "invalid_state",
+      `An integration may hold at most ${MAX_SUBSCRIPTIONS_PER_INTEGRATION} webhook subscriptions; delete one first.`,
+    );
   }
   if (input.include_pii) assertIncludePiiAllowed(actor, owner, input.events, "/include_pii", true);
   await checkWebhookUrl(input.url);
@@ -159,14 +210,27 @@ export async function createSubscription(db: Db, actor: Actor, owner: WebhookOwn
  * @throws ApiError 404 for a missing or foreign subscription; 422 on `/url`, `/events` or `/include_pii`;
  *   403 `scope_missing` / `pii_transfer_not_allowed`.
  */
-export async function updateSubscription(db: Db, actor: Actor, owner: WebhookOwner, id: string, input: WebhookUpdate): Promise<Webhook> {
+export async function updateSubscription(
+  db: Db,
+  actor: Actor,
+  owner: WebhookOwner,
+  id: string,
+  input: WebhookUpdate,
+): Promise<Webhook> {
   const current = await findSubscription(db, owner, id, true);
   const events = input.events ?? current.events;
   const includePii = input.include_pii ?? current.includePii;
   if (input.include_pii === true || (includePii && input.events !== undefined)) {
-    assertIncludePiiAllowed(actor, owner, events, input.include_pii === true ? "/include_pii" : "/events", input.include_pii === true && !current.includePii);
+    assertIncludePiiAllowed(
+      actor,
+      owner,
+      events,
+      input.include_pii === true ? "/include_pii" : "/events",
+      input.include_pii === true && !current.includePii,
+    );
   }
-  if (includePii && input.url !== undefined && input.url !== current.url) assertMayRoutePersonalData(actor, "Changing where a subscription with include_pii sends personal data");
+  if (includePii && input.url !== undefined && input.url !== current.url)
+    assertMayRoutePersonalData(actor, "Changing where a subscription with include_pii sends personal data");
   if (input.url !== undefined) await checkWebhookUrl(input.url);
   const set: Partial<typeof webhookSubscriptions.$inferInsert> = { updatedAt: sql`now()` as unknown as Date };
   if (input.url !== undefined) set.url = input.url;
@@ -181,7 +245,10 @@ export async function updateSubscription(db: Db, actor: Actor, owner: WebhookOwn
 
 /** `DELETE /webhooks/{id}`: the delivery journal goes with it (foreign key cascade). @throws ApiError 404. */
 export async function deleteSubscription(db: Db, owner: WebhookOwner, id: string): Promise<void> {
-  const gone = await db.delete(webhookSubscriptions).where(visibleTo(owner, id)).returning({ id: webhookSubscriptions.id });
+  const gone = await db
+    .delete(webhookSubscriptions)
+    .where(visibleTo(owner, id))
+    .returning({ id: webhookSubscriptions.id });
   if (gone.length === 0) throw notFound("Webhook subscription");
 }
 
@@ -191,7 +258,11 @@ export async function deleteSubscription(db: Db, owner: WebhookOwner, id: string
  * previous secret with the one just retired, so at most two secrets sign at once.
  * @returns the Webhook and the new secret in clear (shown once). @throws ApiError 404.
  */
-export async function rotateSecret(db: Db, owner: WebhookOwner, id: string): Promise<{ webhook: Webhook; secret: string }> {
+export async function rotateSecret(
+  db: Db,
+  owner: WebhookOwner,
+  id: string,
+): Promise<{ webhook: Webhook; secret: string }> {
   const current = await findSubscription(db, owner, id, true);
   const at = now();
   const secret = newSigningSecret();
@@ -217,6 +288,11 @@ export async function rotateSecret(db: Db, owner: WebhookOwner, id: string): Pro
  */
 export async function sendTestEvent(db: Db, owner: WebhookOwner, id: string): Promise<string> {
   const sub = await findSubscription(db, owner, id, true);
-  if (sub.status !== "active") throw new ApiError("invalid_state", "Test deliveries need an active subscription; set status active first.");
-  return recordEvent(db, { tenantId: owner.tenantId, type: "webhook.test", data: { webhook_id: sub.id }, livemode: false }, { onlySubscriptionId: sub.id });
+  if (sub.status !== "active")
+    throw new ApiError("invalid_state", "Test deliveries need an active subscription; set status active first.");
+  return recordEvent(
+    db,
+    { tenantId: owner.tenantId, type: "webhook.test", data: { webhook_id: sub.id }, livemode: false },
+    { onlySubscriptionId: sub.id },
+  );
 }

@@ -6,8 +6,13 @@ import type { TenantFixture } from "../fixtures";
 
 /** A visible customer conversation of the owner with one message. */
 async function conversation(db: Db, o: TenantFixture): Promise<string> {
-  const [c] = await db.insert(conversations).values({ tenantId: o.tenantId, channelId: o.channelId, channelType: "api", externalCustomerId: "matrix" }).returning({ id: conversations.id });
-  await db.insert(messages).values({ tenantId: o.tenantId, conversationId: c.id, sender: "customer", content: "Hello" });
+  const [c] = await db
+    .insert(conversations)
+    .values({ tenantId: o.tenantId, channelId: o.channelId, channelType: "api", externalCustomerId: "matrix" })
+    .returning({ id: conversations.id });
+  await db
+    .insert(messages)
+    .values({ tenantId: o.tenantId, conversationId: c.id, sender: "customer", content: "Hello" });
   return c.id;
 }
 
@@ -16,10 +21,18 @@ const missing = async () => `/conversations/${crypto.randomUUID()}`;
 /** Isolation fixtures of the conversation routes (see ID_ROUTE_FIXTURES). */
 export const CONVERSATION_FIXTURES: Record<string, IdRouteFixture> = {
   getConversation: { make: async (db, o) => `/conversations/${await conversation(db, o)}`, missing },
-  listConversationMessages: { make: async (db, o) => `/conversations/${await conversation(db, o)}/messages`, missing: async () => `${await missing()}/messages` },
+  listConversationMessages: {
+    make: async (db, o) => `/conversations/${await conversation(db, o)}/messages`,
+    missing: async () => `${await missing()}/messages`,
+  },
   sendConversationCards: {
     make: async (db, o) => {
-      await createCard(db, { tenantId: o.tenantId, via: "operator" }, { code: "matrix-card", name: "Matrix" }).catch(() => undefined); // made once per owner
+      await createCard(db, { tenantId: o.tenantId, via: "operator" }, { code: "matrix-card", name: "Matrix" }).catch(
+        () => undefined,
+      ); // made once per owner
       return `/conversations/${await conversation(db, o)}/cards`;
-    }, missing: async () => `${await missing()}/cards`, body: { codes: ["matrix-card"] } },
+    },
+    missing: async () => `${await missing()}/cards`,
+    body: { codes: ["matrix-card"] },
+  },
 };

@@ -5,12 +5,21 @@ import type { TenantFixture } from "../fixtures";
 
 /** A non-archived lead of the owner with a contact (the personal data the isolation test must not leak). */
 async function lead(db: Db, o: TenantFixture): Promise<string> {
-  const [c] = await db.insert(contacts).values({ tenantId: o.tenantId, firstName: "Matrix", email: "matrix@example.com" }).returning({ id: contacts.id });
-  const [l] = await db.insert(leads).values({ tenantId: o.tenantId, title: "Matrix lead", source: "matrix", contactId: c.id }).returning({ id: leads.id });
+  const [c] = await db
+    .insert(contacts)
+    .values({ tenantId: o.tenantId, firstName: "Matrix", email: "matrix@example.com" })
+    .returning({ id: contacts.id });
+  const [l] = await db
+    .insert(leads)
+    .values({ tenantId: o.tenantId, title: "Matrix lead", source: "matrix", contactId: c.id })
+    .returning({ id: leads.id });
   return l.id;
 }
 
 /** Isolation fixtures of the lead routes (see ID_ROUTE_FIXTURES). */
 export const LEAD_FIXTURES: Record<string, IdRouteFixture> = {
-  getLead: { make: async (db, o) => `/leads/${await lead(db, o)}`, missing: async () => `/leads/${crypto.randomUUID()}` },
+  getLead: {
+    make: async (db, o) => `/leads/${await lead(db, o)}`,
+    missing: async () => `/leads/${crypto.randomUUID()}`,
+  },
 };

@@ -7,27 +7,55 @@ import type { TenantFixture } from "../fixtures";
 async function report(db: Db, o: TenantFixture): Promise<string> {
   const [r] = await db
     .insert(strategistReports)
-    .values({ tenantId: o.tenantId, reportDate: "2026-11-01", reportType: "daily", summaryText: "Matrix", dataAsOf: {}, highlights: [], concerns: [], actions: [], evidence: {} })
+    .values({
+      tenantId: o.tenantId,
+      reportDate: "2026-11-01",
+      reportType: "daily",
+      summaryText: "Matrix",
+      dataAsOf: {},
+      highlights: [],
+      concerns: [],
+      actions: [],
+      evidence: {},
+    })
     .returning({ id: strategistReports.id });
   return r.id;
 }
 
 /** A scored topic of the owner. */
 async function topic(db: Db, o: TenantFixture): Promise<string> {
-  const [t] = await db.insert(strategistTopics).values({ tenantId: o.tenantId, title: "Matrix", trendScore: 1, source: "planner" }).returning({ id: strategistTopics.id });
+  const [t] = await db
+    .insert(strategistTopics)
+    .values({ tenantId: o.tenantId, title: "Matrix", trendScore: 1, source: "planner" })
+    .returning({ id: strategistTopics.id });
   return t.id;
 }
 
 /** An action in a session of the owner's integration (the only kind the API shows). */
 async function action(db: Db, o: TenantFixture): Promise<string> {
-  const [s] = await db.insert(strategistSessions).values({ tenantId: o.tenantId, integrationId: o.integrationId }).returning({ id: strategistSessions.id });
-  const [a] = await db.insert(strategistActions).values({ tenantId: o.tenantId, sessionId: s.id, title: "Matrix" }).returning({ id: strategistActions.id });
+  const [s] = await db
+    .insert(strategistSessions)
+    .values({ tenantId: o.tenantId, integrationId: o.integrationId })
+    .returning({ id: strategistSessions.id });
+  const [a] = await db
+    .insert(strategistActions)
+    .values({ tenantId: o.tenantId, sessionId: s.id, title: "Matrix" })
+    .returning({ id: strategistActions.id });
   return a.id;
 }
 
 /** Isolation fixtures of the strategist id routes (see ID_ROUTE_FIXTURES). */
 export const STRATEGIST_FIXTURES: Record<string, IdRouteFixture> = {
-  getStrategistReport: { make: async (db, o) => `/strategist/reports/${await report(db, o)}`, missing: async () => `/strategist/reports/${crypto.randomUUID()}` },
-  getStrategistTopic: { make: async (db, o) => `/strategist/topics/${await topic(db, o)}`, missing: async () => `/strategist/topics/${crypto.randomUUID()}` },
-  getStrategistAction: { make: async (db, o) => `/strategist/actions/${await action(db, o)}`, missing: async () => `/strategist/actions/${crypto.randomUUID()}` },
+  getStrategistReport: {
+    make: async (db, o) => `/strategist/reports/${await report(db, o)}`,
+    missing: async () => `/strategist/reports/${crypto.randomUUID()}`,
+  },
+  getStrategistTopic: {
+    make: async (db, o) => `/strategist/topics/${await topic(db, o)}`,
+    missing: async () => `/strategist/topics/${crypto.randomUUID()}`,
+  },
+  getStrategistAction: {
+    make: async (db, o) => `/strategist/actions/${await action(db, o)}`,
+    missing: async () => `/strategist/actions/${crypto.randomUUID()}`,
+  },
 };

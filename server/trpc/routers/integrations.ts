@@ -11,7 +11,9 @@ const list = z.array(z.string().trim().min(1)).max(50);
 /** Integrations and their keys; changes need the `manage_integrations` right. */
 export const integrationsRouter = router({
   list: tenantProcedure.query(({ ctx }) => listIntegrations(ctx.db, ctx.actor.tenantId)),
-  get: tenantProcedure.input(z.object({ integrationId: z.uuid() })).query(({ ctx, input }) => getIntegration(ctx.db, ctx.actor.tenantId, input.integrationId)),
+  get: tenantProcedure
+    .input(z.object({ integrationId: z.uuid() }))
+    .query(({ ctx, input }) => getIntegration(ctx.db, ctx.actor.tenantId, input.integrationId)),
   create: manage
     .input(
       z.object({
@@ -47,7 +49,14 @@ export const integrationsRouter = router({
     return listKeys(ctx.db, ctx.actor.tenantId, input.integrationId);
   }),
   issueKey: manage
-    .input(z.object({ integrationId: z.uuid(), mode: z.enum(["live", "test"]), expiresAt: z.iso.datetime({ offset: true }).nullable(), ipAllowlist: list.nullable() }))
+    .input(
+      z.object({
+        integrationId: z.uuid(),
+        mode: z.enum(["live", "test"]),
+        expiresAt: z.iso.datetime({ offset: true }).nullable(),
+        ipAllowlist: list.nullable(),
+      }),
+    )
     .mutation(async ({ ctx, input }) => {
       const k = await issueKey(ctx.db, {
         integrationId: input.integrationId,

@@ -52,7 +52,15 @@ export const webhooksRouter = router({
 
   /** Creates a subscription; the only answer that carries its signing secret in clear. */
   create: manage
-    .input(z.object({ integrationId: z.uuid(), url: fields.url, events: fields.events, include_pii: fields.include_pii.optional(), description: fields.description.optional() }))
+    .input(
+      z.object({
+        integrationId: z.uuid(),
+        url: fields.url,
+        events: fields.events,
+        include_pii: fields.include_pii.optional(),
+        description: fields.description.optional(),
+      }),
+    )
     .mutation(async ({ ctx, input }) => {
       const { integrationId, tenantId: _t, ...body } = input;
       const data = parse(WebhookCreateSchema, body);
@@ -65,48 +73,103 @@ export const webhooksRouter = router({
 
   /** Changes url, events, include_pii or description (at least one). */
   update: manage
-    .input(z.object({ subscriptionId: z.uuid(), url: fields.url.optional(), events: fields.events.optional(), include_pii: fields.include_pii.optional(), description: fields.description.optional() }))
+    .input(
+      z.object({
+        subscriptionId: z.uuid(),
+        url: fields.url.optional(),
+        events: fields.events.optional(),
+        include_pii: fields.include_pii.optional(),
+        description: fields.description.optional(),
+      }),
+    )
     .mutation(async ({ ctx, input }) => {
       const { subscriptionId, tenantId: _t, ...body } = input;
       const data = parse(WebhookUpdateSchema, body);
-      return write(ctx.db, async (tx) => subs.updateSubscription(tx, ctx.actor, await resolveSubscriptionOwner(tx, ctx.actor, subscriptionId), subscriptionId, data));
+      return write(ctx.db, async (tx) =>
+        subs.updateSubscription(
+          tx,
+          ctx.actor,
+          await resolveSubscriptionOwner(tx, ctx.actor, subscriptionId),
+          subscriptionId,
+          data,
+        ),
+      );
     }),
 
   /** Pauses or resumes (spec "States and transitions: Webhook subscription"). */
-  setStatus: manage.input(z.object({ subscriptionId: z.uuid(), status: z.enum(["active", "paused"]) })).mutation(async ({ ctx, input }) =>
-    write(ctx.db, async (tx) => subs.updateSubscription(tx, ctx.actor, await resolveSubscriptionOwner(tx, ctx.actor, input.subscriptionId), input.subscriptionId, { status: input.status })),
-  ),
+  setStatus: manage
+    .input(z.object({ subscriptionId: z.uuid(), status: z.enum(["active", "paused"]) }))
+    .mutation(async ({ ctx, input }) =>
+      write(ctx.db, async (tx) =>
+        subs.updateSubscription(
+          tx,
+          ctx.actor,
+          await resolveSubscriptionOwner(tx, ctx.actor, input.subscriptionId),
+          input.subscriptionId,
+          { status: input.status },
+        ),
+      ),
+    ),
 
   /** New signing secret, shown once; the previous one keeps signing for 24 hours. */
-  rotateSecret: manage.input(z.object({ subscriptionId: z.uuid() })).mutation(async ({ ctx, input }) =>
-    write(ctx.db, async (tx) => subs.rotateSecret(tx, await resolveSubscriptionOwner(tx, ctx.actor, input.subscriptionId), input.subscriptionId)),
-  ),
+  rotateSecret: manage
+    .input(z.object({ subscriptionId: z.uuid() }))
+    .mutation(async ({ ctx, input }) =>
+      write(ctx.db, async (tx) =>
+        subs.rotateSecret(
+          tx,
+          await resolveSubscriptionOwner(tx, ctx.actor, input.subscriptionId),
+          input.subscriptionId,
+        ),
+      ),
+    ),
 
   /** Queues `webhook.test` for this subscription only (it must be active, else CONFLICT invalid_state). */
   sendTest: manage.input(z.object({ subscriptionId: z.uuid() })).mutation(async ({ ctx, input }) => {
-    const eventId = await write(ctx.db, async (tx) => subs.sendTestEvent(tx, await resolveSubscriptionOwner(tx, ctx.actor, input.subscriptionId), input.subscriptionId));
+    const eventId = await write(ctx.db, async (tx) =>
+      subs.sendTestEvent(tx, await resolveSubscriptionOwner(tx, ctx.actor, input.subscriptionId), input.subscriptionId),
+    );
     return { eventId };
   }),
 
   /** Deletes the subscription with its delivery journal. */
   remove: manage.input(z.object({ subscriptionId: z.uuid() })).mutation(async ({ ctx, input }) => {
-    await write(ctx.db, async (tx) => subs.deleteSubscription(tx, await resolveSubscriptionOwner(tx, ctx.actor, input.subscriptionId), input.subscriptionId));
+    await write(ctx.db, async (tx) =>
+      subs.deleteSubscription(
+        tx,
+        await resolveSubscriptionOwner(tx, ctx.actor, input.subscriptionId),
+        input.subscriptionId,
+      ),
+    );
     return { id: input.subscriptionId };
   }),
 
   /** The journal of a subscription, newest first, 30 days; optional state; `next` pages on. */
   deliveries: manage
-    .input(z.object({ subscriptionId: z.uuid(), state: DeliveryState.nullish(), cursor: DeliveryCursor.nullish(), limit: z.number().int().min(1).max(100).default(25) }))
-    .query(async ({ ctx, input }): Promise<{ items: ConsoleDelivery[]; next: z.infer<typeof DeliveryCursor> | null }> => {
-      const owner = await resolveSubscriptionOwner(ctx.db, ctx.actor, input.subscriptionId);
-      const page = await journal.listDeliveriesWithTypes(ctx.db, owner, input.subscriptionId, {
-        limit: input.limit,
-        state: input.state ?? undefined,
-        after: input.cursor ? [input.cursor.createdAt, input.cursor.id] : undefined,
-      });
-      return { items: page.deliveries, next: page.next ? { createdAt: page.next[0], id: page.next[1] } : null };
-    }),
+    .input(
+      z.object({
+        subscriptionId: z.uuid(),
+        state: DeliveryState.nullish(),
+        cursor: DeliveryCursor.nullish(),
+        limit: z.number().int().min(1).max(100).default(25),
+      }),
+    )
+    .query(
+      async ({ ctx, input }): Promise<{ items: ConsoleDelivery[]; next: z.infer<typeof DeliveryCursor> | null }> => {
+        const owner = await resolveSubscriptionOwner(ctx.db, ctx.actor, input.subscriptionId);
+        const page = await journal.listDeliveriesWithTypes(ctx.db, owner, input.subscriptionId, {
+          limit: input.limit,
+          state: input.state ?? undefined,
+          after: input.cursor ? [input.cursor.createdAt, input.cursor.id] : undefined,
+        });
+        return { items: page.deliveries, next: page.next ? { createdAt: page.next[0], id: page.next[1] } : null };
+      },
+    ),
 
   /** Manual resend of a `dead` delivery: pending again, attempt 0, due now. Other states: CONFLICT invalid_state. */
-  resend: manage.input(z.object({ deliveryId: z.uuid() })).mutation(async ({ ctx, input }) => write(ctx.db, (tx) => resendDeadDelivery(tx, ctx.actor.tenantId, input.deliveryId))),
+  resend: manage
+    .input(z.object({ deliveryId: z.uuid() }))
+    .mutation(async ({ ctx, input }) =>
+      write(ctx.db, (tx) => resendDeadDelivery(tx, ctx.actor.tenantId, input.deliveryId)),
+    ),
 });

@@ -33,33 +33,84 @@ export function IntegrationDetail({ tenantId, integrationId }: { tenantId: strin
           <div className="table-wrap">
             <table>
               <tbody>
-                <tr><th scope="row">Role</th><td>{i.role}</td></tr>
-                <tr><th scope="row">Granted scopes</th><td>{i.scopes.join(", ")}</td></tr>
-                <tr><th scope="row">Effective scopes</th><td>{i.effectiveScopes.length ? i.effectiveScopes.join(", ") : "none"} <span className="hint">(granted ∩ role ∩ owner&apos;s rights ∩ license, exactly as the API computes them)</span></td></tr>
-                <tr><th scope="row">API channel</th><td><code>{i.channelId ?? "none"}</code></td></tr>
-                <tr><th scope="row">Recipient country</th><td>{i.piiCountry ?? "not set"}</td></tr>
-                <tr><th scope="row">Legal basis</th><td>{i.legalBasis ?? "not set"}</td></tr>
-                <tr><th scope="row">IP allowlist</th><td>{i.ipAllowlist?.join(", ") ?? "any address"}</td></tr>
+                <tr>
+                  <th scope="row">Role</th>
+                  <td>{i.role}</td>
+                </tr>
+                <tr>
+                  <th scope="row">Granted scopes</th>
+                  <td>{i.scopes.join(", ")}</td>
+                </tr>
+                <tr>
+                  <th scope="row">Effective scopes</th>
+                  <td>
+                    {i.effectiveScopes.length ? i.effectiveScopes.join(", ") : "none"}{" "}
+                    <span className="hint">
+                      (granted ∩ role ∩ owner&apos;s rights ∩ license, exactly as the API computes them)
+                    </span>
+                  </td>
+                </tr>
+                <tr>
+                  <th scope="row">API channel</th>
+                  <td>
+                    <code>{i.channelId ?? "none"}</code>
+                  </td>
+                </tr>
+                <tr>
+                  <th scope="row">Recipient country</th>
+                  <td>{i.piiCountry ?? "not set"}</td>
+                </tr>
+                <tr>
+                  <th scope="row">Legal basis</th>
+                  <td>{i.legalBasis ?? "not set"}</td>
+                </tr>
+                <tr>
+                  <th scope="row">IP allowlist</th>
+                  <td>{i.ipAllowlist?.join(", ") ?? "any address"}</td>
+                </tr>
               </tbody>
             </table>
           </div>
           {canManage && i.status !== "revoked" && (
             <div className="row" style={{ marginTop: 12 }}>
               {i.status === "active" ? (
-                <button type="button" className="secondary" onClick={() => act("suspended")} disabled={setStatus.isPending}>Suspend</button>
+                <button
+                  type="button"
+                  className="secondary"
+                  onClick={() => act("suspended")}
+                  disabled={setStatus.isPending}
+                >
+                  Suspend
+                </button>
               ) : (
-                <button type="button" className="secondary" onClick={() => act("active")} disabled={setStatus.isPending}>Reactivate</button>
+                <button
+                  type="button"
+                  className="secondary"
+                  onClick={() => act("active")}
+                  disabled={setStatus.isPending}
+                >
+                  Reactivate
+                </button>
               )}
-              <button type="button" className="danger" onClick={() => act("revoked", "Revoke this integration and all its keys? This cannot be undone.")} disabled={setStatus.isPending}>
+              <button
+                type="button"
+                className="danger"
+                onClick={() => act("revoked", "Revoke this integration and all its keys? This cannot be undone.")}
+                disabled={setStatus.isPending}
+              >
                 Revoke
               </button>
             </div>
           )}
           <ErrorBox error={setStatus.error as ConsoleError | null} />
-          <KeysPanel tenantId={tenantId} integrationId={integrationId} canManage={canManage && i.status === "active"} baseUrl={overview.data?.baseUrl ?? ""} />
+          <KeysPanel
+            tenantId={tenantId}
+            integrationId={integrationId}
+            canManage={canManage && i.status === "active"}
+            baseUrl={overview.data?.baseUrl ?? ""}
+          />
         </>
       )}
     </QueryState>
   );
 }
-

@@ -6,7 +6,13 @@ import { IntegrationDetail } from "./integration-detail";
 
 export const dynamic = "force-dynamic";
 
-export default async function IntegrationPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<{ tenant?: string }> }) {
+export default async function IntegrationPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<{ tenant?: string }>;
+}) {
   const [{ id }, { tenant }] = await Promise.all([params, searchParams]);
   const session = await requireConsoleSession(`/console/integrations/${id}`, tenant);
   const valid = /^[0-9a-f-]{36}$/i.test(id);
@@ -21,7 +27,12 @@ export default async function IntegrationPage({ params, searchParams }: { params
   return (
     <Shell session={session} current="/console/integrations">
       <HydrationBoundary state={dehydrated()}>
-        {session.tenantId && (valid ? <IntegrationDetail tenantId={session.tenantId} integrationId={id} /> : <p className="error">Integration was not found.</p>)}
+        {session.tenantId &&
+          (valid ? (
+            <IntegrationDetail tenantId={session.tenantId} integrationId={id} />
+          ) : (
+            <p className="error">Integration was not found.</p>
+          ))}
       </HydrationBoundary>
     </Shell>
   );
