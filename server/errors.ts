@@ -79,3 +79,114 @@ export function invalidField(field: string, code: string, message: string): ApiE
 export function notFound(what: string): ApiError {
   return new ApiError("not_found", `${what} was not found.`);
 }
+
+/** What a code means and what the caller should do about it, for a person reading the errors page. */
+export interface ErrorGuide {
+  /** When the API answers with this code (spec "Errors: Catalog", column When). */
+  when: string;
+  /** What to do (column Action); empty where the spec gives no action. */
+  action: string;
+}
+
+/**
+ * The catalog's When and Action columns (spec "Errors: Catalog"), served at `/developers/errors`, the page
+ * every problem `type` (`{cell_origin}/developers/errors#<code>`) points to. One entry per catalog code:
+ * the type makes a missing or extra code a compile error.
+ */
+export const ERROR_GUIDE: { readonly [C in ErrorCode]: ErrorGuide } = {
+  invalid_api_key: {
+    when: "The Authorization header is missing, the key is not in this platform's format, or the key is unknown, revoked or expired.",
+    action: "Check the key and its expiry (`key.expires_at` in `GET /me`). Do not retry automatically.",
+  },
+  wrong_cell: {
+    when: "The key was issued in another cell.",
+    action: "Send the request to `correct_base_url` from the problem body.",
+  },
+  integration_inactive: {
+    when: "The key's integration is suspended or revoked, or its owner lost access.",
+    action: "Check the integration in the console.",
+  },
+  signature_invalid: { when: "Reserved; not returned in v1.", action: "" },
+  tenant_inactive: { when: "The tenant account is not active.", action: "Contact support." },
+  scope_missing: {
+    when: "The route needs a scope the key does not have, or the scope is cut by the integration's role, its owner's rights or the plan.",
+    action: "Check `key.scopes` in `GET /me` and the integration's scopes in the console.",
+  },
+  ip_not_allowed: {
+    when: "The caller's address is outside the key's or the integration's IP allowlist.",
+    action: "Call from an allowed address or extend the allowlist.",
+  },
+  feature_not_in_plan: {
+    when: "The plan lacks API access or the feature the route belongs to.",
+    action: "Change the plan.",
+  },
+  pii_transfer_not_allowed: {
+    when: "RU cell: a personal-data scope or `include_pii` while the allowlist or the recipient country does not allow the transfer.",
+    action:
+      "Host the receiver in the Russian Federation, set a narrow allowlist and recipient country RU on the integration, or avoid personal-data scopes.",
+  },
+  bad_request: {
+    when: "The body is not JSON, the Content-Type is wrong, or a header is malformed.",
+    action: "Fix the request.",
+  },
+  idempotency_key_required: { when: "The route requires an `Idempotency-Key` header.", action: "Add one (a UUID)." },
+  not_found: {
+    when: "The resource or route does not exist, or belongs to another tenant.",
+    action: "Check the id and the path.",
+  },
+  method_not_allowed: {
+    when: "The method is not supported at this address; the `Allow` header lists the ones that are.",
+    action: "",
+  },
+  idempotency_conflict: {
+    when: "The same `Idempotency-Key` was used with a different request.",
+    action: "Use a new key, or repeat the original request exactly.",
+  },
+  operation_in_progress: {
+    when: "A repeat of a request that is still running.",
+    action: "Wait `Retry-After` seconds and repeat, or poll the operation.",
+  },
+  invalid_state: {
+    when: "The action is not allowed in the resource's state (for example an 11th subscription, or a test of a paused one).",
+    action: "Re-read the resource.",
+  },
+  editorial_profile_required: {
+    when: "Generation needs the tenant's editorial profile.",
+    action: "Fill in the editorial profile.",
+  },
+  precondition_failed: {
+    when: "`If-Match` differs from the current version (the rules text also calls this `version_conflict`).",
+    action: "Re-read the resource and apply the change again.",
+  },
+  payload_too_large: { when: "The request body is over 256 KB.", action: "Send less." },
+  validation_failed: {
+    when: "Parameters or body fields are invalid; `errors[]` names each one with a JSON Pointer.",
+    action: "Fix the fields listed in `errors[]`.",
+  },
+  precondition_required: { when: "A change was sent without `If-Match`.", action: "Send the version you read." },
+  insufficient_funds: { when: "The wallet lacks money for a paid operation.", action: "Top up the wallet." },
+  spend_limit_reached: {
+    when: "A tenant or integration spend limit, the limit of simultaneous paid operations, or the maximum cost of one operation was reached; `detail` says which.",
+    action: "Wait for the window to pass or raise the limit.",
+  },
+  wallet_suspended: {
+    when: "Exchange is suspended because the wallet is negative or blocked; every route but `GET /me` and `GET /wallet` answers this. The body has `topup_url` and `balance`.",
+    action: "Top up; exchange resumes within 30 seconds.",
+  },
+  rate_limited: {
+    when: "A rate limit was exceeded; the `RateLimit-*` headers show the window.",
+    action: "Wait `Retry-After` seconds and retry with the same `Idempotency-Key`.",
+  },
+  internal_error: {
+    when: "An internal failure; no detail is disclosed.",
+    action: "Retry after a pause; report the `request_id` if it persists.",
+  },
+  service_unavailable: {
+    when: "The limit store or the database is unavailable, or the API is not enabled on the cell; a write cannot be accepted safely.",
+    action: "Retry after `Retry-After` with the same `Idempotency-Key`.",
+  },
+  upstream_unavailable: {
+    when: "An external dependency (for example the language model) is unavailable, or a paid operation was asked for while the wallet's state is unknown.",
+    action: "Retry after a pause with the same `Idempotency-Key`.",
+  },
+};
