@@ -257,6 +257,33 @@ describe("effective scopes", () => {
     expect((await call("GET", "/webhooks", { key: o.key })).status).toBe(200);
   });
 
+  it("on the RU cell leave out personal-data scopes whose transfer rule fails, while such calls answer pii_transfer_not_allowed", async () => {
+    const pii = (scopes: string[]) =>
+      scopes.filter((s) => s.startsWith("leads:") || s.startsWith("conversations:") || s === "ai_seller:invoke");
+    // The fixture's key: recipient RU, a legal basis and a single-address allowlist: every scope granted.
+    expect(pii((await me(t.key)).body.key.scopes)).toEqual([
+      "conversations:read",
+      "conversations:write",
+      "ai_seller:invoke",
+      "leads:read",
+      "leads:write",
+      "leads:score",
+    ]);
+
+    const abroad = await makeTenant(db.db, { integration: { piiCountry: "DE" } });
+    const shown = (await me(abroad.key)).body.key.scopes;
+    expect(pii(shown)).toEqual([]);
+    expect(shown).toContain("cards:read");
+    const leads = await call("GET", "/leads", { key: abroad.key });
+    expect([leads.status, leads.body.code]).toEqual([403, "pii_transfer_not_allowed"]);
+
+    // Recipient RU, but a key that may call from anywhere: not a narrow allowlist, so not granted either.
+    const wide = await issueKey(db.db, { integrationId: t.integrationId, ipAllowlist: ["0.0.0.0/0"] });
+    expect(pii((await me(wide.key)).body.key.scopes)).toEqual([]);
+    const convs = await call("GET", "/conversations", { key: wide.key });
+    expect([convs.status, convs.body.code]).toEqual([403, "pii_transfer_not_allowed"]);
+  });
+
   it("never include scopes the integration was not given", async () => {
     const x = await makeTenant(db.db, { scopes: ["cards:read"] });
     expect((await me(x.key)).body.key.scopes).toEqual(["cards:read"]);

@@ -1,4 +1,5 @@
 import type { Cell } from "@/server/env";
+import { PII_SCOPES } from "@/server/schemas/scopes";
 import { ApiError } from "@/server/errors";
 import { isNarrowAllowlist } from "./ip-allowlist";
 
@@ -40,4 +41,17 @@ export function assertPiiTransferAllowed(cell: Cell, facts: TransferFacts): void
  */
 export function ruPersonalDataRuleApplies(tenant: { cell: string }): boolean {
   return tenant.cell === "ru";
+}
+
+/**
+ * The scopes a caller is granted once the RU personal-data rule is applied (spec "Authentication" 7: where
+ * transfer is not allowed "the scope is not granted"): personal-data scopes are left out for a tenant of the
+ * RU cell whose transfer facts fail the rule; everything else passes unchanged. `GET /me` shows these in
+ * `key.scopes`; calls to personal-data routes still answer 403 `pii_transfer_not_allowed` (the spec's code
+ * for them), not `scope_missing`.
+ * @param cell the tenant's cell
+ */
+export function grantedScopes<S extends string>(scopes: readonly S[], cell: Cell, facts: TransferFacts): S[] {
+  if (cell !== "ru" || piiTransferAllowed(facts)) return [...scopes];
+  return scopes.filter((s) => !PII_SCOPES.has(s as never));
 }

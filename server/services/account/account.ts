@@ -4,6 +4,7 @@ import { channels } from "@/db/schema";
 import { baseUrl, env } from "@/server/env";
 import { money } from "@/server/lib/money";
 import type { MeBody, WalletBody } from "@/server/schemas/account";
+import { grantedScopes } from "../access/pii-transfer";
 import type { ApiCaller } from "../actor";
 import { dailySpend, readWallet, topupUrl } from "../wallet/wallet-state";
 
@@ -57,7 +58,13 @@ export async function getMe(db: Db, caller: ApiCaller): Promise<MeBody> {
     key: {
       key_id: caller.key.keyId,
       mode: caller.key.mode,
-      scopes: caller.scopes,
+      // The scopes this key is granted: on the RU cell, personal-data scopes whose transfer rule fails are
+      // left out (spec "Authentication" 7), with the same facts the pipeline's personal-data step checks.
+      scopes: grantedScopes(caller.scopes, caller.actor.cell, {
+        country: caller.integration.piiCountry,
+        legalBasis: caller.integration.legalBasis,
+        ipAllowlist: caller.key.ipAllowlist,
+      }),
       expires_at: caller.key.expiresAt.toISOString(),
       ip_allowlist: caller.key.ipAllowlist,
     },
