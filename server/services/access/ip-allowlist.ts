@@ -1,3 +1,4 @@
+import type { FieldError } from "@/server/errors";
 import ipaddr from "ipaddr.js";
 
 /**
@@ -53,6 +54,26 @@ export function validateAllowlist(entries: readonly string[]): {
     else bad.push({ index, value });
   });
   return { ok, bad };
+}
+
+/**
+ * An optional allowlist as given in a settings form or CLI flag: null or empty = none; otherwise the
+ * normalised entries, with one `invalid_format` field error at `/ip_allowlist/<index>` per bad entry.
+ */
+export function allowlistInput(entries: readonly string[] | null | undefined): {
+  allowlist: string[] | null;
+  errors: FieldError[];
+} {
+  if (!entries || !entries.length) return { allowlist: null, errors: [] };
+  const v = validateAllowlist(entries);
+  return {
+    allowlist: v.ok,
+    errors: v.bad.map((b) => ({
+      field: `/ip_allowlist/${b.index}`,
+      code: "invalid_format",
+      message: `"${b.value}" is not an IP address or CIDR network.`,
+    })),
+  };
 }
 
 function parseCaller(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | null {

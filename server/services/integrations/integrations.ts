@@ -3,7 +3,7 @@ import type { Db } from "@/db/client";
 import { apiKeys, channels, integrations, memberships, tenants } from "@/db/schema";
 import { ApiError, type FieldError, notFound } from "@/server/errors";
 import { ruPersonalDataRuleApplies } from "../access/pii-transfer";
-import { isNarrowAllowlist, validateAllowlist } from "../access/ip-allowlist";
+import { allowlistInput, isNarrowAllowlist } from "../access/ip-allowlist";
 import { isScope, PII_SCOPES, ROLE_NAMES, type Scope } from "@/server/schemas/scopes";
 import { effectiveScopes } from "../access/scopes";
 
@@ -60,17 +60,8 @@ function checkSettings(cell: string, input: IntegrationCreate): { allowlist: str
   if (input.legalBasis != null && (input.legalBasis.trim() === "" || input.legalBasis.length > 500)) {
     errors.push({ field: "/legal_basis", code: "invalid_length", message: "legal_basis must be 1 to 500 characters." });
   }
-  let allowlist: string[] | null = null;
-  if (input.ipAllowlist && input.ipAllowlist.length) {
-    const v = validateAllowlist(input.ipAllowlist);
-    for (const b of v.bad)
-      errors.push({
-        field: `/ip_allowlist/${b.index}`,
-        code: "invalid_format",
-        message: `"${b.value}" is not an IP address or CIDR network.`,
-      });
-    allowlist = v.ok;
-  }
+  const { allowlist, errors: allowlistErrors } = allowlistInput(input.ipAllowlist);
+  errors.push(...allowlistErrors);
   const scopes = [...new Set(input.scopes.filter(isScope))];
   if (ruPersonalDataRuleApplies({ cell }) && scopes.some((s) => PII_SCOPES.has(s))) {
     if (!input.piiCountry)

@@ -4,7 +4,7 @@ import { apiKeys, integrations, tenants } from "@/db/schema";
 import type { Cell } from "@/server/env";
 import { ApiError, type FieldError, notFound } from "@/server/errors";
 import { nowMs } from "@/server/lib/clock";
-import { validateAllowlist } from "../access/ip-allowlist";
+import { allowlistInput } from "../access/ip-allowlist";
 import { rightsMissingToIssue } from "../access/scopes";
 import type { StaffActor } from "../actor";
 import { integrationEffectiveScopes } from "../integrations/integrations";
@@ -81,17 +81,8 @@ export async function issueKey(
     errors.push({ field: "/expires_at", code: "out_of_range", message: "expires_at must be in the future." });
   else if (expiresAt.getTime() > now + MAX_KEY_LIFETIME_MS)
     errors.push({ field: "/expires_at", code: "out_of_range", message: "expires_at may be at most 3 years ahead." });
-  let allowlist: string[] | null = null;
-  if (input.ipAllowlist && input.ipAllowlist.length) {
-    const v = validateAllowlist(input.ipAllowlist);
-    for (const b of v.bad)
-      errors.push({
-        field: `/ip_allowlist/${b.index}`,
-        code: "invalid_format",
-        message: `"${b.value}" is not an IP address or CIDR network.`,
-      });
-    allowlist = v.ok;
-  }
+  const { allowlist, errors: allowlistErrors } = allowlistInput(input.ipAllowlist);
+  errors.push(...allowlistErrors);
   if (errors.length) throw new ApiError("validation_failed", "The key settings are not valid.", { errors });
   const g = generateKey(mode as KeyMode, i.cell as Cell);
   const [row] = await db

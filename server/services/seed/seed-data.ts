@@ -19,6 +19,7 @@ import {
   strategistSessions,
   strategistTopics,
 } from "@/db/schema";
+import { DASHBOARD_BLOCKS } from "@/server/schemas/dashboards";
 import { storedFilePath } from "@/server/services/storage/file-store";
 
 /** How much `seedTenantData` makes at scale N: conversations, messages and leads grow linearly. */
@@ -75,19 +76,6 @@ const TINY_JPEG = Buffer.from(
   "/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=",
   "base64",
 );
-const BLOCKS = [
-  "strategist",
-  "kpi",
-  "funnel",
-  "attention",
-  "ads",
-  "ai_assistants",
-  "popular_pages",
-  "clusters",
-  "data_trust",
-  "sitemap_health",
-  "status",
-] as const;
 const AVAIL = ["ok", "ok", "ok", "no_data", "no_source", "not_connected"] as const;
 
 /** Inserts rows in batches small enough for the parameter limit of one statement. */
@@ -433,7 +421,7 @@ export async function seedTenantData(
   await db
     .insert(dashboardBlocks)
     .values(
-      BLOCKS.map((block, i) => {
+      DASHBOARD_BLOCKS.map((block, i) => {
         const availability = AVAIL[i % AVAIL.length];
         return {
           tenantId,
