@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { setTestEnv } from "@/server/testing/test-db";
-import { accountKey, addressKey } from "./sign-in-limits";
+import { addressKey } from "@/server/lib/client-ip";
+import { accountKey } from "./sign-in-limits";
 
 // Bucket keys of the console sign-in limits: one host must not get fresh buckets by changing how its
 // address or email is written, and the limit store never holds an email in clear.

@@ -1,3 +1,4 @@
+import ipaddr from "ipaddr.js";
 import { env } from "@/server/env";
 
 /**
@@ -21,4 +22,21 @@ export function callerIp(headers: Headers): string | null {
     .map((s) => s.trim())
     .filter(Boolean);
   return chain.length >= trust ? chain[chain.length - trust] : null;
+}
+
+/**
+ * The bucket key of a client address: IPv4-mapped IPv6 as IPv4, other IPv6 by its /64 (one host
+ * usually holds a whole /64, so single IPv6 addresses would be fresh buckets), anything unparsable as
+ * sent (lower case).
+ */
+export function addressKey(address: string): string {
+  try {
+    let a = ipaddr.parse(address);
+    if (a.kind() === "ipv6" && (a as ipaddr.IPv6).isIPv4MappedAddress()) a = (a as ipaddr.IPv6).toIPv4Address();
+    if (a.kind() === "ipv4") return a.toString();
+    const bytes = a.toByteArray().slice(0, 8).concat(Array(8).fill(0));
+    return `${ipaddr.fromByteArray(bytes).toString()}/64`;
+  } catch {
+    return address.toLowerCase().slice(0, 64);
+  }
 }

@@ -19,7 +19,7 @@ export const H = {
   rateLimitLimit: z
     .string()
     .meta({
-      description: "requests allowed per minute in the tightest window (key or tenant) of this rate class",
+      description: "requests allowed per minute in the tightest window (key or tenant) of this rate class; on an answer given before a key was accepted, the caller address's window",
       example: "600",
       header: { id: "RateLimit-Limit" },
     }),
@@ -110,15 +110,15 @@ export function successHeaders(opts: { cacheControl?: string; deprecated?: boole
 }
 
 /**
- * Headers of an error answer: the request id always; rate limits once the key is known (so optional);
- * `Retry-After` on 429 and 503.
+ * Headers of an error answer: the request id and rate limits always (before a key is accepted they are
+ * the caller address's window, README "Interpretations"); `Retry-After` on 429 and 503.
  */
 export function problemHeaders(status: number, deprecated: boolean) {
   return z.object({
     "X-Request-Id": H.requestId,
-    "RateLimit-Limit": H.rateLimitLimit.optional(),
-    "RateLimit-Remaining": H.rateLimitRemaining.optional(),
-    "RateLimit-Reset": H.rateLimitReset.optional(),
+    "RateLimit-Limit": H.rateLimitLimit,
+    "RateLimit-Remaining": H.rateLimitRemaining,
+    "RateLimit-Reset": H.rateLimitReset,
     "Service-Wallet-State": H.walletState.optional(),
     ...(status === 429 || status === 503 ? { "Retry-After": H.retryAfter } : {}),
     ...(deprecated ? { Deprecation: H.deprecation, Sunset: H.sunset } : {}),

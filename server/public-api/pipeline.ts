@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { ApiError } from "@/server/errors";
+import { addressKey, callerIp } from "@/server/lib/client-ip";
 import { log } from "@/server/log";
+import { rateLimitHeaders, takeAddressLimit } from "@/server/services/limits/rate-limiter";
 import { API_PREFIX, PIPELINE_STEPS, type RequestState } from "./pipeline-steps";
 import { problemResponse } from "./problem";
 import type { Router } from "./router";
@@ -31,10 +33,27 @@ export async function handlePublicRequest(request: Request, router: Router): Pro
     for (const step of PIPELINE_STEPS) await step.run(s);
     response = s.response!;
   } catch (err) {
-    response = errorResponse(s, err);
+    response = errorResponse(s, await beforeKeyLimit(s, err));
   }
   logRequest(s, response, started);
   return response;
+}
+
+/**
+ * A request refused before the rate-limit step ran (unknown path, authentication) has no key to count
+ * against: it counts against its address, which gives its answer the `RateLimit-*` headers the spec sends
+ * on every answer, or turns it into 429 when the address is over {@link takeAddressLimit}'s limit.
+ * @returns the error to answer with
+ */
+async function beforeKeyLimit(s: RequestState, err: unknown): Promise<unknown> {
+  if ("ratelimit-limit" in s.headers) return err;
+  const address = callerIp(s.request.headers);
+  try {
+    Object.assign(s.headers, rateLimitHeaders(await takeAddressLimit(address ? addressKey(address) : "unknown")));
+    return err;
+  } catch (limited) {
+    return limited;
+  }
 }
 
 /** The problem+json answer of a failed step, with the headers gathered so far. */

@@ -9,7 +9,7 @@ import { redisLimitStore } from "@/server/services/limits/redis-limit-store";
 import { call } from "@/server/testing/api-client";
 import { makeTenant } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
-import { setLimitStore } from "@/server/services/limits/rate-limiter";
+import { ADDRESS_LIMIT_PER_MIN, setLimitStore } from "@/server/services/limits/rate-limiter";
 
 let db: Awaited<ReturnType<typeof openTestDatabase>>;
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -114,6 +114,46 @@ function storeTests(name: string, install: () => void) {
 
 storeTests("the database", () => setLimitStore(undefined));
 storeTests("Redis", () => setLimitStore(redisLimitStore(REDIS_URL)));
+
+describe("answers before a key is accepted (spec: RateLimit-* on every answer)", () => {
+  const limited = (r: { headers: Headers }) => [
+    r.headers.get("ratelimit-limit"),
+    r.headers.get("ratelimit-remaining"),
+    r.headers.get("ratelimit-reset"),
+  ];
+
+  it("carry the caller address's window on 401, 404 and 405, and 429 once it is spent", async () => {
+    clock = T0 + 3 * 60_000; // a fresh window, apart from the key tests above
+    const ip = "198.51.100.23";
+    const first = await call("GET", "/me", { key: null, ip });
+    expect(first.status).toBe(401);
+    expect(limited(first)).toEqual([String(ADDRESS_LIMIT_PER_MIN), String(ADDRESS_LIMIT_PER_MIN - 1), "60"]);
+    const unknown = await call("GET", "/no-such-route", { key: null, ip });
+    expect([unknown.status, ...limited(unknown).slice(0, 2)]).toEqual([404, "600", String(ADDRESS_LIMIT_PER_MIN - 2)]);
+    const wrongMethod = await call("PUT", "/cards", { key: null, ip });
+    expect([wrongMethod.status, limited(wrongMethod)[1]]).toEqual([405, String(ADDRESS_LIMIT_PER_MIN - 3)]);
+    // Another address has its own window; IPv6 neighbours in one /64 share one.
+    expect(limited(await call("GET", "/me", { key: null, ip: "2001:db8:5::1" }))[1]).toBe(
+      String(ADDRESS_LIMIT_PER_MIN - 1),
+    );
+    expect(limited(await call("GET", "/me", { key: null, ip: "2001:db8:5::2" }))[1]).toBe(
+      String(ADDRESS_LIMIT_PER_MIN - 2),
+    );
+
+    for (let i = 3; i < ADDRESS_LIMIT_PER_MIN; i++) await call("GET", "/me", { key: null, ip });
+    const over = await call("GET", "/me", { key: null, ip });
+    expect([over.status, over.body.code]).toEqual([429, "rate_limited"]);
+    expect(over.body.detail).toContain("from this address");
+    expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(limited(over).slice(0, 2)).toEqual([String(ADDRESS_LIMIT_PER_MIN), "0"]);
+
+    // A valid key from that address is counted against the key, not the address.
+    const t = await makeTenant(db.db);
+    const ok = await call("GET", "/me", { key: t.key, ip: "127.0.0.1" });
+    expect(ok.status).toBe(200);
+    clock = T0;
+  });
+});
 
 describe("when the limit store cannot be reached", () => {
   const down: LimitStore = {

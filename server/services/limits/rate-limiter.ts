@@ -15,7 +15,8 @@ export type RateClass = "read" | "write" | "paid";
 
 const KEY = Symbol.for("platform.limitStore");
 const SOFT = Symbol.for("platform.softLimitStore");
-type Holder = { [KEY]?: LimitStore; [SOFT]?: LimitStore };
+const ADDRESS = Symbol.for("platform.addressLimitStore");
+type Holder = { [KEY]?: LimitStore; [SOFT]?: LimitStore; [ADDRESS]?: LimitStore };
 
 /** The limit store of this process: Redis when `REDIS_URL` is set, else PostgreSQL. */
 export function limitStore(): LimitStore {
@@ -115,4 +116,36 @@ export function rateLimitHeaders(room: RateRoom): Record<string, string> {
     "ratelimit-remaining": String(room.remaining),
     "ratelimit-reset": String(room.resetSeconds),
   };
+}
+
+/**
+ * Requests answered before a key was accepted (an unknown path, a 405, a 401 or 403 of authentication)
+ * allowed per client address per sliding minute. They have no key or tenant to count against, so they
+ * count against their address; the spec sends `RateLimit-*` on every answer (README "Interpretations").
+ */
+export const ADDRESS_LIMIT_PER_MIN = 600;
+
+/**
+ * Counts one request that failed before its key was accepted against its address's window, in this
+ * process (no store round trip for traffic that proves nothing; with N processes an address gets up to N
+ * times the limit). `addressBucket` is the client address as bucketed by `addressKey`, or `unknown`.
+ * @returns the room left, for the `RateLimit-*` headers
+ * @throws ApiError 429 `rate_limited` with `Retry-After` and the `RateLimit-*` headers
+ */
+export async function takeAddressLimit(addressBucket: string): Promise<RateRoom> {
+  const now = nowMs();
+  const store = ((globalThis as Holder)[ADDRESS] ??= memoryLimitStore());
+  const result = await store.take([{ bucket: `address:${addressBucket}`, limit: ADDRESS_LIMIT_PER_MIN }], now);
+  const count = result.counts[0];
+  const room: RateRoom = { limit: count.limit, remaining: remaining(count, now), resetSeconds: resetSeconds(now) };
+  if (!result.allowed) {
+    const wait = Math.max(1, retryAfterSeconds(count, now));
+    throw new ApiError(
+      "rate_limited",
+      `Too many requests without an accepted key from this address (${count.limit} per minute); retry after ${wait} s.`,
+      {},
+      { "retry-after": String(wait), ...rateLimitHeaders(room) },
+    );
+  }
+  return room;
 }
