@@ -18,8 +18,8 @@ const PAGE_HEADERS = [
 const nextConfig: NextConfig = {
   serverExternalPackages: ["@electric-sql/pglite", "@electric-sql/pglite-socket", "postgres", "pino", "ioredis"],
   poweredByHeader: false,
-  // `/api/public/v1/cards/` is answered by the API itself (its router takes an optional trailing slash),
-  // not by a 308 with a relative Location that clients without redirects (or a POST) would not follow.
+  // `/api/public/v1/cards/` is answered by the API itself (a 404 naming `/cards`), not by a 308 with a
+  // relative Location that clients without redirects (or a POST) would not follow.
   skipTrailingSlashRedirect: true,
   typedRoutes: false,
   async headers() {

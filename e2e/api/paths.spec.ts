@@ -2,8 +2,9 @@ import { readFileSync } from "node:fs";
 import { expect, test } from "./validated-request";
 
 // Addresses around the API over real HTTP (Next.js routing, not only the pipeline): every path under
-// /api/ that is no route answers problem+json, and a trailing slash reaches the same route without a
-// redirect (a relative 308 that clients without redirects, or with a POST, would not follow).
+// /api/ that is no route answers problem+json, and a trailing slash is answered by the API itself (a 404
+// naming the address meant), not by Next.js's relative 308 that clients without redirects, or a POST,
+// would not follow.
 
 const key = () => (JSON.parse(readFileSync(".data/e2e/demo.json", "utf8")) as { apiKey: string }).apiKey;
 
@@ -18,20 +19,29 @@ test("paths under /api/ that are no route answer a problem+json 404, not an HTML
   }
 });
 
-test("a trailing slash reaches the same route, with no redirect", async ({ request }) => {
+test("a trailing slash is no route: a problem+json 404 that names the address meant, never a redirect", async ({
+  request,
+}) => {
   const headers = { authorization: `Bearer ${key()}` };
-  const plain = await request.get("/api/public/v1/cards?limit=5", { headers, maxRedirects: 0 });
-  const slash = await request.get("/api/public/v1/cards/?limit=5", { headers, maxRedirects: 0 });
-  expect(slash.status()).toBe(200);
-  expect(slash.headers()["location"]).toBeUndefined();
-  expect((await slash.json()).data).toEqual((await plain.json()).data);
-  const code = `slash-${Date.now()}`;
-  const created = await request.post("/api/public/v1/cards/", {
-    headers: { ...headers, "idempotency-key": crypto.randomUUID() },
-    data: { code, name: "Slash" },
-    maxRedirects: 0,
-  });
-  expect(created.status()).toBe(201);
-  expect((await request.get(`/api/public/v1/cards/${code}/`, { headers, maxRedirects: 0 })).status()).toBe(200);
-  expect((await request.delete(`/api/public/v1/cards/${code}/`, { headers, maxRedirects: 0 })).status()).toBe(204);
+  for (const [method, path, meant] of [
+    ["GET", "/api/public/v1/cards/?limit=5", "GET /cards"],
+    ["POST", "/api/public/v1/cards/", "POST /cards"],
+    ["GET", "/api/public/v1/cards/some-code/", "GET /cards/some-code"],
+    ["DELETE", "/api/public/v1/cards/some-code/", "DELETE /cards/some-code"],
+  ] as const) {
+    const r = await request.fetch(path, {
+      method,
+      headers: { ...headers, "idempotency-key": crypto.randomUUID(), "content-type": "application/json" },
+      data: method === "POST" ? { code: `slash-${Date.now()}`, name: "Slash" } : undefined,
+      maxRedirects: 0,
+    });
+    expect(r.status(), path).toBe(404);
+    expect(r.headers()["location"], path).toBeUndefined();
+    expect(r.headers()["content-type"], path).toBe("application/problem+json");
+    const body = await r.json();
+    expect(body.code, path).toBe("not_found");
+    expect(body.detail, path).toContain(`no trailing slash; use ${meant}.`);
+  }
+  // Nothing was made through the slashed POST, and the exact address works.
+  expect((await request.get("/api/public/v1/cards?limit=5", { headers, maxRedirects: 0 })).status()).toBe(200);
 });

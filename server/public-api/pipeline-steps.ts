@@ -62,8 +62,18 @@ const route: PipelineStep = {
   problems: none,
   run(s) {
     const match = s.router.match(s.request.method, s.path);
-    if (match.kind === "not_found")
-      throw new ApiError("not_found", `No route ${s.request.method} ${s.path} exists in this API version.`);
+    if (match.kind === "not_found") {
+      // A trailing slash is not the route (the OpenAPI document has no such address, so no generated
+      // client or validator would agree to it); say which address was meant instead of redirecting.
+      const bare = s.path.length > 1 && s.path.endsWith("/") ? s.path.slice(0, -1) : null;
+      const meant = bare !== null && s.router.match(s.request.method, bare).kind !== "not_found";
+      throw new ApiError(
+        "not_found",
+        meant
+          ? `No route ${s.request.method} ${s.path} exists: API paths have no trailing slash; use ${s.request.method} ${bare}.`
+          : `No route ${s.request.method} ${s.path} exists in this API version.`,
+      );
+    }
     if (match.kind === "method_not_allowed") {
       throw new ApiError(
         "method_not_allowed",

@@ -54,9 +54,11 @@ describe("Router.match", () => {
     expect(router.match("GET", "/cards/a%2Fb%20c")).toMatchObject({ kind: "route", params: { code: "a%2Fb%20c" } });
   });
 
-  it("accepts one trailing slash", () => {
-    expect(router.match("GET", "/cards/")).toMatchObject({ kind: "route", route: listCards });
-    expect(router.match("GET", "/cards/x/")).toMatchObject({ kind: "route", route: getCard, params: { code: "x" } });
+  it("matches paths exactly: a trailing slash is no route (the document declares none)", () => {
+    expect(router.match("GET", "/cards/")).toEqual({ kind: "not_found" });
+    expect(router.match("GET", "/cards/x/")).toEqual({ kind: "not_found" });
+    expect(router.match("GET", "/cards")).toMatchObject({ kind: "route", route: listCards });
+    expect(router.match("GET", "/cards/x")).toMatchObject({ kind: "route", route: getCard, params: { code: "x" } });
   });
 
   it("answers not_found for unknown paths, empty parameters and extra segments", () => {

@@ -25,7 +25,7 @@ function compile(path: string): { re: RegExp; names: string[] } {
       return seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
     })
     .join("/");
-  return { re: new RegExp(`^${src}/?$`), names };
+  return { re: new RegExp(`^${src}$`), names };
 }
 
 /**
@@ -41,7 +41,10 @@ export class Router {
     this.planned = planned.map((p) => ({ method: p.method, re: compile(p.path).re }));
   }
 
-  /** Matches `path` (relative to `/api/public/v1`, already percent-decoded per segment by the caller). */
+  /**
+   * Matches `path` (relative to `/api/public/v1`, already percent-decoded per segment by the caller).
+   * Exact: `/cards/` is not `/cards` (README "Interpretations"; the pipeline's 404 names the route meant).
+   */
   match(method: string, path: string): Match {
     if (this.planned.some((p) => p.method === method && p.re.test(path))) return { kind: "not_found" };
     const allow = new Set<HttpMethod>();
