@@ -85,7 +85,7 @@ function templateRe(template: string): RegExp {
     .split("/")
     .map((seg) => (/^\{\w+\}$/.test(seg) ? "([^/]+)" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
     .join("/");
-  return new RegExp(`^${src}/?$`);
+  return new RegExp(`^${src}$`); // exact, as the API matches (no trailing-slash alias)
 }
 
 /** The path under `/api/public/v1`, without origin and query: `https://x/api/public/v1/cards?limit=1` → `/cards`. */
