@@ -4,9 +4,12 @@ import { openDatabase } from "@/db/client";
 import { demoExists, seedDemo, type DemoInfo } from "@/server/services/seed/demo-tenant";
 import { EnvError, env } from "@/server/env";
 import { startApp, stopOnSignals } from "@/server/http-server";
+import { ensureProductionBuild } from "./ensure-build";
 
-// `npm run demo`: migrate, seed the demo tenant once, print how to use it, and serve on PORT (3000).
-// Seeding happens before the server starts, so it opens the database itself and hands it over.
+// `npm run demo`: migrate, seed the demo tenant once, print how to use it, and serve the production build
+// on PORT (3000), building it first when there is none or the sources changed since (`--dev` serves the
+// development server instead, as `npm run dev` does). Seeding happens before the server starts, so it
+// opens the database itself and hands it over.
 async function main(): Promise<void> {
   let e;
   try {
@@ -29,7 +32,9 @@ async function main(): Promise<void> {
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
 
-  const app = await startApp({ dev: !process.argv.includes("--prod"), database });
+  const dev = process.argv.includes("--dev");
+  if (!dev) ensureProductionBuild();
+  const app = await startApp({ dev, database });
   console.log(
     [
       "",
