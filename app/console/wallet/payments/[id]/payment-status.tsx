@@ -28,12 +28,15 @@ export function PaymentStatus({ tenantId, paymentId }: { tenantId: string; payme
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   useEffect(() => {
     if (check.isPending || status === "succeeded" || status === "canceled") return;
+    // A refusal (no such payment, no right) will not change by asking again; an outage may.
+    const httpStatus = (check.error as { data?: { httpStatus?: number } } | null)?.data?.httpStatus;
+    if (httpStatus !== undefined && httpStatus < 500) return;
     const first = check.data === undefined && !check.isError;
     timer.current = setTimeout(() => mutate({ tenantId, paymentId }), first ? 0 : POLL_MS);
     return () => {
       if (timer.current) clearTimeout(timer.current);
     };
-  }, [check.isPending, check.isError, check.data, status, mutate, tenantId, paymentId]);
+  }, [check.isPending, check.isError, check.error, check.data, status, mutate, tenantId, paymentId]);
   const p = check.data;
   return (
     <>
