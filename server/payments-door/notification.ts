@@ -1,5 +1,6 @@
 import { getDb } from "@/db/client";
-import { ApiError } from "@/server/errors";
+import { env } from "@/server/env";
+import { ApiError, ERROR_CATALOG } from "@/server/errors";
 import { log } from "@/server/log";
 import { handlePaymentNotification } from "@/server/services/payments/payment-settle";
 
@@ -9,7 +10,13 @@ export const MAX_NOTIFICATION_BYTES = 64 * 1024;
 /** A problem+json answer (RFC 9457) of the catalog's code; the detail never holds secrets. */
 export function problem(err: ApiError): Response {
   return Response.json(
-    { type: "about:blank", title: err.code, status: err.status, code: err.code, detail: err.message },
+    {
+      type: `${env().cellOrigins[env().cell]}/developers/errors#${err.code}`,
+      title: ERROR_CATALOG[err.code].title,
+      status: err.status,
+      code: err.code,
+      detail: err.message,
+    },
     { status: err.status, headers: { "content-type": "application/problem+json", "cache-control": "no-store" } },
   );
 }
