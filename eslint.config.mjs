@@ -3,7 +3,7 @@ import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
 
 // One-way layers (DESIGN "Layers"; README "Layout"): imports go down, never up or sideways between doors.
-//   app → doors (public-api with its openapi document, trpc, inngest, scripts) → jobs → services → floor.
+//   app → doors (public-api with its openapi document, trpc, inngest, payments-door, scripts) → jobs → services → floor.
 // `server/main.ts` and `server/http-server.ts` compose the process (doors, jobs) and are imported by scripts
 // only; bench/ and the test helpers in server/testing may read any server layer. Tests (*.test.ts) are
 // outside the rule: they reach in at whatever layer they prove.
@@ -12,6 +12,7 @@ const LAYERS = [
   { type: "door-public-api", pattern: ["server/public-api/**", "server/openapi/**"], partialMatch: false },
   { type: "door-console", pattern: ["server/trpc/**", "server/auth/**"], partialMatch: false },
   { type: "door-inngest", pattern: "inngest/**", partialMatch: false },
+  { type: "door-payments", pattern: "server/payments-door/**", partialMatch: false },
   { type: "door-scripts", pattern: "scripts/**", partialMatch: false },
   // Single files are elements in mode "file" (folders are the default unit).
   { type: "process", pattern: ["server/main.ts", "server/http-server.ts"], mode: "file" },
@@ -62,10 +63,11 @@ const layerRule = {
         message:
           'Layer rule (README "Layout"): {{from.type}} may not import {{to.type}}. Move the shared piece down to the lower layer.',
         policies: [
-          allow("app", "app", "door-public-api", "door-console", "door-inngest", "floor"),
+          allow("app", "app", "door-public-api", "door-console", "door-inngest", "door-payments", "floor"),
           allow("door-public-api", "door-public-api", "jobs", "services", "floor"),
           allow("door-console", "door-console", "jobs", "services", "floor"),
           allow("door-inngest", "door-inngest", "jobs", "services", "floor"),
+          allow("door-payments", "door-payments", "jobs", "services", "floor"),
           allow(
             "door-scripts",
             "door-scripts",
@@ -86,6 +88,7 @@ const layerRule = {
             "door-public-api",
             "door-console",
             "door-inngest",
+            "door-payments",
             "door-scripts",
             "process",
             "jobs",

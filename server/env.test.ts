@@ -10,13 +10,22 @@ import { setTestEnv } from "./testing/test-db";
 
 const SECRET = "s".repeat(32);
 const base = { NODE_ENV: "test", APP_SECRET: SECRET };
-/** A production configuration that passes: a real secret and every cell's https origin. */
+/** A production configuration that passes: a real secret, every cell's https origin, a real payment provider. */
 const prod = {
   NODE_ENV: "production",
   APP_SECRET: SECRET,
   CELL_ORIGIN_RU: "https://api.example.ru",
   CELL_ORIGIN_EN: "https://api.example.com",
   CELL_ORIGIN_ID: "https://api.example.id",
+  PAYMENT_PROVIDER: "yookassa",
+  YOOKASSA_SHOP_ID: "123456",
+  YOOKASSA_SECRET_KEY: "live_secretkey0123",
+};
+const yookassa = { PAYMENT_PROVIDER: "yookassa", YOOKASSA_SHOP_ID: "123456", YOOKASSA_SECRET_KEY: "test_secret_0123" };
+const stripe = {
+  PAYMENT_PROVIDER: "stripe",
+  STRIPE_SECRET_KEY: "sk_test_abc123",
+  STRIPE_WEBHOOK_SECRET: "whsec_abc123",
 };
 
 function envError(source: Record<string, string | undefined>): string {
@@ -182,6 +191,71 @@ describe("loadEnv", () => {
     const file = path.join(dir, "app-secret");
     expect(readFileSync(file, "utf8").trim()).toBe(first);
     expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe("payment provider settings", () => {
+  it("defaults to the sandbox outside production", () => {
+    expect(loadEnv(base).payment).toEqual({ provider: "sandbox" });
+  });
+
+  it("refuses the sandbox in production unless PAYMENT_SANDBOX=allow", () => {
+    const { PAYMENT_PROVIDER: _p, YOOKASSA_SHOP_ID: _s, YOOKASSA_SECRET_KEY: _k, ...noProvider } = prod;
+    expect(envError(noProvider)).toBe(
+      "Invalid environment:\n  PAYMENT_PROVIDER: sandbox takes no real money and is refused in production; configure yookassa or stripe, or set PAYMENT_SANDBOX=allow for a demo",
+    );
+    expect(loadEnv({ ...noProvider, PAYMENT_SANDBOX: "allow" }).payment).toEqual({ provider: "sandbox" });
+    expect(envError({ ...base, PAYMENT_SANDBOX: "yes" })).toContain("PAYMENT_SANDBOX: must be allow");
+  });
+
+  it("reads a whole YooKassa configuration, with the public API address by default", () => {
+    expect(loadEnv({ ...base, ...yookassa }).payment).toEqual({
+      provider: "yookassa",
+      shopId: "123456",
+      secretKey: "test_secret_0123",
+      apiUrl: "https://api.yookassa.ru",
+    });
+    expect(loadEnv({ ...base, ...yookassa, YOOKASSA_API_URL: "http://127.0.0.1:9/" }).payment).toMatchObject({
+      apiUrl: "http://127.0.0.1:9",
+    });
+  });
+
+  it("reads a whole Stripe configuration", () => {
+    expect(loadEnv({ ...base, ...stripe }).payment).toEqual({
+      provider: "stripe",
+      secretKey: "sk_test_abc123",
+      webhookSecret: "whsec_abc123",
+      apiUrl: undefined,
+    });
+  });
+
+  it("stops on a half-set configuration, naming each missing variable", () => {
+    expect(envError({ ...base, PAYMENT_PROVIDER: "yookassa", YOOKASSA_SHOP_ID: "123456" })).toBe(
+      "Invalid environment:\n  YOOKASSA_SECRET_KEY: required with PAYMENT_PROVIDER=yookassa",
+    );
+    expect(envError({ ...base, PAYMENT_PROVIDER: "stripe" })).toBe(
+      [
+        "Invalid environment:",
+        "  STRIPE_SECRET_KEY: required with PAYMENT_PROVIDER=stripe",
+        "  STRIPE_WEBHOOK_SECRET: required with PAYMENT_PROVIDER=stripe",
+      ].join("\n"),
+    );
+    expect(envError({ ...base, ...stripe, STRIPE_WEBHOOK_SECRET: "abc" })).toContain(
+      "STRIPE_WEBHOOK_SECRET: must be the endpoint's signing secret (whsec_...)",
+    );
+  });
+
+  it("stops on another provider's variables, which would be silently unused", () => {
+    expect(envError({ ...base, YOOKASSA_SHOP_ID: "123456" })).toBe(
+      "Invalid environment:\n  YOOKASSA_SHOP_ID: set, but PAYMENT_PROVIDER is sandbox (set PAYMENT_PROVIDER=yookassa or unset it)",
+    );
+    expect(envError({ ...base, ...stripe, YOOKASSA_API_URL: "https://api.yookassa.ru" })).toContain(
+      "YOOKASSA_API_URL: set, but PAYMENT_PROVIDER is stripe",
+    );
+    expect(envError({ ...base, ...yookassa, PAYMENT_SANDBOX: "allow" })).toContain(
+      "PAYMENT_SANDBOX: set, but PAYMENT_PROVIDER is yookassa",
+    );
+    expect(envError({ ...base, PAYMENT_PROVIDER: "paypal" })).toContain("PAYMENT_PROVIDER");
   });
 });
 

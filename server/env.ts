@@ -54,7 +54,33 @@ const EnvSchema = z.object({
       return out;
     })
     .optional(),
+  PAYMENT_PROVIDER: z.enum(["sandbox", "yookassa", "stripe"]).default("sandbox"),
+  PAYMENT_SANDBOX: z.enum(["allow"], { message: "must be allow (or unset)" }).optional(),
+  YOOKASSA_SHOP_ID: z
+    .string()
+    .regex(/^[0-9A-Za-z_-]{1,64}$/, "must be the shop id from the YooKassa account")
+    .optional(),
+  YOOKASSA_SECRET_KEY: z.string().min(8, "must be the secret key from the YooKassa account").optional(),
+  YOOKASSA_API_URL: origin.optional(),
+  STRIPE_SECRET_KEY: z
+    .string()
+    .regex(/^(sk|rk)_(live|test)_\w+$/, "must be a Stripe secret key (sk_live_..., sk_test_...)")
+    .optional(),
+  STRIPE_WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_\w+$/, "must be the endpoint's signing secret (whsec_...)")
+    .optional(),
+  STRIPE_API_URL: origin.optional(),
 });
+
+/**
+ * Where top-ups are paid (`PAYMENT_PROVIDER`, DESIGN "Money"): the built-in `sandbox` (test payments,
+ * refused in production unless `PAYMENT_SANDBOX=allow`), YooKassa or Stripe with their credentials.
+ */
+export type PaymentConfig =
+  | { provider: "sandbox" }
+  | { provider: "yookassa"; shopId: string; secretKey: string; apiUrl: string }
+  | { provider: "stripe"; secretKey: string; webhookSecret: string; apiUrl: string | undefined };
 
 /** The validated configuration of this process. Secrets in it never reach logs. */
 export interface Env {
@@ -94,6 +120,8 @@ export interface Env {
    * still required (only the test setting `WEBHOOK_ALLOW_LOOPBACK` relaxes those for loopback hosts).
    */
   webhookAllowedPrivateNetworks: [ipaddr.IPv4 | ipaddr.IPv6, number][];
+  /** The payment provider of wallet top-ups and its settings. */
+  payment: PaymentConfig;
 }
 
 /** Raised at start when a variable has a bad value; the message names each variable and its problem. */
@@ -138,6 +166,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     });
     if (bad.length) throw new EnvError(`Invalid environment:\n${bad.join("\n")}`);
   }
+  const payment = paymentConfig(e);
   const appSecret = e.APP_SECRET ?? localSecret(path.dirname(e.PGLITE_DIR));
   return {
     nodeEnv: e.NODE_ENV,
@@ -162,7 +191,53 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
       : Buffer.from(hkdfSync("sha256", appSecret, "", "webhook-secret-key", 32)),
     webhookAllowLoopback: e.WEBHOOK_ALLOW_LOOPBACK === "true",
     webhookAllowedPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_CIDRS ?? [],
+    payment,
   };
+}
+
+/**
+ * The payment settings, whole or not at all: the chosen provider's variables must all be set and no
+ * other provider's may be (a half-set configuration is a mistake to stop on, not to guess around).
+ * @throws EnvError naming each missing or stray variable.
+ */
+function paymentConfig(e: z.infer<typeof EnvSchema>): PaymentConfig {
+  const vars = {
+    yookassa: { YOOKASSA_SHOP_ID: e.YOOKASSA_SHOP_ID, YOOKASSA_SECRET_KEY: e.YOOKASSA_SECRET_KEY },
+    stripe: { STRIPE_SECRET_KEY: e.STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET: e.STRIPE_WEBHOOK_SECRET },
+  };
+  const optional = { yookassa: { YOOKASSA_API_URL: e.YOOKASSA_API_URL }, stripe: { STRIPE_API_URL: e.STRIPE_API_URL } };
+  const p = e.PAYMENT_PROVIDER;
+  const bad: string[] = [];
+  for (const provider of ["yookassa", "stripe"] as const) {
+    const all = { ...vars[provider], ...optional[provider] };
+    for (const [name, value] of Object.entries(all)) {
+      if (provider === p && name in vars[provider] && !value)
+        bad.push(`  ${name}: required with PAYMENT_PROVIDER=${p}`);
+      if (provider !== p && value)
+        bad.push(`  ${name}: set, but PAYMENT_PROVIDER is ${p} (set PAYMENT_PROVIDER=${provider} or unset it)`);
+    }
+  }
+  if (p !== "sandbox" && e.PAYMENT_SANDBOX) bad.push(`  PAYMENT_SANDBOX: set, but PAYMENT_PROVIDER is ${p}`);
+  if (p === "sandbox" && e.NODE_ENV === "production" && e.PAYMENT_SANDBOX !== "allow")
+    bad.push(
+      "  PAYMENT_PROVIDER: sandbox takes no real money and is refused in production; configure yookassa or stripe, or set PAYMENT_SANDBOX=allow for a demo",
+    );
+  if (bad.length) throw new EnvError(`Invalid environment:\n${bad.join("\n")}`);
+  if (p === "yookassa")
+    return {
+      provider: p,
+      shopId: e.YOOKASSA_SHOP_ID!,
+      secretKey: e.YOOKASSA_SECRET_KEY!,
+      apiUrl: e.YOOKASSA_API_URL ?? "https://api.yookassa.ru",
+    };
+  if (p === "stripe")
+    return {
+      provider: p,
+      secretKey: e.STRIPE_SECRET_KEY!,
+      webhookSecret: e.STRIPE_WEBHOOK_SECRET!,
+      apiUrl: e.STRIPE_API_URL,
+    };
+  return { provider: "sandbox" };
 }
 
 /** Outside production a random secret is made once and kept beside the embedded database, never committed. */

@@ -12,3 +12,4 @@ export * from "./strategist";
 export * from "./analytics";
 export * from "./operations";
 export * from "./webhooks";
+export * from "./payments";

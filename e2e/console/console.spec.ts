@@ -4,7 +4,8 @@ import { promisify } from "node:util";
 import { expect, test } from "../api/validated-request";
 
 // The console in a real browser (Debian's chromium): sign in with the demo login, create an
-// integration, issue a key and use it, revoke it, and lift a negative wallet with a top-up.
+// integration, issue a key and use it, revoke it, and lift a negative wallet with a paid top-up
+// (the sandbox checkout; e2e/console/payments.spec.ts goes further).
 
 const demo = () =>
   JSON.parse(readFileSync(".data/e2e/demo.json", "utf8")) as {
@@ -86,9 +87,13 @@ test("a negative wallet suspends the API until a console top-up", async ({ page,
   await signIn(page);
   await page.goto(new URL(problem.topup_url).pathname + new URL(problem.topup_url).search);
   await expect(page.getByTestId("wallet-state")).toHaveText("negative");
-  await page.getByLabel("Amount, RUB").fill("500");
+  await page.getByLabel(/^Amount, RUB/).fill("500");
   await page.getByRole("button", { name: "Top up" }).click();
-  await expect(page.getByRole("status")).toContainText("Top-up recorded");
+  // A top-up is a payment: the sandbox provider's test checkout, then the return page (issue 18).
+  await expect(page).toHaveURL(/\/pay\/sandbox\//);
+  await page.getByRole("button", { name: "Pay", exact: true }).click();
+  await expect(page.getByTestId("payment-status")).toHaveText("succeeded");
+  await page.getByRole("link", { name: "Back to the wallet" }).click();
   // 400.00 RUB: below the low threshold (1,000.00) but positive, so exchange is active again.
   await expect(page.getByTestId("wallet-state")).toHaveText("low");
   await expect(page.getByText("exchange active")).toBeVisible();

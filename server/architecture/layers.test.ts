@@ -89,6 +89,16 @@ describe("one-way layers are enforced by lint", () => {
       'import { verifySignature } from "../../server/webhook-transport/signature";',
     ],
     ["a service importing the SDK", "server/services/cards/bad.ts", 'import { createClient } from "@platform/sdk";'],
+    [
+      "the payments door importing the console door",
+      "server/payments-door/bad.ts",
+      'import { appRouter } from "@/server/trpc/root";',
+    ],
+    [
+      "a service importing the payments door",
+      "server/services/payments/bad.ts",
+      'import { problem } from "@/server/payments-door/notification";',
+    ],
   ])("refuses %s", async (_name, filePath, source) => {
     const errors = await layerErrors(filePath, `${source}\nexport const x = 1;\n`);
     expect(errors.length).toBeGreaterThan(0);
@@ -113,6 +123,16 @@ describe("one-way layers are enforced by lint", () => {
       'import { getTenant } from "@/server/services/tenants/tenants";\nimport { env } from "@/server/env";',
     ],
     ["a page importing its door", "app/console/ok.tsx", 'import type { AppRouter } from "@/server/trpc/root";'],
+    [
+      "a route file importing the payments door, which imports a service",
+      "app/api/payments/ok.ts",
+      'import { paymentNotificationDoor } from "@/server/payments-door/notification";',
+    ],
+    [
+      "the payments door importing a service",
+      "server/payments-door/ok.ts",
+      'import { startPayment } from "@/server/services/payments/payments";',
+    ],
     [
       "the floor importing the floor",
       "server/lib/ok.ts",

@@ -3,7 +3,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { webhookDeliveries, webhookSubscriptions } from "@/db/schema";
 import { recordEventWithDeliveries } from "@/server/services/events/outbox";
 import { changeBalance, setWalletBlocked } from "@/server/services/wallet/wallet-ledger";
-import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
+import { makeStaff, makeTenant, type TenantFixture } from "@/server/testing/fixtures";
+import { handlePaymentNotification } from "@/server/services/payments/payment-settle";
+import { startPayment } from "@/server/services/payments/payments";
+import { decideSandboxCheckout, SANDBOX_SIGNATURE_HEADER } from "@/server/services/payments/sandbox-provider";
 import { LOOPBACK_RECEIVER_ENV, startHttpsReceiver, type HttpsReceiver } from "@/server/testing/https-receiver";
 import { openTestDatabase } from "@/server/testing/test-db";
 import { createDeliveryClient, type DeliveryClient } from "@/server/webhook-transport/delivery-client";
@@ -153,6 +156,36 @@ describe("the local driver", () => {
     await waitFor(async () => (await rowsOf(ids))[0]!.error === "wallet_suspended", 3_000);
     await changeBalance(db.db, { tenantId: t.tenantId, amountMinor: 1_000n, kind: "topup", actor: "system" });
     await waitFor(async () => (await rowsOf(ids))[0]!.state === "delivered", 3_000);
+    expect(rx.requests).toHaveLength(1);
+  });
+
+  it("a paid top-up (sandbox Pay → verified notification) resumes deferred deliveries within seconds", async () => {
+    const t = await makeTenant(db.db, { balanceMinor: 0n });
+    await subscribe(t, newSigningSecret());
+    await changeBalance(db.db, { tenantId: t.tenantId, amountMinor: -1_000n, kind: "charge", actor: "system" });
+    // A poll far beyond the test: only the resume announcement after the payment's commit can deliver in time.
+    driver = startLocalDriver(db.db, { client, pollMs: 60_000 });
+    await new Promise((r) => setTimeout(r, 100));
+    const ids = await queue(t, 1);
+    await waitFor(async () => (await rowsOf(ids))[0]!.error === "wallet_suspended", 3_000);
+    const staffUserId = await makeStaff(db.db, t.tenantId, ["topup_wallet"]);
+    const p = await startPayment(
+      db.db,
+      { via: "console", tenantId: t.tenantId, staffUserId, rights: ["topup_wallet"] },
+      { amountMinor: 10_000n },
+    );
+    expect(rx.requests).toHaveLength(0);
+    const paid = Date.now();
+    const { notification } = await decideSandboxCheckout(db.db, p.id, "pay");
+    const outcome = await handlePaymentNotification(
+      db.db,
+      "sandbox",
+      notification.body,
+      new Headers({ [SANDBOX_SIGNATURE_HEADER]: notification.signature }),
+    );
+    expect(outcome).toBe("credited");
+    await waitFor(async () => (await rowsOf(ids))[0]!.state === "delivered", 5_000);
+    expect(Date.now() - paid).toBeLessThan(5_000);
     expect(rx.requests).toHaveLength(1);
   });
 

@@ -9,6 +9,8 @@ import { createStaffMember } from "@/server/services/tenants/staff";
 import { call } from "@/server/testing/api-client";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
+import { changeBalance } from "@/server/services/wallet/wallet-ledger";
+import { POST as sandboxDecide } from "@/app/pay/sandbox/[id]/decide/route";
 import { createCaller } from "./root";
 
 // The console's procedures: every one checks the staff user's tenant and rights, errors carry the
@@ -73,9 +75,7 @@ describe("tenant and rights checks", () => {
   });
 
   it("needs the top-up right to top up", async () => {
-    const err = await rejects(
-      as(staff.manager).wallet.topUp({ tenantId: a.tenantId, amount: "10", provider: "manual" }),
-    );
+    const err = await rejects(as(staff.manager).wallet.topUp({ tenantId: a.tenantId, amount: "100" }));
     expect(err.code).toBe("FORBIDDEN");
     expect(err.message).toContain("topup_wallet");
   });
@@ -185,31 +185,53 @@ describe("integrations and keys", () => {
 async function makeWalletPositive() {
   const w = await as(staff.owner).wallet.get({ tenantId: a.tenantId });
   if (w.state !== "ok")
-    await as(staff.owner).wallet.topUp({ tenantId: a.tenantId, amount: "5000", provider: "manual" });
+    await changeBalance(db.db, { tenantId: a.tenantId, amountMinor: 500_000n, kind: "credit", actor: "operator" });
 }
 
 describe("wallet", () => {
-  it("tops up through the manual provider with a ledger row naming the staff user", async () => {
+  it("a top-up is a pending payment that credits nothing until paid; paid, a ledger row names the staff user and the payment", async () => {
     const before = await as(staff.owner).wallet.get({ tenantId: a.tenantId });
-    const r = await as(staff.owner).wallet.topUp({
-      tenantId: a.tenantId,
-      amount: "1500.50",
-      provider: "manual",
-      note: "Invoice 42",
+    const r = await as(staff.owner).wallet.topUp({ tenantId: a.tenantId, amount: "1500.50" });
+    expect(r).toMatchObject({
+      status: "pending",
+      confirmationUrl: `https://api.example.ru/pay/sandbox/${r.paymentId}`,
     });
-    expect(Number(r.balance)).toBeCloseTo(Number(before.balance) + 1500.5, 2);
+    expect((await as(staff.owner).wallet.get({ tenantId: a.tenantId })).balance).toBe(before.balance);
+    expect(await as(staff.owner).wallet.payments({ tenantId: a.tenantId })).toMatchObject([
+      { id: r.paymentId, amount: "1500.50", status: "pending", provider: "sandbox", by: staff.owner.email },
+    ]);
+    // The payer clicks "Pay" on the sandbox checkout; the return page's check then finds it paid.
+    await sandboxDecide(
+      new Request(`https://api.example.ru/pay/sandbox/${r.paymentId}/decide`, {
+        method: "POST",
+        body: new URLSearchParams({ outcome: "pay" }),
+      }),
+      { params: Promise.resolve({ id: r.paymentId }) },
+    );
+    expect(await as(staff.owner).wallet.checkPayment({ tenantId: a.tenantId, paymentId: r.paymentId })).toMatchObject({
+      status: "succeeded",
+    });
+    const after = await as(staff.owner).wallet.get({ tenantId: a.tenantId });
+    expect(Number(after.balance)).toBeCloseTo(Number(before.balance) + 1500.5, 2);
     const rows = await db.db
       .select()
       .from(walletLedger)
-      .where(and(eq(walletLedger.tenantId, a.tenantId), eq(walletLedger.description, "Invoice 42")));
+      .where(and(eq(walletLedger.tenantId, a.tenantId), eq(walletLedger.kind, "topup")));
     expect(rows).toMatchObject([{ kind: "topup", amountMinor: 150050n, actor: `staff:${staff.owner.id}` }]);
+    expect(rows[0].description).toContain(r.paymentId);
     const page = await as(staff.owner).wallet.ledger({ tenantId: a.tenantId, limit: 1 });
-    expect(page.entries[0].description).toBe("Invoice 42");
+    expect(page.entries[0].description).toContain(r.paymentId);
     expect(page.next).not.toBeNull();
   });
 
-  it.each(["0", "-5", "12,50", "abc"])("refuses the amount %s", async (amount) => {
-    const err = await rejects(as(staff.owner).wallet.topUp({ tenantId: a.tenantId, amount, provider: "manual" }));
+  it("another tenant's staff cannot see or check a payment", async () => {
+    const r = await as(staff.owner).wallet.topUp({ tenantId: a.tenantId, amount: "100" });
+    const err = await rejects(as(staff.other).wallet.checkPayment({ tenantId: b.tenantId, paymentId: r.paymentId }));
+    expect(err.code).toBe("NOT_FOUND");
+  });
+
+  it.each(["0", "-5", "12,50", "abc", "99.99", "1000000.01"])("refuses the amount %s", async (amount) => {
+    const err = await rejects(as(staff.owner).wallet.topUp({ tenantId: a.tenantId, amount }));
     expect(err.code).toBe("BAD_REQUEST");
   });
 });
@@ -248,7 +270,7 @@ describe("the HTTP door", () => {
 
   it("refuses a cross-site write and accepts a same-origin one", async () => {
     const { cookie } = await sessionCookie();
-    const body = JSON.stringify({ tenantId: a.tenantId, amount: "1", provider: "manual" });
+    const body = JSON.stringify({ tenantId: a.tenantId, amount: "100" });
     const evil = await trpcPost(
       new Request("https://api.example.ru/api/trpc/wallet.topUp", {
         method: "POST",

@@ -1,7 +1,8 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as trpcGet, POST as trpcPost } from "@/app/api/trpc/[trpc]/route";
-import { walletLedger, wallets } from "@/db/schema";
+import { payments, walletLedger, wallets } from "@/db/schema";
+import { POST as sandboxDecide } from "@/app/pay/sandbox/[id]/decide/route";
 import { createAuth } from "@/server/auth/auth";
 import { createStaffMember } from "@/server/services/tenants/staff";
 import { BALANCE_MAX_MINOR } from "@/server/services/wallet/wallet-ledger";
@@ -59,8 +60,10 @@ const mutate = (path: string, input: unknown) =>
   server.send("POST", `/api/trpc/${path}`, { headers: headers(), body: JSON.stringify(input) });
 const query = (path: string, input: unknown) =>
   server.send("GET", `/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify(input))}`, { headers: headers() });
+/** Rows a top-up could write: ledger rows and payments. */
 const ledgerRows = async () =>
-  (await db.db.select().from(walletLedger).where(eq(walletLedger.tenantId, a.tenantId))).length;
+  (await db.db.select().from(walletLedger).where(eq(walletLedger.tenantId, a.tenantId))).length +
+  (await db.db.select().from(payments).where(eq(payments.tenantId, a.tenantId))).length;
 
 /** A body stream of `total` bytes in 64 KB chunks that records how much of it was read. */
 function countingStream(total: number) {
@@ -84,8 +87,7 @@ describe("body size (item 5)", () => {
     const before = await ledgerRows();
     const big = JSON.stringify({
       tenantId: a.tenantId,
-      amount: "1",
-      provider: "manual",
+      amount: "100",
       note: "x".repeat(MAX_TRPC_BODY_BYTES),
     });
     const r = await mutate("wallet.topUp", JSON.parse(big));
@@ -137,8 +139,7 @@ describe("body size (item 5)", () => {
   it("still serves a body under the limit", async () => {
     const r = await mutate("wallet.topUp", {
       tenantId: a.tenantId,
-      amount: "1",
-      provider: "manual",
+      amount: "100",
       note: "x".repeat(150),
     });
     expect(r.status).toBe(200);
@@ -174,9 +175,7 @@ describe("batch size (item 5)", () => {
   it("refuses a long batch of mutations the same way", async () => {
     const before = await ledgerRows();
     const n = MAX_TRPC_BATCH + 1;
-    const input = Object.fromEntries(
-      Array.from({ length: n }, (_, i) => [i, { tenantId: a.tenantId, amount: "1", provider: "manual" }]),
-    );
+    const input = Object.fromEntries(Array.from({ length: n }, (_, i) => [i, { tenantId: a.tenantId, amount: "100" }]));
     const r = await server.send("POST", `/api/trpc/${Array(n).fill("wallet.topUp").join(",")}?batch=1`, {
       headers: headers(),
       body: JSON.stringify(input),
@@ -207,38 +206,55 @@ describe("strict console input (item 6)", () => {
     ).toBe(200);
   });
 
-  it.each(["__proto__", "constructor", "toString", "hasOwnProperty", "nope"])(
-    "a top-up through the provider %s is a 400 naming the field",
-    async (provider) => {
+  it.each(["99.99", "1000000.01", "abc", "1e5", "__proto__"])(
+    "a top-up of %s is a 400 naming /amount and starts nothing",
+    async (amount) => {
       const before = await ledgerRows();
-      const r = await mutate("wallet.topUp", { tenantId: a.tenantId, amount: "10", provider });
+      const r = await mutate("wallet.topUp", { tenantId: a.tenantId, amount });
       expect(r.status).toBe(400);
       const body = JSON.parse(r.text) as TrpcError;
       expect(body.error.data.code).toBe("validation_failed");
-      expect(body.error.data.errors).toEqual([expect.objectContaining({ field: "/provider" })]);
-      expect(body.error.message).toBe("Invalid input: /provider: must be one of the payment providers: manual.");
+      expect(body.error.data.errors).toEqual([expect.objectContaining({ field: "/amount" })]);
       expect(await ledgerRows()).toBe(before);
     },
   );
 
-  it("a top-up that would overflow the balance is a 400 on /amount and changes nothing", async () => {
+  it("naming the old manual provider credits nothing: a top-up is a pending payment", async () => {
+    const [w0] = await db.db.select().from(wallets).where(eq(wallets.tenantId, a.tenantId));
+    const r = await mutate("wallet.topUp", { tenantId: a.tenantId, amount: "1000", provider: "manual" });
+    expect(r.status).toBe(200);
+    const out = (JSON.parse(r.text) as { result: { data: { status: string; confirmationUrl: string } } }).result.data;
+    expect(out.status).toBe("pending");
+    expect(out.confirmationUrl).toMatch(/\/pay\/sandbox\//);
+    const [w1] = await db.db.select().from(wallets).where(eq(wallets.tenantId, a.tenantId));
+    expect(w1.balanceMinor).toBe(w0.balanceMinor);
+  });
+
+  it("a paid top-up that would overflow the balance credits nothing and stays pending", async () => {
+    const pay = async (amount: string) => {
+      const r = await mutate("wallet.topUp", { tenantId: a.tenantId, amount });
+      const id = (JSON.parse(r.text) as { result: { data: { paymentId: string } } }).result.data.paymentId;
+      const res = await sandboxDecide(
+        new Request(`${ORIGIN}/pay/sandbox/${id}/decide`, {
+          method: "POST",
+          body: new URLSearchParams({ outcome: "pay" }),
+        }),
+        { params: Promise.resolve({ id }) },
+      );
+      expect(res.status).toBe(303);
+      return (await db.db.select().from(payments).where(eq(payments.id, id)))[0];
+    };
     const nearMax = BALANCE_MAX_MINOR - 50_000n;
     await db.db.update(wallets).set({ balanceMinor: nearMax }).where(eq(wallets.tenantId, a.tenantId));
-    const before = await ledgerRows();
-    const r = await mutate("wallet.topUp", { tenantId: a.tenantId, amount: "1000", provider: "manual" });
-    expect(r.status).toBe(400);
-    const body = JSON.parse(r.text) as TrpcError;
-    expect(body.error.data.code).toBe("validation_failed");
-    expect(body.error.data.errors).toEqual([
-      expect.objectContaining({ field: "/amount", message: expect.stringMatching(/cannot hold this amount/) }),
-    ]);
+    const ledgerBefore = (await db.db.select().from(walletLedger).where(eq(walletLedger.tenantId, a.tenantId))).length;
+    expect((await pay("1000")).status).toBe("pending");
     const [w] = await db.db.select().from(wallets).where(eq(wallets.tenantId, a.tenantId));
     expect(w.balanceMinor).toBe(nearMax);
-    expect(await ledgerRows()).toBe(before);
-    // Up to the largest balance still fits.
-    expect((await mutate("wallet.topUp", { tenantId: a.tenantId, amount: "500", provider: "manual" })).status).toBe(
-      200,
+    expect((await db.db.select().from(walletLedger).where(eq(walletLedger.tenantId, a.tenantId))).length).toBe(
+      ledgerBefore,
     );
+    // Up to the largest balance still fits.
+    expect((await pay("500")).status).toBe("succeeded");
     expect((await db.db.select().from(wallets).where(eq(wallets.tenantId, a.tenantId)))[0].balanceMinor).toBe(
       BALANCE_MAX_MINOR,
     );

@@ -17,6 +17,7 @@ export default async function WalletPage({ searchParams }: { searchParams: Promi
     await Promise.all([
       qc.prefetchQuery(trpcServer.wallet.get.queryOptions({ tenantId: session.tenantId })),
       qc.prefetchQuery(trpcServer.wallet.dailySpend.queryOptions({ tenantId: session.tenantId })),
+      qc.prefetchQuery(trpcServer.wallet.payments.queryOptions({ tenantId: session.tenantId, limit: 50 })),
     ]);
   }
   return (

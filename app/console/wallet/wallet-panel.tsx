@@ -1,9 +1,11 @@
 "use client";
 
+import { useRef } from "react";
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ErrorBox, type ConsoleError } from "../_components/field-errors";
 import { QueryState } from "../_components/query-state";
 import { useTRPC } from "../_components/trpc-provider";
+import { PaymentsTable } from "./payments-table";
 
 const STATE_TEXT: Record<string, string> = {
   ok: "Balance is healthy.",
@@ -24,6 +26,8 @@ export function WalletPanel({ tenantId }: { tenantId: string }) {
   );
   const refresh = () => qc.invalidateQueries({ queryKey: trpc.wallet.pathKey() });
   const topUp = useMutation(trpc.wallet.topUp.mutationOptions({ onSuccess: refresh }));
+  // One key per filled form: a double submit starts one payment, not two.
+  const formKey = useRef<string>(crypto.randomUUID());
   const setLimit = useMutation(trpc.wallet.setDailyLimit.mutationOptions({ onSuccess: refresh }));
   const w = wallet.data;
   return (
@@ -52,42 +56,26 @@ export function WalletPanel({ tenantId }: { tenantId: string }) {
                     e.preventDefault();
                     const f = new FormData(e.currentTarget);
                     topUp.mutate(
+                      { tenantId, amount: String(f.get("amount")), idempotencyKey: formKey.current },
                       {
-                        tenantId,
-                        amount: String(f.get("amount")),
-                        provider: String(f.get("provider")),
-                        note: String(f.get("note") ?? "") || undefined,
+                        onSuccess: (r) => {
+                          formKey.current = crypto.randomUUID();
+                          if (r.confirmationUrl) window.location.assign(r.confirmationUrl);
+                        },
                       },
-                      { onSuccess: () => (e.target as HTMLFormElement).reset() },
                     );
                   }}
                 >
                   <label>
-                    Amount, RUB
+                    Amount, RUB <span className="hint">100.00 to 1,000,000.00</span>
                     <input name="amount" inputMode="decimal" required placeholder="1500.00" />
                   </label>
-                  <label>
-                    Payment provider
-                    <select name="provider">
-                      {w.providers.map((p) => (
-                        <option key={p.id} value={p.id}>
-                          {p.label}
-                        </option>
-                      ))}
-                    </select>
-                  </label>
-                  <label>
-                    Note <span className="hint">optional, shown in the history</span>
-                    <input name="note" maxLength={200} />
-                  </label>
+                  <p className="hint">
+                    You pay on the page of {w.provider.label}; the wallet is credited once the payment is confirmed.
+                  </p>
                   <ErrorBox error={topUp.error as ConsoleError | null} />
-                  {topUp.isSuccess && (
-                    <p className="notice" role="status">
-                      Top-up recorded. New balance: {topUp.data.balance} ₽.
-                    </p>
-                  )}
-                  <button type="submit" disabled={topUp.isPending}>
-                    {topUp.isPending ? "Recording…" : "Top up"}
+                  <button type="submit" disabled={topUp.isPending || topUp.isSuccess}>
+                    {topUp.isPending || topUp.isSuccess ? "Going to the payment page…" : "Top up"}
                   </button>
                 </form>
               </>
@@ -97,6 +85,7 @@ export function WalletPanel({ tenantId }: { tenantId: string }) {
           </>
         )}
       </QueryState>
+      <PaymentsTable tenantId={tenantId} />
       <h2>Daily spend per integration</h2>
       <QueryState
         isLoading={spend.isLoading}

@@ -27,70 +27,83 @@ export const BALANCE_MIN_MINOR = -9_223_372_036_854_775_808n;
  * @throws ApiError `not_found` (no wallet for the tenant), `validation_failed` (zero amount, or a
  *   balance the wallet cannot hold: beyond {@link BALANCE_MAX_MINOR} / {@link BALANCE_MIN_MINOR}).
  */
-export async function changeBalance(
-  db: Db,
-  input: {
-    tenantId: string;
-    amountMinor: bigint;
-    kind: "credit" | "debit" | "topup" | "charge";
-    actor: LedgerActor;
-    description?: string;
-    integrationId?: string;
-  },
-): Promise<WalletChange> {
+export async function changeBalance(db: Db, input: BalanceChangeInput): Promise<WalletChange> {
+  const { change, resumed } = await db.transaction((tx) => changeBalanceInTransaction(tx as unknown as Db, input));
+  // After the commit, so the driver finds the rows already due.
+  if (resumed) announceExchangeResumed(change.tenantId);
+  return change;
+}
+
+/** What {@link changeBalance} takes: a signed amount in RUB minor units, the ledger kind and who. */
+export interface BalanceChangeInput {
+  tenantId: string;
+  amountMinor: bigint;
+  kind: "credit" | "debit" | "topup" | "charge";
+  actor: LedgerActor;
+  description?: string;
+  integrationId?: string;
+}
+
+/**
+ * {@link changeBalance} inside the caller's transaction `tx` (a payment credited together with its
+ * state). `resumed` says exchange resumed: the caller announces it with `announceExchangeResumed`
+ * after its commit. Same errors as {@link changeBalance}.
+ */
+export async function changeBalanceInTransaction(
+  tx: Db,
+  input: BalanceChangeInput,
+): Promise<{ change: WalletChange; resumed: boolean }> {
   if (input.amountMinor === 0n) {
     throw new ApiError("validation_failed", "The amount must not be zero.", {
       errors: [{ field: "/amount", code: "out_of_range", message: "The amount must be greater than 0." }],
     });
   }
+  const amount = input.amountMinor.toString();
+  // The sum is checked in numeric, so a balance that would leave the bigint range changes nothing
+  // instead of failing the statement.
+  const [w] = await tx
+    .update(wallets)
+    .set({ balanceMinor: sql`${wallets.balanceMinor} + ${amount}::bigint`, updatedAt: new Date() })
+    .where(
+      and(
+        eq(wallets.tenantId, input.tenantId),
+        sql`${wallets.balanceMinor}::numeric + ${amount}::numeric between ${BALANCE_MIN_MINOR.toString()}::numeric and ${BALANCE_MAX_MINOR.toString()}::numeric`,
+      ),
+    )
+    .returning();
+  if (!w) {
+    const [exists] = await tx
+      .select({ tenantId: wallets.tenantId })
+      .from(wallets)
+      .where(eq(wallets.tenantId, input.tenantId));
+    if (!exists) throw notFound("Wallet");
+    const message = "The balance cannot hold this amount: it would pass the largest balance a wallet can hold.";
+    throw new ApiError("validation_failed", message, {
+      errors: [{ field: "/amount", code: "out_of_range", message }],
+    });
+  }
+  const [l] = await tx
+    .insert(walletLedger)
+    .values({
+      tenantId: input.tenantId,
+      kind: input.kind,
+      amountMinor: input.amountMinor,
+      balanceAfterMinor: w.balanceMinor,
+      integrationId: input.integrationId ?? null,
+      description: input.description ?? null,
+      actor: input.actor,
+    })
+    .returning({ id: walletLedger.id });
+  // Exchange resumes (balance back to >= 0, not blocked): webhooks deferred meanwhile become due now.
   let resumed = false;
-  const change = await db.transaction(async (tx) => {
-    const amount = input.amountMinor.toString();
-    // The sum is checked in numeric, so a balance that would leave the bigint range changes nothing
-    // instead of failing the statement.
-    const [w] = await tx
-      .update(wallets)
-      .set({ balanceMinor: sql`${wallets.balanceMinor} + ${amount}::bigint`, updatedAt: new Date() })
-      .where(
-        and(
-          eq(wallets.tenantId, input.tenantId),
-          sql`${wallets.balanceMinor}::numeric + ${amount}::numeric between ${BALANCE_MIN_MINOR.toString()}::numeric and ${BALANCE_MAX_MINOR.toString()}::numeric`,
-        ),
-      )
-      .returning();
-    if (!w) {
-      const [exists] = await tx
-        .select({ tenantId: wallets.tenantId })
-        .from(wallets)
-        .where(eq(wallets.tenantId, input.tenantId));
-      if (!exists) throw notFound("Wallet");
-      const message = "The balance cannot hold this amount: it would pass the largest balance a wallet can hold.";
-      throw new ApiError("validation_failed", message, {
-        errors: [{ field: "/amount", code: "out_of_range", message }],
-      });
-    }
-    const [l] = await tx
-      .insert(walletLedger)
-      .values({
-        tenantId: input.tenantId,
-        kind: input.kind,
-        amountMinor: input.amountMinor,
-        balanceAfterMinor: w.balanceMinor,
-        integrationId: input.integrationId ?? null,
-        description: input.description ?? null,
-        actor: input.actor,
-      })
-      .returning({ id: walletLedger.id });
-    // Exchange resumes (balance back to >= 0, not blocked): webhooks deferred meanwhile become due now.
-    if (w.balanceMinor >= 0n && w.balanceMinor - input.amountMinor < 0n && !w.blocked) {
-      await resumeDeferredDeliveries(tx as unknown as Db, w.tenantId);
-      resumed = true;
-    }
-    return { tenantId: w.tenantId, balanceMinor: w.balanceMinor, blocked: w.blocked, ledgerId: l.id };
-  });
-  // After the commit, so the driver finds the rows already due.
-  if (resumed) announceExchangeResumed(change.tenantId);
-  return change;
+  if (w.balanceMinor >= 0n && w.balanceMinor - input.amountMinor < 0n && !w.blocked) {
+    await resumeDeferredDeliveries(tx, w.tenantId);
+    resumed = true;
+  }
+  return {
+    change: { tenantId: w.tenantId, balanceMinor: w.balanceMinor, blocked: w.blocked, ledgerId: l.id },
+    resumed,
+  };
 }
 
 /**

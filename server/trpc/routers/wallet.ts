@@ -1,13 +1,9 @@
-import { TRPCError } from "@trpc/server";
 import { z } from "zod";
 import { formatMinor, parseAmount } from "@/server/lib/money";
 import { readWallet, topupUrl } from "@/server/services/wallet/wallet-state";
 import { dailySpendByIntegration, ledgerPage, setDailySpendLimit } from "@/server/services/wallet/wallet-history";
-import {
-  findPaymentProvider,
-  PAYMENT_PROVIDER_IDS,
-  PAYMENT_PROVIDERS,
-} from "@/server/services/wallet/payment-provider";
+import { getPayment, listPayments, refreshPayment, startPayment } from "@/server/services/payments/payments";
+import { paymentProvider } from "@/server/services/payments/providers";
 import { ApiError } from "@/server/errors";
 import { router, tenantProcedure, withRight } from "../init";
 
@@ -22,7 +18,10 @@ function toMinor(text: string, field: string): bigint {
   }
 }
 
-/** Wallet: balance, state, ledger, daily spend per integration, top-up (needs `topup_wallet`). */
+/**
+ * Wallet: balance, state, ledger, daily spend per integration, payments; a top-up (needs
+ * `topup_wallet`) starts a payment at the configured provider and credits nothing by itself.
+ */
 export const walletRouter = router({
   get: tenantProcedure.query(async ({ ctx }) => {
     const w = await readWallet(ctx.db, ctx.actor.tenantId);
@@ -33,7 +32,7 @@ export const walletRouter = router({
       exchange: w.exchange,
       topupUrl: topupUrl(ctx.actor.tenantId),
       canTopUp: ctx.rights.includes("topup_wallet"),
-      providers: Object.values(PAYMENT_PROVIDERS).map((p) => ({ id: p.id, label: p.label })),
+      provider: { id: paymentProvider().id, label: paymentProvider().label },
     };
   }),
   ledger: tenantProcedure
@@ -65,31 +64,22 @@ export const walletRouter = router({
       return { ok: true };
     }),
   topUp: withRight("topup_wallet")
-    .input(
-      z.object({
-        amount: amountText,
-        provider: z
-          .enum(PAYMENT_PROVIDER_IDS, {
-            error: `must be one of the payment providers: ${PAYMENT_PROVIDER_IDS.join(", ")}`,
-          })
-          .default("manual"),
-        note: z.string().max(200).optional(),
-      }),
-    )
+    .input(z.object({ amount: amountText, idempotencyKey: z.uuid().optional() }))
     .mutation(async ({ ctx, input }) => {
-      const provider = findPaymentProvider(input.provider);
-      if (!provider) throw new TRPCError({ code: "BAD_REQUEST", message: "Unknown payment provider." });
-      const amountMinor = toMinor(input.amount, "amount");
-      if (amountMinor <= 0n)
-        throw new ApiError("validation_failed", "The amount must be greater than 0.", {
-          errors: [{ field: "/amount", code: "out_of_range", message: "The amount must be greater than 0." }],
-        });
-      const w = await provider.topUp(ctx.db, {
-        tenantId: ctx.actor.tenantId,
-        amountMinor,
-        staffUserId: ctx.actor.staffUserId,
-        note: input.note,
+      const p = await startPayment(ctx.db, ctx.actor, {
+        amountMinor: toMinor(input.amount, "amount"),
+        idempotencyKey: input.idempotencyKey,
       });
-      return { balance: formatMinor(w.balanceMinor) };
+      return { paymentId: p.id, status: p.status, confirmationUrl: p.confirmationUrl };
     }),
+  payments: tenantProcedure
+    .input(z.object({ limit: z.number().int().min(1).max(100).default(50) }))
+    .query(({ ctx, input }) => listPayments(ctx.db, ctx.actor, input.limit)),
+  payment: tenantProcedure
+    .input(z.object({ paymentId: z.uuid() }))
+    .query(({ ctx, input }) => getPayment(ctx.db, ctx.actor, input.paymentId)),
+  /** The return page's status check: reads a pending payment back from the provider and settles it. */
+  checkPayment: tenantProcedure
+    .input(z.object({ paymentId: z.uuid() }))
+    .mutation(({ ctx, input }) => refreshPayment(ctx.db, ctx.actor, input.paymentId)),
 });

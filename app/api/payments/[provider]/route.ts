@@ -1,0 +1,9 @@
+import { paymentNotificationDoor } from "@/server/payments-door/notification";
+
+// Payment providers' notifications: POST /api/payments/yookassa | stripe | sandbox (README "Payments").
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export async function POST(request: Request, { params }: { params: Promise<{ provider: string }> }) {
+  return paymentNotificationDoor(request, (await params).provider);
+}
