@@ -79,15 +79,13 @@ export async function benchDeliveries(
       legalBasis: "contract",
     });
     await changeBalance(d.db, { tenantId: tenant.id, amountMinor: 1_000_000n, kind: "credit", actor: "system" });
-    await d.db
-      .insert(webhookSubscriptions)
-      .values({
-        tenantId: tenant.id,
-        integrationId: integration.id,
-        url: receiver.url,
-        events: ["lead.*"],
-        secretEnc: sealSecret(newSigningSecret()),
-      });
+    await d.db.insert(webhookSubscriptions).values({
+      tenantId: tenant.id,
+      integrationId: integration.id,
+      url: receiver.url,
+      events: ["lead.*"],
+      secretEnc: sealSecret(newSigningSecret()),
+    });
 
     // The burst is queued before the worker starts, so the figure is the worker's own rate (from the
     // moment it is ready to the last delivery), not the rate at which this process can enqueue.

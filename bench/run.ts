@@ -252,19 +252,17 @@ async function seed(): Promise<{ tenants: SeededTenant[] }> {
     });
     const k = await issueKey(d.db, { integrationId: i.id, ipAllowlist: ["127.0.0.1", "::1"] });
     await changeBalance(d.db, { tenantId: t.id, amountMinor: 100_000_000n, kind: "credit", actor: "system" });
-    await d.db
-      .insert(products)
-      .values(
-        Array.from({ length: 50 }, (_, n) => ({
-          tenantId: t.id,
-          name: `Card ${n}`,
-          code: `card-${n}`,
-          priceMinor: 100_000n + BigInt(n),
-          currency: "RUB",
-          sort: n % 5,
-          aiEnabled: n % 2 === 0,
-        })),
-      );
+    await d.db.insert(products).values(
+      Array.from({ length: 50 }, (_, n) => ({
+        tenantId: t.id,
+        name: `Card ${n}`,
+        code: `card-${n}`,
+        priceMinor: 100_000n + BigInt(n),
+        currency: "RUB",
+        sort: n % 5,
+        aiEnabled: n % 2 === 0,
+      })),
+    );
     const counts = await seedTenantData(d.db, t.id, scale, i.id);
     tenants.push({ tenantId: t.id, key: k.key, keyId: k.keyId, messages: counts.messages, leads: counts.leads });
   }

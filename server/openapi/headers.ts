@@ -16,51 +16,42 @@ export const H = {
       example: "req_3f1c0b1e2a4d4c8e9b7a6f5e4d3c2b1a",
       header: { id: "X-Request-Id" },
     }),
-  rateLimitLimit: z
-    .string()
-    .meta({
-      description: "requests allowed per minute in the tightest window (key or tenant) of this rate class; on an answer given before a key was accepted, the caller address's window",
-      example: "600",
-      header: { id: "RateLimit-Limit" },
-    }),
+  rateLimitLimit: z.string().meta({
+    description:
+      "requests allowed per minute in the tightest window (key or tenant) of this rate class; on an answer given before a key was accepted, the caller address's window",
+    example: "600",
+    header: { id: "RateLimit-Limit" },
+  }),
   rateLimitRemaining: z
     .string()
     .meta({ description: "requests left in that window", example: "599", header: { id: "RateLimit-Remaining" } }),
   rateLimitReset: z
     .string()
     .meta({ description: "seconds until the window renews", example: "42", header: { id: "RateLimit-Reset" } }),
-  retryAfter: z
-    .string()
-    .meta({
-      description: "seconds to wait before retrying (with the same Idempotency-Key)",
-      example: "5",
-      header: { id: "Retry-After" },
-    }),
-  cacheControl: z
-    .string()
-    .meta({
-      description:
-        "caching rule of this route: `private, no-store` for conversation and message reads, `no-store` for an article",
-      example: "private, no-store",
-      header: { id: "Cache-Control" },
-    }),
-  etag: z
-    .string()
-    .meta({
-      description: "strong entity tag of the returned version; equals the resource's `etag` field",
-      example: '"3-q1w2e3r4t5y6u7i8o9p0a1"',
-      header: { id: "ETag" },
-    }),
+  retryAfter: z.string().meta({
+    description: "seconds to wait before retrying (with the same Idempotency-Key)",
+    example: "5",
+    header: { id: "Retry-After" },
+  }),
+  cacheControl: z.string().meta({
+    description:
+      "caching rule of this route: `private, no-store` for conversation and message reads, `no-store` for an article",
+    example: "private, no-store",
+    header: { id: "Cache-Control" },
+  }),
+  etag: z.string().meta({
+    description: "strong entity tag of the returned version; equals the resource's `etag` field",
+    example: '"3-q1w2e3r4t5y6u7i8o9p0a1"',
+    header: { id: "ETag" },
+  }),
   deprecation: z
     .string()
     .meta({ description: "when the route was deprecated (`@<unix time>`)", header: { id: "Deprecation" } }),
   sunset: z.string().meta({ description: "when the route stops answering (HTTP date)", header: { id: "Sunset" } }),
-  walletState: z
-    .literal("unknown")
-    .meta({
-      description: "sent when the wallet state cannot be read right now",
-      header: { id: "Service-Wallet-State" },
-    }),
+  walletState: z.literal("unknown").meta({
+    description: "sent when the wallet state cannot be read right now",
+    header: { id: "Service-Wallet-State" },
+  }),
 };
 
 /**

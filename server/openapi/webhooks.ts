@@ -5,11 +5,9 @@ import { EVENT_TYPES } from "@/server/webhook-transport/event-catalog";
 
 /** Headers of every delivery (spec "Events: Delivery format"). */
 const DeliveryHeaders = z.object({
-  "Service-Event-Id": z
-    .string()
-    .meta({
-      description: "unique event id, identical in all retries; skip ids already processed (keep them 72 hours)",
-    }),
+  "Service-Event-Id": z.string().meta({
+    description: "unique event id, identical in all retries; skip ids already processed (keep them 72 hours)",
+  }),
   "Service-Event-Type": z.string().meta({ description: "the event type", example: "lead.created" }),
   "Service-Signature": z.string().meta({
     description:

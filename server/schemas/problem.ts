@@ -7,12 +7,10 @@ const CODES = Object.keys(ERROR_CATALOG) as [ErrorCode, ...ErrorCode[]];
 /** One item of `errors[]` of `validation_failed`: `field` is an RFC 6901 JSON Pointer (`/limit`, `/events/0`). */
 export const FieldErrorSchema = z
   .object({
-    field: z
-      .string()
-      .meta({
-        description: "JSON Pointer (RFC 6901) of the field; `/<name>` for path and query parameters",
-        example: "/limit",
-      }),
+    field: z.string().meta({
+      description: "JSON Pointer (RFC 6901) of the field; `/<name>` for path and query parameters",
+      example: "/limit",
+    }),
     code: z
       .string()
       .meta({ description: "e.g. out_of_range, required, invalid_format, not_supported", example: "out_of_range" }),

@@ -97,15 +97,13 @@ describe("POST /conversations/{id}/cards", () => {
   });
 
   it("records message.created in the outbox and queues it for a subscribed webhook", async () => {
-    await db.db
-      .insert(webhookSubscriptions)
-      .values({
-        tenantId: t.tenantId,
-        integrationId: t.integrationId,
-        url: "https://hooks.example.com/x",
-        events: ["message.*"],
-        secretEnc: sealSecret(newSigningSecret()),
-      });
+    await db.db.insert(webhookSubscriptions).values({
+      tenantId: t.tenantId,
+      integrationId: t.integrationId,
+      url: "https://hooks.example.com/x",
+      events: ["message.*"],
+      secretEnc: sealSecret(newSigningSecret()),
+    });
     const id = await conversation("api");
     const r = await send(id, { codes: ["shoe"] });
     const all = await db.db

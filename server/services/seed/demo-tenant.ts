@@ -53,18 +53,16 @@ export async function seedDemo(db: Db, origin: string): Promise<DemoInfo> {
   });
 
   const actor: Actor = { tenantId: tenant.id, via: "operator" };
-  await db
-    .insert(products)
-    .values({
-      tenantId: tenant.id,
-      name: "Trail running shoes",
-      priceMinor: 1299000n,
-      currency: "RUB",
-      code: "trail-shoes",
-      pageUrl: "/catalog/trail-shoes",
-      aiEnabled: true,
-      sort: 1,
-    });
+  await db.insert(products).values({
+    tenantId: tenant.id,
+    name: "Trail running shoes",
+    priceMinor: 1299000n,
+    currency: "RUB",
+    code: "trail-shoes",
+    pageUrl: "/catalog/trail-shoes",
+    aiEnabled: true,
+    sort: 1,
+  });
   await createCard(db, actor, {
     code: "rain-jacket",
     name: "Rain jacket",

@@ -71,15 +71,13 @@ beforeAll(async () => {
     rows.push({ id: r.id, state, ageMs });
   }
   // Another subscription's journal never shows here.
-  await db.db
-    .insert(webhookDeliveries)
-    .values({
-      tenantId: t.tenantId,
-      subscriptionId: otherSubId,
-      eventId,
-      eventType: "lead.created",
-      createdAt: new Date(base),
-    });
+  await db.db.insert(webhookDeliveries).values({
+    tenantId: t.tenantId,
+    subscriptionId: otherSubId,
+    eventId,
+    eventType: "lead.created",
+    createdAt: new Date(base),
+  });
 });
 afterAll(async () => db.drop());
 
