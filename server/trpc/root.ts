@@ -1,5 +1,6 @@
 import { createCallerFactory, router } from "./init";
 import { integrationsRouter } from "./routers/integrations";
+import { journalRouter } from "./routers/journal";
 import { tenantsRouter } from "./routers/tenants";
 import { walletRouter } from "./routers/wallet";
 import { webhooksRouter } from "./routers/webhooks";
@@ -8,6 +9,7 @@ import { webhooksRouter } from "./routers/webhooks";
 export const appRouter = router({
   tenants: tenantsRouter,
   integrations: integrationsRouter,
+  journal: journalRouter,
   wallet: walletRouter,
   webhooks: webhooksRouter,
 });

@@ -8,6 +8,7 @@ const LINKS = [
   { href: "/console/integrations", label: "Integrations and keys" },
   { href: "/console/webhooks", label: "Webhooks" },
   { href: "/console/wallet", label: "Wallet" },
+  { href: "/console/journal", label: "Disclosure journal" },
 ];
 
 /** Frame of every console page: navigation, tenant switcher, sign-out. */

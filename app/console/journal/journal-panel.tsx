@@ -1,0 +1,191 @@
+"use client";
+
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { ErrorBox, type ConsoleError } from "../_components/field-errors";
+import { QueryState } from "../_components/query-state";
+import { useTRPC } from "../_components/trpc-provider";
+
+type Cursor = { createdAt: string; id: string };
+type Filters = { integrationId?: string; resourceType?: string; from?: string; to?: string; requestId?: string };
+
+const RESOURCE_TYPES = ["conversation", "message", "lead", "contact"] as const;
+
+/** Keeps only the filters that are set, so an empty field means "any". */
+function compact(f: Filters): Filters {
+  return Object.fromEntries(Object.entries(f).filter(([, v]) => v)) as Filters;
+}
+
+/**
+ * The disclosure journal (spec general fact 6): who received which personal records, newest first, with
+ * filters and a CSV export of what the filters select. Shown to staff with `view_personal_data`.
+ */
+export function JournalPanel({ tenantId }: { tenantId: string }) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const [draft, setDraft] = useState<Filters>({});
+  const [filters, setFilters] = useState<Filters>({});
+  const [trail, setTrail] = useState<(Cursor | null)[]>([null]);
+  const [exportError, setExportError] = useState<ConsoleError | null>(null);
+  const [exporting, setExporting] = useState(false);
+  const cursor = trail[trail.length - 1];
+  const integrations = useQuery(trpc.integrations.list.queryOptions({ tenantId }));
+  const page = useQuery(trpc.journal.list.queryOptions({ tenantId, filters, cursor, limit: 50 }));
+
+  const apply = (next: Filters) => {
+    setFilters(compact(next));
+    setTrail([null]);
+  };
+  const download = async () => {
+    setExporting(true);
+    setExportError(null);
+    try {
+      const out = await qc.fetchQuery(trpc.journal.exportCsv.queryOptions({ tenantId, filters }, { staleTime: 0 }));
+      const url = URL.createObjectURL(new Blob([out.csv], { type: "text/csv;charset=utf-8" }));
+      const a = document.createElement("a");
+      a.href = url;
+      a.download = `disclosure-journal-${new Date().toISOString().slice(0, 10)}.csv`;
+      a.click();
+      URL.revokeObjectURL(url);
+      if (out.truncated)
+        setExportError({ message: `Only the newest ${out.rows} rows were exported; narrow the filters.` });
+    } catch (err) {
+      setExportError(err as ConsoleError);
+    } finally {
+      setExporting(false);
+    }
+  };
+
+  return (
+    <>
+      <h1>Disclosure journal</h1>
+      <p className="hint">
+        Every answer and webhook delivery that carried personal data, with the integration and key that received it.
+        Kept for audits; only staff with the personal-data right see it.
+      </p>
+      <form
+        className="row"
+        aria-label="Journal filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          apply(draft);
+        }}
+      >
+        <label>
+          Integration{" "}
+          <select
+            value={draft.integrationId ?? ""}
+            onChange={(e) => setDraft({ ...draft, integrationId: e.target.value || undefined })}
+          >
+            <option value="">all</option>
+            {integrations.data?.map((i) => (
+              <option key={i.id} value={i.id}>
+                {i.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Resource{" "}
+          <select
+            value={draft.resourceType ?? ""}
+            onChange={(e) => setDraft({ ...draft, resourceType: e.target.value || undefined })}
+          >
+            <option value="">all</option>
+            {RESOURCE_TYPES.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          From{" "}
+          <input type="date" value={draft.from ?? ""} onChange={(e) => setDraft({ ...draft, from: e.target.value })} />
+        </label>
+        <label>
+          To <input type="date" value={draft.to ?? ""} onChange={(e) => setDraft({ ...draft, to: e.target.value })} />
+        </label>
+        <label>
+          Request id{" "}
+          <input
+            value={draft.requestId ?? ""}
+            placeholder="req_…"
+            onChange={(e) => setDraft({ ...draft, requestId: e.target.value.trim() })}
+          />
+        </label>
+        <button type="submit">Apply</button>
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => {
+            setDraft({});
+            apply({});
+          }}
+        >
+          Clear
+        </button>
+        <button type="button" className="secondary" disabled={exporting} onClick={() => void download()}>
+          {exporting ? "Exporting…" : "Export CSV"}
+        </button>
+      </form>
+      <ErrorBox error={exportError} />
+      <QueryState
+        isLoading={page.isLoading}
+        error={page.error}
+        empty={page.data?.entries.length === 0}
+        emptyText="No personal data left through the API or webhooks under these filters."
+      >
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th>Time</th>
+                <th>Integration</th>
+                <th>Key</th>
+                <th>Route</th>
+                <th>Records</th>
+                <th>Request id</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.data?.entries.map((e) => (
+                <tr key={e.id}>
+                  <td>{new Date(e.createdAt).toLocaleString()}</td>
+                  <td>{e.integrationName}</td>
+                  <td>{e.keyId ? <code>{e.keyId}</code> : <span className="hint">webhook</span>}</td>
+                  <td>
+                    <code>{e.route}</code>
+                  </td>
+                  <td>
+                    {e.resourceIds.length} {e.resourceType}
+                    {e.resourceIds.length === 1 ? "" : "s"}
+                    <div className="hint">
+                      {e.resourceIds.slice(0, 3).join(", ")}
+                      {e.resourceIds.length > 3 ? ", …" : ""}
+                    </div>
+                  </td>
+                  <td>
+                    <code>{e.requestId}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </QueryState>
+      <div className="row">
+        {trail.length > 1 && (
+          <button type="button" className="secondary" onClick={() => setTrail(trail.slice(0, -1))}>
+            Newer
+          </button>
+        )}
+        {page.data?.next && (
+          <button type="button" className="secondary" onClick={() => setTrail([...trail, page.data.next])}>
+            Older
+          </button>
+        )}
+      </div>
+    </>
+  );
+}
