@@ -70,3 +70,33 @@ describe("tenant:create", () => {
     });
   });
 });
+
+describe("preview:set", () => {
+  it("switches a preview feature on and off and prints the tenant's previews", { timeout: 240_000 }, async () => {
+    const t = await admin("ru", ["tenant:create", "--name", "Preview shop"]);
+    const args = ["preview:set", "--tenant", t.tenant_id as string, "--feature", "conversation-writes"];
+    expect(await admin("ru", [...args, "--enabled", "true"])).toEqual({
+      tenant_id: t.tenant_id,
+      preview: { "conversation-writes": true },
+    });
+    const [row] = await db.db
+      .select({ previews: tenants.previews })
+      .from(tenants)
+      .where(eq(tenants.id, t.tenant_id as string));
+    expect(row.previews).toEqual(["conversation-writes"]);
+    expect(await admin("ru", [...args, "--enabled", "false"])).toEqual({
+      tenant_id: t.tenant_id,
+      preview: { "conversation-writes": false },
+    });
+    const bad = await admin("ru", [
+      "preview:set",
+      "--tenant",
+      t.tenant_id as string,
+      "--feature",
+      "x",
+      "--enabled",
+      "true",
+    ]).catch((e: { stdout: string }) => JSON.parse(e.stdout) as Record<string, unknown>);
+    expect(bad).toMatchObject({ error: { code: "validation_failed" } });
+  });
+});

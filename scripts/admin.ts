@@ -11,6 +11,7 @@ import { setLimitOverride } from "@/server/services/limits/limit-overrides";
 import type { Right } from "@/server/schemas/scopes";
 import { createStaffMember } from "@/server/services/tenants/staff";
 import { createTenant, setLicense, setTenantStatus } from "@/server/services/tenants/tenants";
+import { setPreview } from "@/server/services/tenants/previews";
 import { changeBalance, setWalletBlocked } from "@/server/services/wallet/wallet-ledger";
 import type { Db } from "@/db/client";
 
@@ -79,6 +80,14 @@ const COMMANDS: Record<string, Command> = {
       const features = o.features === undefined ? undefined : (list(o.features) ?? []);
       const t = await setLicense(db, need(o, "tenant"), { apiAccess: bool(o["api-access"], "api-access"), features });
       return { tenant_id: t.id, api_access: t.apiAccess, features: t.features };
+    },
+  },
+  "preview:set": {
+    usage: "--tenant ID --feature conversation-writes --enabled true|false",
+    run: async (db, o) => {
+      const enabled = bool(need(o, "enabled"), "enabled")!;
+      const preview = await setPreview(db, need(o, "tenant"), need(o, "feature"), enabled);
+      return { tenant_id: o.tenant as string, preview };
     },
   },
   "staff:create": {
@@ -267,6 +276,8 @@ async function main(): Promise<number> {
       "paid-concurrency",
       "email",
       "rights",
+      "feature",
+      "enabled",
     ];
     const options = Object.fromEntries([
       ...names.map((n) => [n, { type: "string" as const }]),

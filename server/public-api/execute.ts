@@ -43,7 +43,10 @@ export async function executeRoute(
   opts: { renewEveryMs?: number } = {},
 ): Promise<Reply> {
   if (route.method === "GET") return route.handler(ctx);
-  return afterCommit(() => executeWrite(route, ctx, idemKey, rawBody, opts.renewEveryMs ?? IDEMPOTENCY_RENEW_EVERY_MS));
+  const reply = await afterCommit(() =>
+    executeWrite(route, ctx, idemKey, rawBody, opts.renewEveryMs ?? IDEMPOTENCY_RENEW_EVERY_MS),
+  );
+  return reply.settle ? reply.settle() : reply;
 }
 
 async function executeWrite(
