@@ -12,6 +12,8 @@ import type { Right } from "@/server/schemas/scopes";
 import { createStaffMember } from "@/server/services/tenants/staff";
 import { createTenant, setLicense, setTenantStatus } from "@/server/services/tenants/tenants";
 import { setPreview } from "@/server/services/tenants/previews";
+import { setSpendLimits } from "@/server/services/wallet/spend-limits";
+import { setChannelAi } from "@/server/services/integrations/channel-settings";
 import { changeBalance, setWalletBlocked } from "@/server/services/wallet/wallet-ledger";
 import type { Db } from "@/db/client";
 
@@ -216,6 +218,39 @@ const COMMANDS: Record<string, Command> = {
         }),
       ),
   },
+  "wallet:set-limits": {
+    usage: "--tenant ID [--daily-limit 500.00|none] [--max-operation-cost 100.00]",
+    run: async (db, o) => {
+      const amountOf = (name: string): bigint | undefined => {
+        const v = o[name];
+        if (v === undefined) return undefined;
+        try {
+          return parseAmount(String(v));
+        } catch (err) {
+          throw usageError(`--${name}: ${(err as Error).message}`);
+        }
+      };
+      const daily = o["daily-limit"] === "none" ? null : amountOf("daily-limit");
+      const limits = await setSpendLimits(db, need(o, "tenant"), {
+        dailyLimitMinor: daily,
+        maxOperationCostMinor: amountOf("max-operation-cost"),
+      });
+      return { tenant_id: o.tenant as string, ...limits };
+    },
+  },
+  "channel:set": {
+    usage: "--integration ID [--ai-daily-limit N (0-10000)] [--ai-enabled true|false]",
+    run: async (db, o) => {
+      const v = o["ai-daily-limit"];
+      if (v !== undefined && (typeof v !== "string" || !/^\d+$/.test(v)))
+        throw usageError("--ai-daily-limit must be a whole number");
+      const c = await setChannelAi(db, need(o, "integration"), {
+        aiDailyLimit: v === undefined ? undefined : Number(v),
+        aiEnabled: bool(o["ai-enabled"], "ai-enabled"),
+      });
+      return { integration_id: o.integration as string, ...c };
+    },
+  },
   "wallet:block": {
     usage: "--tenant ID",
     run: async (db, o) => walletOut(await setWalletBlocked(db, need(o, "tenant"), true, "operator")),
@@ -278,6 +313,10 @@ async function main(): Promise<number> {
       "rights",
       "feature",
       "enabled",
+      "daily-limit",
+      "max-operation-cost",
+      "ai-daily-limit",
+      "ai-enabled",
     ];
     const options = Object.fromEntries([
       ...names.map((n) => [n, { type: "string" as const }]),

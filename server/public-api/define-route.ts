@@ -92,6 +92,12 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown, K = readonly un
   problems?: ErrorCode[];
   handler: (ctx: RouteContext<P, Q, B, K>) => Promise<Reply>;
   replay?: (ctx: RouteContext<P, Q, B, K>, resourceId: string, status: number) => Promise<Reply>;
+  /**
+   * Writes only: runs before the handler's transaction (and not for an idempotent replay), with `db`
+   * outside any transaction, e.g. to count a paid request against the paid rate (the limit store must not
+   * be reached from inside a transaction: the embedded database has one connection). Throwing refuses.
+   */
+  before?: (ctx: RouteContext<P, Q, B, K>) => Promise<void>;
   preview?: PreviewFeature;
 }
 

@@ -104,7 +104,7 @@ describe("Router.match", () => {
 
 describe("the public route table", () => {
   it("routes the Planned conversation writes to their preview routes (the pipeline refuses them without the flag)", () => {
-    for (const path of ["/conversations", "/conversations/x/takeover", "/conversations/x/close"]) {
+    for (const path of ["/conversations", "/conversations/x/messages", "/conversations/x/close"]) {
       const m = publicRouter.match("POST", path);
       expect(m.kind, path).toBe("route");
       expect(m.kind === "route" && m.route.preview, path).toBe("conversation-writes");

@@ -170,7 +170,7 @@ describe("the OpenAPI document", () => {
     expect(base.paths["/conversations"]?.post).toBeUndefined();
     expect(base.paths["/conversations/{id}/takeover"]).toBeUndefined();
     expect(preview.paths["/conversations"]?.post).toBeDefined();
-    for (const a of ["operator-messages", "takeover", "release", "close"])
+    for (const a of ["messages", "operator-messages", "takeover", "release", "close"])
       expect(preview.paths[`/conversations/{id}/${a}`]?.post, a).toBeDefined();
     const unknown = await serveDocument(new Request("https://api.example.ru/api/public/v1/openapi.json?preview=nope"));
     expect(unknown.status).toBe(404);

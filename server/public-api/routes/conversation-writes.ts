@@ -11,6 +11,7 @@ import {
 } from "@/server/services/conversations/conversation-writes";
 import type { AnyRoute } from "../define-route";
 import { defineRoute } from "../define-route";
+import { postCustomerMessageRoute } from "./customer-messages";
 
 // The spec's "Planned conversation write routes", released to tenants with the `conversation-writes`
 // preview (server/schemas/previews.ts); every other caller gets the Planned 404.
@@ -81,6 +82,7 @@ function actionRoute(action: ConversationAction, operationId: string, summary: s
 /** Routes of the `conversation-writes` preview, in the order of the spec. */
 export const CONVERSATION_WRITE_ROUTES: AnyRoute[] = [
   createConversationRoute,
+  postCustomerMessageRoute,
   operatorMessageRoute,
   actionRoute("takeover", "takeOverConversation", "Hand the conversation to an operator"),
   actionRoute("release", "releaseConversation", "Give the conversation back to the AI seller"),
