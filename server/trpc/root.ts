@@ -1,5 +1,6 @@
 import { createCallerFactory, router } from "./init";
 import { integrationsRouter } from "./routers/integrations";
+import { operationsRouter } from "./routers/operations";
 import { tenantsRouter } from "./routers/tenants";
 import { walletRouter } from "./routers/wallet";
 import { webhooksRouter } from "./routers/webhooks";
@@ -10,6 +11,7 @@ export const appRouter = router({
   integrations: integrationsRouter,
   wallet: walletRouter,
   webhooks: webhooksRouter,
+  operations: operationsRouter,
 });
 export type AppRouter = typeof appRouter;
 export const createCaller = createCallerFactory(appRouter);

@@ -23,6 +23,8 @@ export async function setChannelAi(
   db: Db,
   integrationId: string,
   input: { aiDailyLimit?: number; aiEnabled?: boolean },
+  /** When given (the console), the integration must belong to this tenant, else `not_found`. */
+  tenantId?: string,
 ): Promise<ChannelAiSettings> {
   if (
     input.aiDailyLimit !== undefined &&
@@ -34,7 +36,7 @@ export async function setChannelAi(
       `ai_daily_limit must be a whole number from 0 to ${AI_DAILY_LIMIT_MAX}.`,
     );
   const [i] = await db.select().from(integrations).where(eq(integrations.id, integrationId));
-  if (!i) throw notFound("Integration");
+  if (!i || (tenantId !== undefined && i.tenantId !== tenantId)) throw notFound("Integration");
   await db
     .insert(channels)
     .values({ tenantId: i.tenantId, type: "api", name: "API", integrationId })
