@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { conversations, events, integrations, messages, operations, walletLedger, wallets } from "@/db/schema";
+import { conversations, events, integrations, leads, messages, operations, walletLedger, wallets } from "@/db/schema";
 import { runOperation } from "@/server/jobs/run-operation";
 import { startOperationLoop } from "@/server/jobs/operation-loop";
 import { setLanguageModel } from "@/server/services/ai-seller/current-model";
@@ -201,11 +201,17 @@ describe("skipped replies: no operation, no charge", () => {
     expect(r.body.ai_reply).toEqual({ status: "skipped", reason: "daily_limit" });
     const [c] = await db.db.select().from(conversations).where(eq(conversations.id, id));
     expect(c!.status).toBe("handoff_pending");
-    const handoffs = await db.db
-      .select()
-      .from(events)
-      .where(and(eq(events.tenantId, s.tenantId), eq(events.type, "conversation.handoff_requested")));
-    expect(handoffs.map((e) => e.data)).toEqual([{ conversation_id: id }]);
+    const handoffs = () =>
+      db.db
+        .select()
+        .from(events)
+        .where(and(eq(events.tenantId, s.tenantId), eq(events.type, "conversation.handoff_requested")));
+    expect((await handoffs()).map((e) => e.data)).toEqual([{ conversation_id: id }]);
+    // A conversation with a lead names it in the event.
+    const withLead = await conv(s);
+    const [lead] = await db.db.insert(leads).values({ tenantId: s.tenantId, conversationId: withLead }).returning();
+    await say(withLead, "socks", { s });
+    expect((await handoffs()).map((e) => e.data)).toContainEqual({ conversation_id: withLead, lead_id: lead!.id });
     expect((await wallet(s)).heldMinor).toBe(0n);
   });
 

@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { conversations, messages, operations, products, tenants, type MessageCardCopy } from "@/db/schema";
+import { conversations, leads, messages, operations, products, tenants, type MessageCardCopy } from "@/db/schema";
 import type { Operation } from "@/server/schemas/operations";
 import type { ChatTurn, SellerInput, SellerOutput } from "../ai-seller/language-model";
 import { costMinor } from "../ai-seller/prices";
@@ -154,7 +154,10 @@ export async function endAiReply(
   });
 }
 
-/** The conversation waits for an operator: `handoff_pending` and `conversation.handoff_requested`, in `db`'s transaction. */
+/**
+ * The conversation waits for an operator: `handoff_pending` and `conversation.handoff_requested`
+ * (`conversation_id`, and `lead_id` of its newest lead when it has one), in `db`'s transaction.
+ */
 export async function requestHandoff(
   db: Db,
   tenantId: string,
@@ -165,10 +168,16 @@ export async function requestHandoff(
     .update(conversations)
     .set({ status: "handoff_pending", updatedAt: sql`now()` })
     .where(and(eq(conversations.id, conversationId), eq(conversations.tenantId, tenantId)));
+  const [lead] = await db
+    .select({ id: leads.id })
+    .from(leads)
+    .where(and(eq(leads.tenantId, tenantId), eq(leads.conversationId, conversationId)))
+    .orderBy(desc(leads.createdAt))
+    .limit(1);
   await recordEvent(db, {
     tenantId,
     type: "conversation.handoff_requested",
     livemode,
-    data: { conversation_id: conversationId },
+    data: { conversation_id: conversationId, ...(lead ? { lead_id: lead.id } : {}) },
   });
 }

@@ -95,7 +95,9 @@ export async function finishOperation(
       .for("update");
     if (!op) return null;
     const outcome = await work(tx, op);
-    const charged = await settleHold(tx, op, outcome.status === "succeeded" ? outcome.costMinor : 0n);
+    const cost = outcome.status === "succeeded" ? outcome.costMinor : 0n;
+    // What settleHold will charge (the row is locked, so its open hold cannot change meanwhile).
+    const charged = !op.holdOpen || cost <= 0n ? 0n : cost > op.holdMinor ? op.holdMinor : cost;
     const [done] = await tx
       .update(operations)
       .set({
@@ -117,6 +119,9 @@ export async function finishOperation(
       livemode: op.livemode,
       data: envelope as unknown as Record<string, unknown>,
     });
+    // The tenant's wallet row is locked last, so a tenant's operations wait on each other only for the
+    // settlement and the commit.
+    if ((await settleHold(tx, op, cost)) !== charged) throw new Error(`operation ${id}: the hold settled unexpectedly`);
     return envelope;
   });
 }
