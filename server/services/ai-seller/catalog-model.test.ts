@@ -4,7 +4,13 @@ import { costMinor, maxCostMinor } from "./prices";
 
 const cards = [
   { code: "socks", name: "Wool socks", description: "Warm winter socks", badge: null, priceText: "990 ₽" },
-  { code: "jacket", name: "Rain jacket", description: "Light jacket for rain; куртка от дождя", badge: "New", priceText: null },
+  {
+    code: "jacket",
+    name: "Rain jacket",
+    description: "Light jacket for rain; куртка от дождя",
+    badge: "New",
+    priceText: null,
+  },
   { code: "mug", name: "Coffee mug", description: null, badge: null, priceText: null },
 ];
 

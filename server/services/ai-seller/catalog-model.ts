@@ -26,12 +26,14 @@ const TEXT: Record<
   },
   en: {
     found: (names, first) => `Have a look at: ${names}. I would start with "${first}".`,
-    none: (shop) => `Thanks for your question! Tell me a little more about what you need and I will pick items from the ${shop} catalog.`,
+    none: (shop) =>
+      `Thanks for your question! Tell me a little more about what you need and I will pick items from the ${shop} catalog.`,
     more: "Shall I tell you more or help you place an order?",
   },
   id: {
     found: (names, first) => `Silakan lihat: ${names}. Saya sarankan mulai dari "${first}".`,
-    none: (shop) => `Terima kasih atas pertanyaannya! Ceritakan sedikit lagi apa yang Anda cari, saya akan memilihkan produk dari katalog ${shop}.`,
+    none: (shop) =>
+      `Terima kasih atas pertanyaannya! Ceritakan sedikit lagi apa yang Anda cari, saya akan memilihkan produk dari katalog ${shop}.`,
     more: "Mau saya jelaskan lebih lanjut atau bantu memesan?",
   },
 };

@@ -47,4 +47,3 @@ export class ModelUnavailableError extends Error {
     this.name = "ModelUnavailableError";
   }
 }
-
