@@ -8,6 +8,8 @@ export interface LoadSpec {
   headers?: Record<string, string>;
   /** POST /cards: each request gets a new Idempotency-Key and card code. */
   newCardEachRequest?: boolean;
+  /** POST /conversations/{id}/messages: each request gets a new Idempotency-Key and message text. */
+  newMessageEachRequest?: boolean;
   /** Paths cycled through, one per request (cursor walks). */
   paths?: string[];
   connections: number;
@@ -38,6 +40,12 @@ const run = (duration: number) =>
               body: JSON.stringify({ code, name: "Bench card", price_text: "100 ₽" }),
             };
           }
+          if (spec.newMessageEachRequest)
+            return {
+              ...req,
+              headers: { ...req.headers, "idempotency-key": `${process.pid}-${n}-${Date.now()}` },
+              body: JSON.stringify({ content: `question ${process.pid}-${n}: warm socks or a rain jacket?` }),
+            };
           return req;
         },
       },

@@ -16,6 +16,7 @@ import { issueKey } from "@/server/services/keys/keys";
 import { createTenant } from "@/server/services/tenants/tenants";
 import { changeBalance } from "@/server/services/wallet/wallet-ledger";
 import { benchDeliveries, type DeliveryFigures } from "./deliveries";
+import { benchOperations, type OperationFigures } from "./operations";
 import type { LoadSpec } from "./load";
 
 // `npm run bench`: builds the app, seeds a fresh PostgreSQL database, starts the app as in production
@@ -64,6 +65,10 @@ async function main() {
   for (const t of seeded.tenants) {
     cli("limits:set", "--tenant", t.tenantId, "--read", "1000000", "--write", "1000000", "--paid", "1000000");
     cli("limits:set", "--key-id", t.keyId, "--read", "1000000", "--write", "1000000", "--paid", "1000000");
+    cli("limits:set", "--tenant", t.tenantId, "--paid-concurrency", "1000000");
+    cli("preview:set", "--tenant", t.tenantId, "--feature", "conversation-writes", "--enabled", "true");
+    cli("wallet:set-limits", "--tenant", t.tenantId, "--daily-limit", "none");
+    cli("channel:set", "--integration", t.integrationId, "--ai-daily-limit", "10000");
   }
 
   const bare = fork(path.join(import.meta.dirname, "bare-server.ts"), [String(BARE_PORT)], {
@@ -124,6 +129,28 @@ async function main() {
       newCardEachRequest: true,
     },
   ];
+  // Customer messages answered by the AI seller (catalog model, the app's own local driver): wait=0 answers
+  // 202 at once; wait=5 holds the request until the reply (200). A channel allows 10,000 AI replies a day;
+  // past that, answers are 200 skipped `daily_limit` (no operation), which would show as a faster scenario.
+  const conv = await fetch(`${api}/conversations`, {
+    method: "POST",
+    headers: { ...auth(small.key), "content-type": "application/json" },
+    body: JSON.stringify({ external_customer_id: "bench-customer" }),
+  });
+  if (conv.status === 201) {
+    const id = ((await conv.json()) as { id: string }).id;
+    for (const wait of [0, 5])
+      scenarios.push({
+        ...spec(
+          `POST /conversations/{id}/messages?wait=${wait} (AI reply, catalog)`,
+          `${api}/conversations/${id}/messages?wait=${wait}`,
+          { ...auth(small.key), "content-type": "application/json" },
+          "ai",
+        ),
+        method: "POST",
+        newMessageEachRequest: true,
+      });
+  }
   const walk = await messagePages(api, small.key, 20);
   if (walk) scenarios.push({ ...spec("message pages by cursor (walk)", api, auth(small.key), "data"), paths: walk });
   const page10k = await messagePages(api, small.key, 3);
@@ -202,7 +229,15 @@ async function main() {
   log(
     `  burst ${Math.round(deliveries.burst.perSecond)} deliveries/s; steady p50 ${deliveries.steady.p50Ms} ms, p95 ${deliveries.steady.p95Ms} ms; top-up to first delivery ${deliveries.topupToFirstDeliveryMs} ms`,
   );
-  report(results, peakRss, seeded, deliveries);
+  const ops = await benchOperations(
+    dbUrl,
+    log,
+    flags.quick ? { burst: 300, steadyRate: 10, steadySeconds: 5 } : { burst: 1000, steadyRate: 20, steadySeconds: 10 },
+  );
+  log(
+    `  operations ${Math.round(ops.burst.perSecond)}/s per worker; create-to-completed p50 ${ops.steady.p50Ms} ms, p95 ${ops.steady.p95Ms} ms`,
+  );
+  report(results, peakRss, seeded, deliveries, ops);
 }
 
 function spec(name: string, url: string, headers: Record<string, string>, group: string): LoadSpec & { group: string } {
@@ -232,6 +267,7 @@ async function messagePages(api: string, key: string, pages: number): Promise<st
 
 interface SeededTenant {
   tenantId: string;
+  integrationId: string;
   key: string;
   keyId: string;
   messages: number;
@@ -264,7 +300,14 @@ async function seed(): Promise<{ tenants: SeededTenant[] }> {
       })),
     );
     const counts = await seedTenantData(d.db, t.id, scale, i.id);
-    tenants.push({ tenantId: t.id, key: k.key, keyId: k.keyId, messages: counts.messages, leads: counts.leads });
+    tenants.push({
+      tenantId: t.id,
+      integrationId: i.id,
+      key: k.key,
+      keyId: k.keyId,
+      messages: counts.messages,
+      leads: counts.leads,
+    });
   }
   // VACUUM now, not autovacuum later: after a million inserts it would otherwise run during the first scenarios.
   log("vacuum analyze after seeding");
@@ -310,7 +353,7 @@ function targets(
       met: Boolean(r && r.rps / bare >= min),
     };
   };
-  const reads = results.filter((r) => r.group !== "baseline" && !r.name.startsWith("POST"));
+  const reads = results.filter((r) => r.group !== "baseline" && r.group !== "ai" && !r.name.startsWith("POST"));
   const worstP99 = Math.max(...reads.map((r) => r.p99));
   const pages = results.filter((r) => r.name.startsWith("message page,"));
   const pageRatio = pages.length === 2 ? pages[0].rps / pages[1].rps : NaN;
@@ -352,7 +395,13 @@ function targets(
   ];
 }
 
-function report(results: Result[], peakRss: number, seeded: { tenants: SeededTenant[] }, deliveries: DeliveryFigures) {
+function report(
+  results: Result[],
+  peakRss: number,
+  seeded: { tenants: SeededTenant[] },
+  deliveries: DeliveryFigures,
+  ops: OperationFigures,
+) {
   const bare = results.find((r) => r.name.startsWith("GET /api/health"))!.rps;
   const node = results.find((r) => r.name.startsWith("bare node"))!.rps;
   const versions = {
@@ -383,6 +432,7 @@ function report(results: Result[], peakRss: number, seeded: { tenants: SeededTen
     tenants: seeded.tenants.map((t) => ({ messages: t.messages, leads: t.leads })),
     results: rows,
     deliveries,
+    operations: ops,
     targets: goals,
   };
   writeFileSync(path.join(import.meta.dirname, "results.json"), `${JSON.stringify(json, null, 2)}\n`);
@@ -401,6 +451,8 @@ function report(results: Result[], peakRss: number, seeded: { tenants: SeededTen
     ),
     "",
     `Deliveries (one worker process, local HTTPS receiver): burst of ${deliveries.burst.events} events in ${deliveries.burst.seconds.toFixed(1)} s = ${Math.round(deliveries.burst.perSecond)} deliveries/s; steady ${deliveries.steady.ratePerSec} events/s: enqueue-to-delivered p50 ${deliveries.steady.p50Ms} ms, p95 ${deliveries.steady.p95Ms} ms; top-up to first deferred delivery ${deliveries.topupToFirstDeliveryMs} ms.`,
+    "",
+    `Paid operations (AI replies, catalog model, one operations worker process): burst of ${ops.burst.operations} in ${ops.burst.seconds.toFixed(1)} s = ${Math.round(ops.burst.perSecond)} operations/s; steady ${ops.steady.ratePerSec}/s: create-to-completed p50 ${ops.steady.p50Ms} ms, p95 ${ops.steady.p95Ms} ms.`,
     "",
     "| Target | This run | Met |",
     "|---|---|---|",

@@ -16,3 +16,11 @@ export interface DeliveryScheduledData {
 export interface ExchangeResumedData {
   tenantId: string;
 }
+
+/** `operations/operation.queued` `{operationId}`: a paid operation was queued (or found due by the sweep). */
+export const OPERATION_QUEUED = "operations/operation.queued";
+
+/** Data of {@link OPERATION_QUEUED}. */
+export interface OperationQueuedData {
+  operationId: string;
+}

@@ -2,7 +2,16 @@ import { deliverWebhook } from "./functions/deliver-webhook";
 import { keyExpiryNotices } from "./functions/key-expiry";
 import { resumeDeliveries } from "./functions/resume-deliveries";
 import { retentionCleanup } from "./functions/retention";
+import { runOperationFunction, sweepOperations } from "./functions/run-operation";
 import { sweepDeliveries } from "./functions/sweep-deliveries";
 
 /** Every Inngest function of the app, served at `/api/inngest`. */
-export const functions = [deliverWebhook, resumeDeliveries, sweepDeliveries, keyExpiryNotices, retentionCleanup];
+export const functions = [
+  deliverWebhook,
+  resumeDeliveries,
+  sweepDeliveries,
+  keyExpiryNotices,
+  retentionCleanup,
+  runOperationFunction,
+  sweepOperations,
+];

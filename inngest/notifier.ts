@@ -1,7 +1,7 @@
 import { log } from "@/server/log";
 import { registerWorkListener } from "@/server/services/events/work-notifier";
 import { inngest } from "./client";
-import { DELIVERY_SCHEDULED, EXCHANGE_RESUMED } from "./events";
+import { DELIVERY_SCHEDULED, EXCHANGE_RESUMED, OPERATION_QUEUED } from "./events";
 
 /**
  * With `JOBS_DRIVER=inngest`, due work is announced to Inngest as events: `webhooks/delivery.scheduled`
@@ -19,6 +19,16 @@ export function registerInngestNotifier(): () => void {
           log().warn(
             { err: (err as Error).message, count: ids.length },
             "scheduling deliveries with Inngest failed; the sweep will pick them up",
+          ),
+        );
+    },
+    async operationsDue(ids) {
+      await inngest
+        .send(ids.map((operationId) => ({ name: OPERATION_QUEUED, data: { operationId } })))
+        .catch((err: unknown) =>
+          log().warn(
+            { err: (err as Error).message, count: ids.length },
+            "scheduling operations with Inngest failed; the sweep will pick them up",
           ),
         );
     },

@@ -70,3 +70,70 @@ describe("tenant:create", () => {
     });
   });
 });
+
+describe("preview:set", () => {
+  it("switches a preview feature on and off and prints the tenant's previews", { timeout: 240_000 }, async () => {
+    const t = await admin("ru", ["tenant:create", "--name", "Preview shop"]);
+    const args = ["preview:set", "--tenant", t.tenant_id as string, "--feature", "conversation-writes"];
+    expect(await admin("ru", [...args, "--enabled", "true"])).toEqual({
+      tenant_id: t.tenant_id,
+      preview: { "conversation-writes": true },
+    });
+    const [row] = await db.db
+      .select({ previews: tenants.previews })
+      .from(tenants)
+      .where(eq(tenants.id, t.tenant_id as string));
+    expect(row.previews).toEqual(["conversation-writes"]);
+    expect(await admin("ru", [...args, "--enabled", "false"])).toEqual({
+      tenant_id: t.tenant_id,
+      preview: { "conversation-writes": false },
+    });
+    const bad = await admin("ru", [
+      "preview:set",
+      "--tenant",
+      t.tenant_id as string,
+      "--feature",
+      "x",
+      "--enabled",
+      "true",
+    ]).catch((e: { stdout: string }) => JSON.parse(e.stdout) as Record<string, unknown>);
+    expect(bad).toMatchObject({ error: { code: "validation_failed" } });
+  });
+});
+
+describe("wallet:set-limits and channel:set", () => {
+  it("sets a tenant's spend limits and a channel's AI daily limit", { timeout: 240_000 }, async () => {
+    const t = await admin("ru", ["tenant:create", "--name", "Limits shop"]);
+    const tenant = t.tenant_id as string;
+    expect(
+      await admin("ru", [
+        "wallet:set-limits",
+        "--tenant",
+        tenant,
+        "--daily-limit",
+        "500.00",
+        "--max-operation-cost",
+        "50",
+      ]),
+    ).toEqual({
+      tenant_id: tenant,
+      daily_limit: { amount: "500.00", currency: "RUB" },
+      max_operation_cost: { amount: "50.00", currency: "RUB" },
+    });
+    expect(await admin("ru", ["wallet:set-limits", "--tenant", tenant, "--daily-limit", "none"])).toMatchObject({
+      daily_limit: null,
+      max_operation_cost: { amount: "50.00", currency: "RUB" },
+    });
+    const i = await admin("ru", ["integration:create", "--tenant", tenant, "--name", "Bot", "--scopes", "cards:read"]);
+    const integration = i.integration_id as string;
+    expect(await admin("ru", ["channel:set", "--integration", integration, "--ai-daily-limit", "50"])).toMatchObject({
+      integration_id: integration,
+      ai_daily_limit: 50,
+      ai_enabled: true,
+    });
+    const tooMany = await admin("ru", ["channel:set", "--integration", integration, "--ai-daily-limit", "10001"]).catch(
+      (e: { stdout: string }) => JSON.parse(e.stdout) as Record<string, unknown>,
+    );
+    expect(tooMany).toMatchObject({ error: { code: "validation_failed" } });
+  });
+});

@@ -4,55 +4,19 @@ import { openForScript } from "@/db/shared-embedded";
 import { EnvError, env } from "@/server/env";
 import { registerInngestNotifier } from "@/inngest/notifier";
 import { ApiError } from "@/server/errors";
-import { formatMinor, parseAmount } from "@/server/lib/money";
+import { formatMinor } from "@/server/lib/money";
 import { createIntegration, setIntegrationStatus } from "@/server/services/integrations/integrations";
 import { issueKey, revokeKey } from "@/server/services/keys/keys";
 import { setLimitOverride } from "@/server/services/limits/limit-overrides";
 import type { Right } from "@/server/schemas/scopes";
 import { createStaffMember } from "@/server/services/tenants/staff";
 import { createTenant, setLicense, setTenantStatus } from "@/server/services/tenants/tenants";
+import { amount, bool, list, need, usageError, UsageError, type Command, type Opts } from "./admin-args";
+import { PAID_COMMANDS } from "./admin-paid-commands";
 import { changeBalance, setWalletBlocked } from "@/server/services/wallet/wallet-ledger";
-import type { Db } from "@/db/client";
 
 // Operator CLI: `npm run admin -- <command> [options] [--json]`. Every command calls the same services
 // as the API and the console. With --json it prints exactly one JSON object on stdout.
-
-type Opts = Record<string, string | boolean | undefined>;
-type Command = { usage: string; run: (db: Db, o: Opts) => Promise<Record<string, unknown>> };
-
-const list = (v: unknown) =>
-  typeof v === "string" && v.trim()
-    ? v
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean)
-    : undefined;
-const bool = (v: unknown, name: string) => {
-  if (v === undefined) return undefined;
-  if (v === "true") return true;
-  if (v === "false") return false;
-  throw usageError(`--${name} must be true or false`);
-};
-const ID_OPTIONS: Record<string, string> = { tenant: "Tenant", integration: "Integration" };
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-function need(o: Opts, name: string): string {
-  const v = o[name];
-  if (typeof v !== "string" || !v) throw usageError(`--${name} is required`);
-  // Ids are UUIDs; anything else cannot exist, so it reads as not found rather than a database error.
-  if (ID_OPTIONS[name] && !UUID_RE.test(v)) throw new ApiError("not_found", `${ID_OPTIONS[name]} ${v} was not found.`);
-  return v;
-}
-function amount(o: Opts): bigint {
-  try {
-    return parseAmount(need(o, "amount"));
-  } catch (err) {
-    if (err instanceof RangeError) throw usageError(`--amount: ${err.message}`);
-    throw err;
-  }
-}
-
-class UsageError extends Error {}
-const usageError = (m: string) => new UsageError(m);
 
 const COMMANDS: Record<string, Command> = {
   "tenant:create": {
@@ -215,6 +179,7 @@ const COMMANDS: Record<string, Command> = {
     usage: "--tenant ID",
     run: async (db, o) => walletOut(await setWalletBlocked(db, need(o, "tenant"), false, "operator")),
   },
+  ...PAID_COMMANDS,
 };
 
 function walletOut(w: { tenantId: string; balanceMinor: bigint; blocked: boolean; ledgerId: string }) {
@@ -267,6 +232,12 @@ async function main(): Promise<number> {
       "paid-concurrency",
       "email",
       "rights",
+      "feature",
+      "enabled",
+      "daily-limit",
+      "max-operation-cost",
+      "ai-daily-limit",
+      "ai-enabled",
     ];
     const options = Object.fromEntries([
       ...names.map((n) => [n, { type: "string" as const }]),

@@ -38,6 +38,39 @@ function envError(source: Record<string, string | undefined>): string {
   throw new Error("expected an EnvError");
 }
 
+describe("AI seller settings", () => {
+  it("defaults to the offline catalog model", () => {
+    expect(loadEnv(base).ai).toMatchObject({ provider: "catalog", model: "catalog-1", maxRetries: 2 });
+  });
+
+  it("takes an OpenAI-compatible endpoint with its key and model", () => {
+    const e = loadEnv({
+      ...base,
+      AI_PROVIDER: "openai",
+      AI_BASE_URL: "http://127.0.0.1:9999/v1",
+      AI_API_KEY: "k",
+      AI_MODEL: "gpt-4o-mini",
+      AI_TIMEOUT_MS: "5000",
+    });
+    expect(e.ai).toEqual({
+      provider: "openai",
+      baseUrl: "http://127.0.0.1:9999/v1",
+      apiKey: "k",
+      model: "gpt-4o-mini",
+      timeoutMs: 5000,
+      maxRetries: 2,
+    });
+  });
+
+  it("stops start on a bad provider or an incomplete openai setting, naming the variables", () => {
+    expect(envError({ ...base, AI_PROVIDER: "gpt" })).toMatch(/AI_PROVIDER: must be catalog or openai/);
+    const m = envError({ ...base, AI_PROVIDER: "openai", AI_MODEL: "m" });
+    expect(m).toMatch(/AI_BASE_URL: required/);
+    expect(m).toMatch(/AI_API_KEY: required/);
+    expect(m).not.toMatch(/AI_MODEL/);
+  });
+});
+
 describe("loadEnv", () => {
   it("gives the documented defaults", () => {
     const e = loadEnv(base);

@@ -29,6 +29,14 @@ const EnvSchema = z.object({
   TRUST_PROXY: z.union([z.literal("none"), z.coerce.number().int().min(1).max(10)]).default("none"),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   JOBS_DRIVER: z.enum(["local", "inngest"]).default("local"),
+  AI_PROVIDER: z.enum(["catalog", "openai"], { message: "must be catalog or openai" }).default("catalog"),
+  AI_BASE_URL: z
+    .url({ protocol: /^https?$/, message: "must be an http(s) URL such as https://api.openai.com/v1" })
+    .optional(),
+  AI_API_KEY: z.string().min(1).optional(),
+  AI_MODEL: z.string().min(1).max(200).optional(),
+  AI_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(20_000),
+  AI_MAX_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   PGLITE_SOCKET_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   WEBHOOK_SECRET_KEY: z
@@ -102,6 +110,18 @@ export interface Env {
   trustProxy: "none" | number;
   redisUrl: string | undefined;
   jobsDriver: "local" | "inngest";
+  /**
+   * The AI seller's language model (server/services/ai-seller): `catalog` (offline, deterministic, the
+   * default) or `openai` (any OpenAI-compatible Chat Completions endpoint at `baseUrl` with `apiKey`).
+   */
+  ai: {
+    provider: "catalog" | "openai";
+    baseUrl: string | undefined;
+    apiKey: string | undefined;
+    model: string;
+    timeoutMs: number;
+    maxRetries: number;
+  };
   logLevel: string;
   /** Port of the PGlite socket that lets `npm run admin` share the embedded database (0 = any free port). */
   pgliteSocketPort: number;
@@ -167,6 +187,14 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     if (bad.length) throw new EnvError(`Invalid environment:\n${bad.join("\n")}`);
   }
   const payment = paymentConfig(e);
+  if (e.AI_PROVIDER === "openai") {
+    const bad = [
+      ...(e.AI_BASE_URL ? [] : ["  AI_BASE_URL: required with AI_PROVIDER=openai (e.g. https://api.openai.com/v1)"]),
+      ...(e.AI_API_KEY ? [] : ["  AI_API_KEY: required with AI_PROVIDER=openai"]),
+      ...(e.AI_MODEL ? [] : ["  AI_MODEL: required with AI_PROVIDER=openai (e.g. gpt-4o-mini)"]),
+    ];
+    if (bad.length) throw new EnvError(`Invalid environment:\n${bad.join("\n")}`);
+  }
   const appSecret = e.APP_SECRET ?? localSecret(path.dirname(e.PGLITE_DIR));
   return {
     nodeEnv: e.NODE_ENV,
@@ -184,6 +212,14 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     trustProxy: e.TRUST_PROXY,
     redisUrl: e.REDIS_URL,
     jobsDriver: e.JOBS_DRIVER,
+    ai: {
+      provider: e.AI_PROVIDER,
+      baseUrl: e.AI_BASE_URL,
+      apiKey: e.AI_API_KEY,
+      model: e.AI_PROVIDER === "openai" ? e.AI_MODEL! : "catalog-1",
+      timeoutMs: e.AI_TIMEOUT_MS,
+      maxRetries: e.AI_MAX_RETRIES,
+    },
     logLevel: e.LOG_LEVEL,
     pgliteSocketPort: e.PGLITE_SOCKET_PORT,
     webhookSecretKey: e.WEBHOOK_SECRET_KEY

@@ -51,7 +51,11 @@ export const conversations = pgTable(
     createdAt: ts("created_at").defaultNow(),
     updatedAt: ts("updated_at").notNull().defaultNow(),
   },
-  (t) => [index("conversations_tenant_updated_idx").on(t.tenantId, t.updatedAt, t.id)],
+  (t) => [
+    index("conversations_tenant_updated_idx").on(t.tenantId, t.updatedAt, t.id),
+    // POST /conversations finds a customer's conversation in the `api` channel by its external id.
+    index("conversations_channel_customer_idx").on(t.channelId, t.externalCustomerId),
+  ],
 );
 
 /** A card copied into a message at send time (MessageCard), addresses already expanded. */
@@ -86,6 +90,10 @@ export const messages = pgTable(
     internal: boolean("internal").notNull().default(false),
     cards: jsonb("cards").$type<MessageCardCopy[]>(),
     deliveryStatus: text("delivery_status"),
+    /** Customer messages of the write routes: `replied` | `queued` | `skipped` (spec `ai_reply.status`). */
+    aiReplyStatus: text("ai_reply_status"),
+    /** Why the AI did not answer (spec skip reasons), when `ai_reply_status` is `skipped`. */
+    aiReplyReason: text("ai_reply_reason"),
     deletedAt: ts("deleted_at"),
     createdAt: ts("created_at").notNull().defaultNow(),
   },

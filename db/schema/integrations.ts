@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { staffUsers } from "./auth";
 import { tenants } from "./tenants";
 
@@ -44,6 +44,8 @@ export const channels = pgTable(
     name: text("name").notNull(),
     integrationId: uuid("integration_id").references(() => integrations.id, { onDelete: "cascade" }),
     aiDailyLimit: integer("ai_daily_limit").notNull().default(200),
+    /** The AI seller answers customers of this channel; false = `no_agent`. */
+    aiEnabled: boolean("ai_enabled").notNull().default(true),
     createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [

@@ -1,4 +1,5 @@
-import { boolean, index, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { bigint, boolean, index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { apiKeys, integrations } from "./integrations";
 import { tenants } from "./tenants";
 
@@ -23,8 +24,34 @@ export const operations = pgTable(
     usage: jsonb("usage").$type<{ cost: { amount: string; currency: string }; model: string }>(),
     createdAt: ts("created_at").notNull().defaultNow(),
     completedAt: ts("completed_at"),
+    /** False for operations of test-mode keys: nothing held or charged. */
+    livemode: boolean("livemode").notNull().default(true),
+    /** Conversation and customer message an AI reply answers. */
+    conversationId: uuid("conversation_id"),
+    messageId: uuid("message_id"),
+    channelId: uuid("channel_id"),
+    /** Hold placed at creation, RUB minor units (0 for unpaid and test-mode operations). */
+    holdMinor: bigint("hold_minor", { mode: "bigint" })
+      .notNull()
+      .default(sql`0`),
+    /** True while the hold is open; the settling transaction closes it exactly once. */
+    holdOpen: boolean("hold_open").notNull().default(false),
+    /** Cost charged on success, RUB minor units. */
+    chargedMinor: bigint("charged_minor", { mode: "bigint" }),
+    /** Runs started (claims); a lease `locked_until` keeps two workers from running it at once. */
+    attempts: integer("attempts").notNull().default(0),
+    lockedUntil: ts("locked_until"),
+    /** After this moment an unfinished operation is failed with `operation_timeout` and its hold released. */
+    deadlineAt: ts("deadline_at").notNull().defaultNow(),
   },
-  (t) => [index("operations_integration_idx").on(t.integrationId)],
+  (t) => [
+    index("operations_integration_idx").on(t.integrationId),
+    index("operations_message_idx").on(t.messageId),
+    index("operations_channel_day_idx").on(t.channelId, t.createdAt),
+    index("operations_open_idx")
+      .on(t.tenantId, t.status)
+      .where(sql`status in ('queued', 'running')`),
+  ],
 );
 
 /**

@@ -16,6 +16,11 @@ export const tenants = pgTable("tenants", {
     .default(sql`'{chat,catalog,crm,articles,strategist,analytics}'::text[]`),
   crmMode: text("crm_mode").notNull().default("internal"),
   mainDomain: text("main_domain"),
+  /** Preview features switched on for this tenant (`npm run admin -- preview:set`), e.g. `conversation-writes`. */
+  previews: text("previews")
+    .array()
+    .notNull()
+    .default(sql`'{}'::text[]`),
   /** Money balance below which the wallet reports `low`, RUB minor units. */
   lowBalanceMinor: bigint("low_balance_minor", { mode: "bigint" })
     .notNull()

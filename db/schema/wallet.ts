@@ -12,6 +12,16 @@ export const wallets = pgTable("wallets", {
     .notNull()
     .default(sql`0`),
   blocked: boolean("blocked").notNull().default(false),
+  /** Sum of open holds of paid operations (DESIGN "Money"); available balance = balance - held. */
+  heldMinor: bigint("held_minor", { mode: "bigint" })
+    .notNull()
+    .default(sql`0`),
+  /** Tenant daily spend limit (UTC day), RUB minor units; null = none. */
+  dailySpendLimitMinor: bigint("daily_spend_limit_minor", { mode: "bigint" }),
+  /** Maximum cost of one paid operation, RUB minor units (spec "Limits": 100 RUB by default). */
+  maxOperationCostMinor: bigint("max_operation_cost_minor", { mode: "bigint" })
+    .notNull()
+    .default(sql`10000`),
   updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
 });
 
@@ -23,8 +33,14 @@ export const walletLedger = pgTable(
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
-    kind: text("kind").notNull(), // credit | debit | topup | charge | block | unblock
+    kind: text("kind").notNull(), // credit | debit | topup | charge | block | unblock | hold | release
     amountMinor: bigint("amount_minor", { mode: "bigint" }).notNull(), // signed
+    /** Change of the open holds: + on `hold`, - on `charge` and `release`; their sum equals `wallets.held_minor`. */
+    holdMinor: bigint("hold_minor", { mode: "bigint" })
+      .notNull()
+      .default(sql`0`),
+    /** The paid operation a `hold`, `charge` or `release` belongs to. */
+    operationId: uuid("operation_id"),
     balanceAfterMinor: bigint("balance_after_minor", { mode: "bigint" }).notNull(),
     integrationId: uuid("integration_id").references(() => integrations.id, { onDelete: "set null" }),
     description: text("description"),

@@ -4,6 +4,8 @@ import type { DeliveryClient } from "@/server/webhook-transport/delivery-client"
 import { attemptDelivery, DEFAULT_LEASE_MS } from "./attempt-delivery";
 import { claimDueDeliveries } from "@/server/services/webhooks/delivery-queue";
 import { registerWorkListener } from "@/server/services/events/work-notifier";
+import type { LanguageModel } from "@/server/services/ai-seller/language-model";
+import { startOperationLoop } from "./operation-loop";
 
 /** Options of {@link startLocalDriver}. */
 export interface LocalDriverOptions {
@@ -15,6 +17,10 @@ export interface LocalDriverOptions {
   leaseMs?: number;
   /** HTTP client for attempts; default the process-wide one. */
   client?: DeliveryClient;
+  /** Operation steps in flight at most; default 8. */
+  operationConcurrency?: number;
+  /** The AI seller's language model for operations; default the process's (`AI_PROVIDER`). */
+  model?: LanguageModel;
 }
 
 /** A running local driver. */
@@ -27,7 +33,8 @@ export interface LocalDriver {
 
 /**
  * The `JOBS_DRIVER=local` worker (DESIGN "drivers"): claims due deliveries with claimDueDeliveries and
- * runs attemptDelivery on each, at most `concurrency` at a time. Started in the app process by
+ * runs attemptDelivery on each, at most `concurrency` at a time, and runs due operations
+ * (operation-loop.ts, runOperation). Started in the app process by
  * server/http-server.ts and standalone by `npm run worker`; any number may share one database. A step
  * that throws (database trouble) is logged; its lease expires and the row is claimed again.
  */
@@ -83,16 +90,21 @@ export function startLocalDriver(db: Db, opts: LocalDriverOptions = {}): LocalDr
     }
   };
   const looping = loop();
+  // Paid operations (runOperation) run beside the deliveries, claimed with leases the same way.
+  const ops = startOperationLoop(db, { concurrency: opts.operationConcurrency, pollMs, model: opts.model });
   // Deliveries queued by a write, or resumed by a top-up, in this process wake the driver (server/services/events/work-notifier.ts).
-  const unregister = registerWorkListener({ deliveriesDue: wake, exchangeResumed: wake });
+  const unregister = registerWorkListener({ deliveriesDue: wake, exchangeResumed: wake, operationsDue: ops.wake });
 
   return {
-    wake,
+    wake() {
+      wake();
+      ops.wake();
+    },
     async stop() {
       running = false;
       unregister();
       wake();
-      await looping;
+      await Promise.all([looping, ops.stop()]);
       await Promise.all([...inFlight]);
     },
   };

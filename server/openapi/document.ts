@@ -1,6 +1,7 @@
 import { createDocument, type ZodOpenApiPathsObject } from "zod-openapi";
 import type { AnyRoute } from "@/server/public-api/define-route";
-import { ROUTES } from "@/server/public-api/routes";
+import { PREVIEW_ROUTES, ROUTES } from "@/server/public-api/routes";
+import type { PreviewFeature } from "@/server/schemas/previews";
 import { operationOf, SECURITY_SCHEME, tagOf } from "./operation";
 import { webhooksOf } from "./webhooks";
 
@@ -123,9 +124,19 @@ function publishOverride(ctx: {
     js.default = String(js.default);
 }
 
-let cached: OpenApiDocument | undefined;
+const cached = new Map<string, OpenApiDocument>();
 
-/** The document of the route table, built once per process. */
-export function openApiDocument(): OpenApiDocument {
-  return (cached ??= buildOpenApiDocument());
+/**
+ * The document of the route table, built once per process. With `preview`, the routes of that preview
+ * feature are added (served at `/api/public/v1/openapi.json?preview=<feature>`); the default document
+ * never lists them.
+ */
+export function openApiDocument(preview?: PreviewFeature): OpenApiDocument {
+  const name = preview ?? "";
+  let doc = cached.get(name);
+  if (!doc) {
+    doc = buildOpenApiDocument(preview ? [...ROUTES, ...PREVIEW_ROUTES.filter((r) => r.preview === preview)] : ROUTES);
+    cached.set(name, doc);
+  }
+  return doc;
 }

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Db } from "@/db/client";
 import type { ErrorCode } from "@/server/errors";
+import type { PreviewFeature } from "@/server/schemas/previews";
 import type { Scope } from "@/server/schemas/scopes";
 import type { ApiCaller, IntegrationActor } from "@/server/services/actor";
 import type { RateClass } from "@/server/services/limits/rate-limiter";
@@ -23,6 +24,11 @@ export interface Reply {
   resource?: { type: string; id: string };
   /** List routes: the position after the page (the sort values of its last row), null at the end. */
   next?: readonly unknown[] | null;
+  /**
+   * Work after the commit (and after due work was announced), outside the transaction: it gives the final
+   * answer, e.g. waiting up to `wait` seconds for an operation (spec "POST /conversations/{id}/messages").
+   */
+  settle?: () => Promise<Reply>;
 }
 
 /** Everything a handler gets; `db` is a transaction for POST, PATCH, PUT and DELETE. */
@@ -55,6 +61,8 @@ export interface RouteContext<P, Q, B, K = readonly unknown[]> {
  *   tenant, key mode, integration, route and every other query and path parameter, checks a presented one
  *   (422 on `/cursor`), hands the handler `after` (shape-checked by `position`), and signs `next_cursor`.
  * - `replay`: rebuilds the answer of a completed idempotent request from the resource's current state.
+ * - `preview`: a Planned route released only to tenants with this preview feature; for any other caller
+ *   (including one whose key fails authentication) it answers the Planned 404 before anything else.
  */
 export interface RouteDef<P = unknown, Q = unknown, B = unknown, K = readonly unknown[]> {
   operationId: string;
@@ -84,6 +92,13 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown, K = readonly un
   problems?: ErrorCode[];
   handler: (ctx: RouteContext<P, Q, B, K>) => Promise<Reply>;
   replay?: (ctx: RouteContext<P, Q, B, K>, resourceId: string, status: number) => Promise<Reply>;
+  /**
+   * Writes only: runs before the handler's transaction (and not for an idempotent replay), with `db`
+   * outside any transaction, e.g. to count a paid request against the paid rate (the limit store must not
+   * be reached from inside a transaction: the embedded database has one connection). Throwing refuses.
+   */
+  before?: (ctx: RouteContext<P, Q, B, K>) => Promise<void>;
+  preview?: PreviewFeature;
 }
 
 /** Declares a route; the identity function that gives handlers typed `params`, `query`, `body` and `after`. */

@@ -43,7 +43,10 @@ export async function executeRoute(
   opts: { renewEveryMs?: number } = {},
 ): Promise<Reply> {
   if (route.method === "GET") return route.handler(ctx);
-  return afterCommit(() => executeWrite(route, ctx, idemKey, rawBody, opts.renewEveryMs ?? IDEMPOTENCY_RENEW_EVERY_MS));
+  const reply = await afterCommit(() =>
+    executeWrite(route, ctx, idemKey, rawBody, opts.renewEveryMs ?? IDEMPOTENCY_RENEW_EVERY_MS),
+  );
+  return reply.settle ? reply.settle() : reply;
 }
 
 async function executeWrite(
@@ -54,7 +57,10 @@ async function executeWrite(
   renewEveryMs: number,
 ): Promise<Reply> {
   const db = ctx.db;
-  if (!idemKey) return db.transaction((tx) => route.handler({ ...ctx, db: tx as Db }));
+  if (!idemKey) {
+    if (route.before) await route.before(ctx);
+    return db.transaction((tx) => route.handler({ ...ctx, db: tx as Db }));
+  }
   const begin = await beginIdempotency(db, {
     tenantId: ctx.actor.tenantId,
     keyMode: ctx.actor.keyMode,
@@ -75,6 +81,7 @@ async function executeWrite(
     );
   }, renewEveryMs);
   try {
+    if (route.before) await route.before(ctx);
     return await db.transaction(async (tx) => {
       const reply = await route.handler({ ...ctx, db: tx as Db });
       await completeIdempotency(tx as Db, recordId, reply.status, reply.resource);

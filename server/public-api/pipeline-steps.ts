@@ -56,6 +56,10 @@ export interface PipelineStep {
 
 const none = (): readonly ErrorCode[] => [];
 
+/** The 404 of an unknown or Planned route (also a preview route for a caller without the feature). */
+const noRoute = (s: RequestState) =>
+  new ApiError("not_found", `No route ${s.request.method} ${s.path} exists in this API version.`);
+
 /** 404 for an unknown or planned path, 405 with `Allow`; retirement headers of the route. */
 const route: PipelineStep = {
   name: "route",
@@ -66,13 +70,12 @@ const route: PipelineStep = {
       // A trailing slash is not the route (the OpenAPI document has no such address, so no generated
       // client or validator would agree to it); say which address was meant instead of redirecting.
       const bare = s.path.length > 1 && s.path.endsWith("/") ? s.path.slice(0, -1) : null;
-      const meant = bare !== null && s.router.match(s.request.method, bare).kind !== "not_found";
-      throw new ApiError(
-        "not_found",
-        meant
-          ? `No route ${s.request.method} ${s.path} exists: API paths have no trailing slash; use ${s.request.method} ${bare}.`
-          : `No route ${s.request.method} ${s.path} exists in this API version.`,
-      );
+      if (bare !== null && s.router.match(s.request.method, bare).kind !== "not_found")
+        throw new ApiError(
+          "not_found",
+          `No route ${s.request.method} ${s.path} exists: API paths have no trailing slash; use ${s.request.method} ${bare}.`,
+        );
+      throw noRoute(s);
     }
     if (match.kind === "method_not_allowed") {
       throw new ApiError(
@@ -93,20 +96,36 @@ const route: PipelineStep = {
   },
 };
 
-/** The key (spec "Authentication" 1-5): 401 and 403 family. */
+/**
+ * The key (spec "Authentication" 1-5): 401 and 403 family. A preview route (`route.preview`) answers the
+ * Planned 404 instead of any refusal here, and when the key's tenant lacks the feature: the tenant is only
+ * known once the key is, so every caller but a flagged tenant's valid key sees exactly the Planned answer
+ * (no rate-limit headers either; README "Interpretations of the spec").
+ */
 const authenticateStep: PipelineStep = {
   name: "authenticate",
-  problems: () => [
+  problems: (r) => [
     "invalid_api_key",
     "wrong_cell",
     "integration_inactive",
     "tenant_inactive",
     "ip_not_allowed",
     "feature_not_in_plan",
+    ...(r.preview ? (["not_found"] as const) : []),
   ],
   async run(s) {
     s.db = await getDb();
-    s.caller = await authenticate(s.db, s.request.headers.get("authorization"), callerIp(s.request.headers));
+    const feature = s.route!.preview;
+    const auth = authenticate(s.db, s.request.headers.get("authorization"), callerIp(s.request.headers));
+    if (!feature) {
+      s.caller = await auth;
+      return;
+    }
+    const caller = await auth.catch((err: unknown) => {
+      throw err instanceof ApiError ? noRoute(s) : err;
+    });
+    if (!caller.previews.includes(feature)) throw noRoute(s);
+    s.caller = caller;
   },
 };
 

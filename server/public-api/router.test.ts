@@ -105,11 +105,18 @@ describe("Router.match", () => {
 });
 
 describe("the public route table", () => {
-  it("answers the spec's Planned conversation and CRM writes as not_found", () => {
+  it("routes the Planned conversation writes to their preview routes (the pipeline refuses them without the flag)", () => {
+    for (const path of ["/conversations", "/conversations/x/messages", "/conversations/x/close"]) {
+      const m = publicRouter.match("POST", path);
+      expect(m.kind, path).toBe("route");
+      expect(m.kind === "route" && m.route.preview, path).toBe("conversation-writes");
+    }
+    // Other methods on a preview-only path stay 404, never 405 with the preview's method in Allow.
+    expect(publicRouter.match("GET", "/conversations/x/close")).toEqual({ kind: "not_found" });
+  });
+
+  it("answers the spec's other Planned writes as not_found", () => {
     for (const [method, path] of [
-      ["POST", "/conversations"],
-      ["POST", "/conversations/x/messages"],
-      ["POST", "/conversations/x/close"],
       ["PATCH", "/leads/x"],
       ["POST", "/leads/x/score"],
       ["PUT", "/crm/status-map"],

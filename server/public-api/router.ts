@@ -36,9 +36,21 @@ export class Router {
   private readonly compiled: Compiled[];
   private readonly planned: { method: string; re: RegExp }[];
 
-  constructor(routes: readonly AnyRoute[], planned: readonly { method: HttpMethod; path: string }[] = []) {
-    this.compiled = routes.map((route) => ({ route, ...compile(route.path) }));
-    this.planned = planned.map((p) => ({ method: p.method, re: compile(p.path).re }));
+  /**
+   * @param preview routes of preview features (`route.preview`): they match their own method and path
+   *   (taking it out of `planned`), but never add to another method's `Allow`, so a tenant without the
+   *   feature sees those paths exactly as Planned ones. The pipeline refuses them for such tenants.
+   */
+  constructor(
+    routes: readonly AnyRoute[],
+    planned: readonly { method: HttpMethod; path: string }[] = [],
+    preview: readonly AnyRoute[] = [],
+  ) {
+    this.compiled = [...routes, ...preview].map((route) => ({ route, ...compile(route.path) }));
+    const released = new Set(preview.map((r) => `${r.method} ${r.path}`));
+    this.planned = planned
+      .filter((p) => !released.has(`${p.method} ${p.path}`))
+      .map((p) => ({ method: p.method, re: compile(p.path).re }));
   }
 
   /**
@@ -56,7 +68,7 @@ export class Router {
         c.names.forEach((n, i) => (params[n] = m[i + 1]));
         return { kind: "route", route: c.route, params };
       }
-      allow.add(c.route.method);
+      if (!c.route.preview) allow.add(c.route.method);
     }
     return allow.size ? { kind: "method_not_allowed", allow: [...allow] } : { kind: "not_found" };
   }

@@ -68,6 +68,8 @@ export interface ApiCaller {
   integrationId: string;
   keyMode: "live" | "test";
   tenant: { id: string; name: string; cell: Cell; crmMode: string; mainDomain: string | null };
+  /** Preview features of the tenant (server/schemas/previews.ts). */
+  previews: readonly string[];
   integration: {
     id: string;
     name: string;

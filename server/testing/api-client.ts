@@ -2,6 +2,7 @@ import { handlePublicRequest } from "@/server/public-api/pipeline";
 import { PEER_HEADER } from "@/server/lib/client-ip";
 import { publicRouter } from "@/server/public-api/routes";
 import { openApiDocument } from "@/server/openapi/document";
+import type { PreviewFeature } from "@/server/schemas/previews";
 import { RequestValidator, type SentRequest } from "./request-validator";
 import { ResponseValidator } from "./response-validator";
 
@@ -27,6 +28,8 @@ export interface CallOptions {
    * purpose beyond the contract.
    */
   validate?: boolean;
+  /** Check against the document of this preview feature (its routes added) instead of the default one. */
+  preview?: PreviewFeature;
 }
 
 /** Origin the test requests go to (the RU cell origin of the test environment). */
@@ -62,9 +65,9 @@ export async function call(method: string, path: string, o: CallOptions = {}): P
   const text = await res.text();
   const answer = { status: res.status, headers: res.headers, text, body: text ? JSON.parse(text) : null };
   if (o.validate !== false) {
-    responseValidator().check({ method, path, ...answer });
+    responseValidator(o.preview).check({ method, path, ...answer });
     if (answer.status >= 200 && answer.status < 300)
-      requestValidator().check({ method, path, headers, body: sentBody(o) }, answer.status);
+      requestValidator(o.preview).check({ method, path, headers, body: sentBody(o) }, answer.status);
   }
   return answer;
 }
@@ -127,18 +130,22 @@ export function warmUpValidators(): void {
   requestValidator().precompile();
 }
 
-let validator: ResponseValidator | undefined;
+const validators = new Map<string, ResponseValidator>();
 
-/** The validator of this process's document (built from the route table once). */
-export function responseValidator(): ResponseValidator {
-  return (validator ??= new ResponseValidator(openApiDocument()));
+/** The validator of this process's document (built from the route table once), or of a preview's document. */
+export function responseValidator(preview?: PreviewFeature): ResponseValidator {
+  let v = validators.get(preview ?? "");
+  if (!v) validators.set(preview ?? "", (v = new ResponseValidator(openApiDocument(preview))));
+  return v;
 }
 
-let reqValidator: RequestValidator | undefined;
+const reqValidators = new Map<string, RequestValidator>();
 
-/** The request validator of this process's document. */
-export function requestValidator(): RequestValidator {
-  return (reqValidator ??= new RequestValidator(openApiDocument()));
+/** The request validator of this process's document, or of a preview's document. */
+export function requestValidator(preview?: PreviewFeature): RequestValidator {
+  let v = reqValidators.get(preview ?? "");
+  if (!v) reqValidators.set(preview ?? "", (v = new RequestValidator(openApiDocument(preview))));
+  return v;
 }
 
 /** The body of a call as the validator reads it: JSON as given, a text body as sent, nothing for an empty or absent one. */

@@ -1,6 +1,7 @@
 import { createCallerFactory, router } from "./init";
 import { integrationsRouter } from "./routers/integrations";
 import { journalRouter } from "./routers/journal";
+import { operationsRouter } from "./routers/operations";
 import { tenantsRouter } from "./routers/tenants";
 import { walletRouter } from "./routers/wallet";
 import { webhooksRouter } from "./routers/webhooks";
@@ -12,6 +13,7 @@ export const appRouter = router({
   journal: journalRouter,
   wallet: walletRouter,
   webhooks: webhooksRouter,
+  operations: operationsRouter,
 });
 export type AppRouter = typeof appRouter;
 export const createCaller = createCallerFactory(appRouter);

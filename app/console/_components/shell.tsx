@@ -8,6 +8,7 @@ const LINKS = [
   { href: "/console/integrations", label: "Integrations and keys" },
   { href: "/console/webhooks", label: "Webhooks" },
   { href: "/console/wallet", label: "Wallet" },
+  { href: "/console/operations", label: "Operations" },
   { href: "/console/journal", label: "Disclosure journal" },
 ];
 

@@ -150,6 +150,7 @@ export function WalletPanel({ tenantId }: { tenantId: string }) {
                 <th>When</th>
                 <th>Kind</th>
                 <th>Amount, ₽</th>
+                <th>Held, ₽</th>
                 <th>Balance after, ₽</th>
                 <th>By</th>
                 <th>Note</th>
@@ -163,6 +164,7 @@ export function WalletPanel({ tenantId }: { tenantId: string }) {
                     <td>{new Date(e.createdAt).toLocaleString()}</td>
                     <td>{e.kind}</td>
                     <td>{e.amount}</td>
+                    <td>{e.hold === "0.00" ? "" : e.hold}</td>
                     <td>{e.balanceAfter}</td>
                     <td>{e.actor}</td>
                     <td>{e.description ?? ""}</td>

@@ -4,6 +4,7 @@ import { getMeRoute, getWalletRoute } from "./account";
 import { createCardRoute, deleteCardRoute, getCardRoute, listCardsRoute, updateCardRoute } from "./cards";
 import { ARTICLE_ROUTES } from "./articles";
 import { CONVERSATION_ROUTES } from "./conversations";
+import { CONVERSATION_WRITE_ROUTES } from "./conversation-writes";
 import { DASHBOARD_ROUTES } from "./dashboards";
 import { LEAD_ROUTES } from "./leads";
 import { OPERATION_ROUTES } from "./operations";
@@ -29,5 +30,8 @@ export const ROUTES: AnyRoute[] = [
   ...OPERATION_ROUTES,
 ];
 
+/** Routes of preview features (`route.preview`): Planned routes released per tenant (server/schemas/previews.ts). */
+export const PREVIEW_ROUTES: AnyRoute[] = [...CONVERSATION_WRITE_ROUTES];
+
 /** The router of `/api/public/v1`. */
-export const publicRouter = new Router(ROUTES, PLANNED_ROUTES);
+export const publicRouter = new Router(ROUTES, PLANNED_ROUTES, PREVIEW_ROUTES);

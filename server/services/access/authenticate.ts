@@ -138,6 +138,7 @@ export async function authenticate(
     integrationId: r.integrationId,
     keyMode: mode,
     tenant: { id: r.tenantId, name: r.tenantName, cell, crmMode: r.crmMode, mainDomain: r.mainDomain },
+    previews: r.previews,
     integration: {
       id: r.integrationId,
       name: r.integrationName,
@@ -190,6 +191,7 @@ function buildKeyQuery(db: Db) {
       tenantStatus: tenants.status,
       apiAccess: tenants.apiAccess,
       features: tenants.features,
+      previews: tenants.previews,
       crmMode: tenants.crmMode,
       mainDomain: tenants.mainDomain,
       ownerActive: memberships.active,

@@ -14,10 +14,12 @@ export interface WorkListener {
   deliveriesDue(ids: string[]): void | Promise<void>;
   /** A tenant's exchange resumed (spec "Wallet and exchange": deferred webhooks are delivered). */
   exchangeResumed(tenantId: string): void | Promise<void>;
+  /** Operations (`operations` ids) were queued and can run now (`runOperation`). */
+  operationsDue?(ids: string[]): void | Promise<void>;
 }
 
 const listeners = new Set<WorkListener>();
-const announcedInTransaction = new AsyncLocalStorage<{ ids: string[] }>();
+const announcedInTransaction = new AsyncLocalStorage<{ ids: string[]; operationIds: string[] }>();
 
 /** Registers a listener; returns the function that unregisters it. */
 export function registerWorkListener(listener: WorkListener): () => void {
@@ -31,10 +33,22 @@ export function registerWorkListener(listener: WorkListener): () => void {
  * (rolled back), nothing is announced.
  */
 export async function afterCommit<T>(work: () => Promise<T>): Promise<T> {
-  const store = { ids: [] as string[] };
+  const store = { ids: [] as string[], operationIds: [] as string[] };
   const result = await announcedInTransaction.run(store, work);
   if (store.ids.length) notify((l) => l.deliveriesDue(store.ids));
+  if (store.operationIds.length) notify((l) => l.operationsDue?.(store.operationIds));
   return result;
+}
+
+/**
+ * Announces operations just queued (server/services/conversations/customer-message.ts). Inside
+ * {@link afterCommit} the announcement waits for the commit; outside it goes at once.
+ */
+export function announceOperations(ids: string[]): void {
+  if (ids.length === 0) return;
+  const store = announcedInTransaction.getStore();
+  if (store) store.operationIds.push(...ids);
+  else notify((l) => l.operationsDue?.(ids));
 }
 
 /**

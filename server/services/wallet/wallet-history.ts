@@ -9,6 +9,8 @@ export interface LedgerEntryView {
   id: string;
   kind: string;
   amount: string;
+  /** Change of the open holds of paid operations: + on `hold`, - on `charge` and `release`. */
+  hold: string;
   balanceAfter: string;
   description: string | null;
   actor: string;
@@ -47,6 +49,7 @@ export async function ledgerPage(
       id: r.id,
       kind: r.kind,
       amount: formatMinor(r.amountMinor),
+      hold: formatMinor(r.holdMinor),
       balanceAfter: formatMinor(r.balanceAfterMinor),
       description: r.description,
       actor: r.actor,

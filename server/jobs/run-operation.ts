@@ -1,0 +1,78 @@
+import { eq } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { operations } from "@/db/schema";
+import { log } from "@/server/log";
+import { languageModel } from "@/server/services/ai-seller/current-model";
+import {
+  ModelUnavailableError,
+  type LanguageModel,
+  type SellerOutput,
+} from "@/server/services/ai-seller/language-model";
+import { aiReplyContext, completeAiReply, endAiReply } from "@/server/services/conversations/ai-reply";
+import { claimOperation, OPERATION_LEASE_MS, type ClaimedRun } from "@/server/services/operations/operation-runs";
+
+/** What one step did: the operation's status after it, and whether nothing more will happen. */
+export interface RunResult {
+  status: "queued" | "running" | "succeeded" | "failed" | "canceled" | "gone";
+  final: boolean;
+}
+
+/** Options of {@link runOperation}. */
+export interface RunOptions {
+  /** A claim the caller already holds (the local driver); without it the step claims the operation itself. */
+  claim?: ClaimedRun;
+  leaseMs?: number;
+  /** The language model; default the process's (`AI_PROVIDER`). */
+  model?: LanguageModel;
+}
+
+const FINAL = new Set(["succeeded", "failed", "canceled"]);
+
+/**
+ * One idempotent step of an operation (DESIGN "State and background work"; spec States "Asynchronous
+ * operation"), run by the local driver and by the Inngest function `run-operation`:
+ * - finished or missing → nothing; leased by another live run → nothing (that run finishes it);
+ * - else claim it (`running`, a new lease and run number), then:
+ *   past its deadline → `failed` with `operation_timeout`, the hold released, handoff to an operator;
+ *   conversation taken over or closed meanwhile → `canceled`, the hold released;
+ *   the model answers → `succeeded`: the reply message, its cost charged and the rest released;
+ *   the model fails → `failed` with `ai_unavailable`, the hold released, handoff (`ai_unavailable_handoff`).
+ * Every finish is guarded by the run number, so a run whose lease expired (a killed or stalled worker)
+ * and was taken over writes nothing: the operation completes, and its hold is settled, once.
+ */
+export async function runOperation(db: Db, id: string, opts: RunOptions = {}): Promise<RunResult> {
+  const claim = opts.claim ?? (await claimOperation(db, id, opts.leaseMs ?? OPERATION_LEASE_MS));
+  if (!claim) {
+    const [row] = await db.select({ status: operations.status }).from(operations).where(eq(operations.id, id));
+    if (!row) return { status: "gone", final: true };
+    return { status: row.status as RunResult["status"], final: FINAL.has(row.status) };
+  }
+  const { op, attempt } = claim;
+  const done = (o: { status: string } | null): RunResult =>
+    o ? { status: o.status as RunResult["status"], final: true } : { status: "running", final: false };
+  if (op.deadlineAt.getTime() <= Date.now())
+    return done(
+      await endAiReply(db, id, attempt, {
+        status: "failed",
+        code: "operation_timeout",
+        message: "The operation did not finish in time; its reserved funds were returned.",
+      }),
+    );
+  const ctx = await aiReplyContext(db, op);
+  if (ctx.kind === "cancel") return done(await endAiReply(db, id, attempt, { status: "canceled" }));
+  let out: SellerOutput;
+  try {
+    out = await (opts.model ?? languageModel()).reply(ctx.input);
+  } catch (err) {
+    if (!(err instanceof ModelUnavailableError)) log().error({ err, operationId: id }, "AI seller failed");
+    return done(
+      await endAiReply(db, id, attempt, {
+        status: "failed",
+        code: "ai_unavailable",
+        message:
+          "The AI seller could not answer; the conversation was handed to an operator and the reserved funds returned.",
+      }),
+    );
+  }
+  return done(await completeAiReply(db, id, attempt, out));
+}

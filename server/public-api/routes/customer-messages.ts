@@ -1,0 +1,76 @@
+import { getDb } from "@/db/client";
+import { UuidParam } from "@/server/schemas/common";
+import { CustomerMessageResultSchema, CustomerMessageSchema, WaitQuery } from "@/server/schemas/conversation-writes";
+import { languageModel } from "@/server/services/ai-seller/current-model";
+import type { IntegrationActor } from "@/server/services/actor";
+import {
+  aiWouldReply,
+  customerMessageAnswer,
+  postCustomerMessage,
+} from "@/server/services/conversations/customer-message";
+import { defineRoute, type Reply } from "../define-route";
+import { applyRateLimit } from "../rate-limit";
+
+/** How often a waiting request looks at its operation, ms. */
+const POLL_MS = 100;
+
+/**
+ * Waits up to `seconds` for the AI reply of a customer message (query `wait`), outside any transaction:
+ * the answer as soon as the operation is finished (200), else the queued one (202) when time is up.
+ */
+async function waitForReply(actor: IntegrationActor, messageId: string, seconds: number): Promise<Reply> {
+  const db = await getDb();
+  const until = Date.now() + seconds * 1000;
+  for (;;) {
+    const a = await customerMessageAnswer(db, actor, messageId);
+    if (a.status !== 202 || Date.now() >= until) return { status: a.status, body: a.body };
+    await new Promise((r) => setTimeout(r, Math.min(POLL_MS, Math.max(1, until - Date.now()))));
+  }
+}
+
+/**
+ * `POST /conversations/{id}/messages` (preview `conversation-writes`): the customer's message and the AI
+ * seller's reply as a paid operation. `Idempotency-Key` required: a repeat returns the same message and
+ * operation and charges nothing again. `wait` (0-20 s) waits for the reply after the commit.
+ */
+export const postCustomerMessageRoute = defineRoute({
+  operationId: "postCustomerMessage",
+  summary: "Write a customer message; the AI seller answers (paid; preview conversation-writes)",
+  method: "POST",
+  path: "/conversations/{id}/messages",
+  scope: "conversations:write",
+  rate: "write",
+  idempotency: "required",
+  pii: true,
+  preview: "conversation-writes",
+  params: UuidParam,
+  query: WaitQuery,
+  body: CustomerMessageSchema,
+  responses: { 200: CustomerMessageResultSchema, 202: CustomerMessageResultSchema },
+  problems: [
+    "insufficient_funds",
+    "spend_limit_reached",
+    "upstream_unavailable",
+    "rate_limited",
+    "service_unavailable",
+  ],
+  // A message the AI will answer is a paid request: it counts against the paid rate (30 a minute), before
+  // the transaction; skipped messages count as writes only.
+  before: async ({ db, actor, caller, params, body }) => {
+    if (await aiWouldReply(db, actor, params.id, body.content)) await applyRateLimit(caller, "paid", {});
+  },
+  handler: async ({ db, actor, caller, params, query, body }) => {
+    const id = await postCustomerMessage(db, actor, params.id, body, {
+      model: languageModel().model,
+      paidConcurrency: caller.tenantLimits.paid_concurrency,
+    });
+    const first = await customerMessageAnswer(db, actor, id);
+    return {
+      status: first.status,
+      body: first.body,
+      resource: { type: "message", id },
+      settle: first.status === 202 && query.wait > 0 ? () => waitForReply(actor, id, query.wait) : undefined,
+    };
+  },
+  replay: async ({ actor, query }, id) => waitForReply(actor, id, query.wait),
+});

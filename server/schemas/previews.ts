@@ -1,0 +1,13 @@
+/**
+ * Preview features a tenant can be switched into (`npm run admin -- preview:set`). A preview route is a
+ * Planned route of the spec that works only for tenants with its feature; for every other caller it
+ * answers exactly as a Planned route does (404 `not_found`).
+ * - `conversation-writes`: the spec's "Planned conversation write routes".
+ */
+export const PREVIEW_FEATURES = ["conversation-writes"] as const;
+export type PreviewFeature = (typeof PREVIEW_FEATURES)[number];
+
+/** True when `v` names a preview feature. */
+export function isPreviewFeature(v: unknown): v is PreviewFeature {
+  return typeof v === "string" && (PREVIEW_FEATURES as readonly string[]).includes(v);
+}

@@ -1,0 +1,107 @@
+import { countTokens } from "gpt-tokenizer";
+import MiniSearch from "minisearch";
+import type { ChatTurn, LanguageModel, SellerCard, SellerInput, SellerOutput } from "./language-model";
+import { MAX_INPUT_TOKENS } from "./prices";
+
+/** Languages the catalog seller answers in (ISO 639-1); anything else is answered in English. */
+export type SellerLanguage = "ru" | "en" | "id";
+
+const INDONESIAN = /\b(apa|yang|saya|ada|berapa|harga|mau|beli|untuk|dengan|tidak|bisa|ini|itu|sepatu|baju)\b/i;
+
+/** The customer's language from their text: Cyrillic → ru, common Indonesian words → id, else en. */
+export function detectLanguage(text: string): SellerLanguage {
+  if (/[а-яё]/i.test(text)) return "ru";
+  if (INDONESIAN.test(text)) return "id";
+  return "en";
+}
+
+const TEXT: Record<
+  SellerLanguage,
+  { found: (names: string, first: string) => string; none: (shop: string) => string; more: string }
+> = {
+  ru: {
+    found: (names, first) => `Посмотрите, пожалуйста: ${names}. Советую начать с «${first}».`,
+    none: (shop) => `Спасибо за вопрос! Уточните, пожалуйста, что вы ищете, и я подберу товары из каталога ${shop}.`,
+    more: "Подсказать детали или помочь оформить заказ?",
+  },
+  en: {
+    found: (names, first) => `Have a look at: ${names}. I would start with "${first}".`,
+    none: (shop) =>
+      `Thanks for your question! Tell me a little more about what you need and I will pick items from the ${shop} catalog.`,
+    more: "Shall I tell you more or help you place an order?",
+  },
+  id: {
+    found: (names, first) => `Silakan lihat: ${names}. Saya sarankan mulai dari "${first}".`,
+    none: (shop) =>
+      `Terima kasih atas pertanyaannya! Ceritakan sedikit lagi apa yang Anda cari, saya akan memilihkan produk dari katalog ${shop}.`,
+    more: "Mau saya jelaskan lebih lanjut atau bantu memesan?",
+  },
+};
+
+const SYSTEM = "You are the sales assistant of an online shop. Recommend at most 3 cards of the catalog.";
+
+/** The prompt as a chat model would receive it; older turns are dropped to stay within {@link MAX_INPUT_TOKENS}. */
+export function promptOf(input: SellerInput): { role: "system" | "user" | "assistant"; content: string }[] {
+  const catalog = input.cards
+    .map((c) => [c.code, c.name, c.priceText, c.badge, c.description].filter(Boolean).join(" | "))
+    .join("\n");
+  const system = { role: "system" as const, content: `${SYSTEM}\nShop: ${input.shopName}\nCatalog:\n${catalog}` };
+  const turns = input.turns.map((t: ChatTurn) => ({
+    role: t.role === "customer" ? ("user" as const) : ("assistant" as const),
+    content: t.content,
+  }));
+  while (turns.length > 1 && promptTokens([system, ...turns]) > MAX_INPUT_TOKENS) turns.shift();
+  return [system, ...turns];
+}
+
+/** Tokens of a prompt (o200k encoding), each message counted as `role: content` on its own line. */
+export function promptTokens(messages: { role: string; content: string }[]): number {
+  return countTokens(messages.map((m) => `${m.role}: ${m.content}`).join("\n"));
+}
+
+/** Up to 3 cards ranked by full-text relevance to the customer's recent words (minisearch, fuzzy and prefix). */
+export function rankCards(cards: SellerCard[], query: string): SellerCard[] {
+  if (!cards.length || !query.trim()) return [];
+  const index = new MiniSearch<SellerCard>({
+    idField: "code",
+    fields: ["name", "description", "badge"],
+    storeFields: ["code"],
+    searchOptions: { boost: { name: 2 }, fuzzy: 0.2, prefix: true, combineWith: "OR" },
+  });
+  index.addAll(cards);
+  const byCode = new Map(cards.map((c) => [c.code, c]));
+  return index
+    .search(query)
+    .slice(0, 3)
+    .map((r) => byCode.get(String(r.id))!);
+}
+
+/**
+ * The offline, deterministic AI seller (`AI_PROVIDER=catalog`, the default): answers the customer's last
+ * message in their language with a short recommendation of up to 3 of the shop's active cards that match
+ * their recent words, and counts tokens with a real tokenizer (gpt-tokenizer, o200k) so usage is priced
+ * like a real model's.
+ */
+export function catalogModel(): LanguageModel {
+  return {
+    model: "catalog-1",
+    async reply(input: SellerInput): Promise<SellerOutput> {
+      const customer = input.turns.filter((t) => t.role === "customer");
+      const last = customer[customer.length - 1]?.content ?? "";
+      const lang = detectLanguage(last);
+      let picks = rankCards(input.cards, last);
+      if (!picks.length) picks = rankCards(input.cards, customer.map((t) => t.content).join(" "));
+      const t = TEXT[lang];
+      const content = picks.length
+        ? `${t.found(picks.map((c) => (c.priceText ? `${c.name} (${c.priceText})` : c.name)).join(", "), picks[0]!.name)} ${t.more}`
+        : t.none(input.shopName);
+      return {
+        content,
+        cardCodes: picks.map((c) => c.code),
+        model: "catalog-1",
+        inputTokens: promptTokens(promptOf(input)),
+        outputTokens: countTokens(content),
+      };
+    },
+  };
+}

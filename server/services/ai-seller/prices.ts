@@ -1,0 +1,36 @@
+/**
+ * Prices of the language models the AI seller may use, in RUB minor units (kopecks) per one million
+ * tokens (DESIGN "Money": usage is priced from a table, in RUB). A model missing from the table is priced
+ * as `default`. Costs round up to a whole kopeck.
+ */
+export const MODEL_PRICES: Record<string, { inputPerMillionMinor: bigint; outputPerMillionMinor: bigint }> = {
+  "catalog-1": { inputPerMillionMinor: 5_000n, outputPerMillionMinor: 20_000n },
+  "gpt-4o-mini": { inputPerMillionMinor: 1_500n, outputPerMillionMinor: 6_000n },
+  "gpt-4o": { inputPerMillionMinor: 25_000n, outputPerMillionMinor: 100_000n },
+  default: { inputPerMillionMinor: 25_000n, outputPerMillionMinor: 100_000n },
+};
+
+/** Largest prompt the AI seller sends, tokens (older messages are dropped to fit). */
+export const MAX_INPUT_TOKENS = 6_000;
+/** Largest reply the AI seller asks for, tokens. */
+export const MAX_OUTPUT_TOKENS = 500;
+
+function priceOf(model: string) {
+  return MODEL_PRICES[model] ?? MODEL_PRICES.default!;
+}
+
+const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;
+
+/** Cost of one call, RUB minor units, rounded up: tokens × price per million / 1,000,000. */
+export function costMinor(model: string, usage: { inputTokens: number; outputTokens: number }): bigint {
+  const p = priceOf(model);
+  return ceilDiv(
+    BigInt(usage.inputTokens) * p.inputPerMillionMinor + BigInt(usage.outputTokens) * p.outputPerMillionMinor,
+    1_000_000n,
+  );
+}
+
+/** The most one AI reply can cost with `model`, RUB minor units: the hold placed when it is queued. */
+export function maxCostMinor(model: string): bigint {
+  return costMinor(model, { inputTokens: MAX_INPUT_TOKENS, outputTokens: MAX_OUTPUT_TOKENS });
+}

@@ -1,0 +1,88 @@
+import { and, desc, eq, lt, or } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { channels, integrations, operations } from "@/db/schema";
+import { formatMinor } from "@/server/lib/money";
+import type { StaffActor } from "../actor";
+
+/** An operation as the console's Operations page shows it; money as decimal RUB strings. */
+export interface OperationView {
+  id: string;
+  type: string;
+  status: string;
+  livemode: boolean;
+  /** Charged cost; null while unfinished or when nothing was charged. */
+  cost: string | null;
+  /** The hold placed at creation. */
+  hold: string;
+  conversationId: string | null;
+  integrationName: string;
+  error: { code: string; message: string } | null;
+  createdAt: string;
+  completedAt: string | null;
+}
+
+/**
+ * A page of the tenant's operations, newest first, keyset on (created_at, id) (console Operations page).
+ * @param after the `next` of the previous page, or null.
+ */
+export async function listTenantOperations(
+  db: Db,
+  actor: StaffActor,
+  limit: number,
+  after: { createdAt: string; id: string } | null,
+): Promise<{ operations: OperationView[]; next: { createdAt: string; id: string } | null }> {
+  const o = operations;
+  const where = after
+    ? and(
+        eq(o.tenantId, actor.tenantId),
+        or(
+          lt(o.createdAt, new Date(after.createdAt)),
+          and(eq(o.createdAt, new Date(after.createdAt)), lt(o.id, after.id)),
+        ),
+      )
+    : eq(o.tenantId, actor.tenantId);
+  const rows = await db
+    .select({ op: o, integrationName: integrations.name })
+    .from(o)
+    .innerJoin(integrations, eq(integrations.id, o.integrationId))
+    .where(where)
+    .orderBy(desc(o.createdAt), desc(o.id))
+    .limit(limit + 1);
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1]?.op;
+  return {
+    operations: page.map(({ op, integrationName }) => ({
+      id: op.id,
+      type: op.type,
+      status: op.status,
+      livemode: op.livemode,
+      cost: op.chargedMinor === null ? null : formatMinor(op.chargedMinor),
+      hold: formatMinor(op.holdMinor),
+      conversationId: op.conversationId,
+      integrationName,
+      error: op.error ?? null,
+      createdAt: op.createdAt.toISOString(),
+      completedAt: op.completedAt ? op.completedAt.toISOString() : null,
+    })),
+    next: rows.length > limit && last ? { createdAt: last.createdAt.toISOString(), id: last.id } : null,
+  };
+}
+
+/** The AI settings of the tenant's `api` channels, one per integration (console). */
+export async function listChannelAi(
+  db: Db,
+  actor: StaffActor,
+): Promise<{ integrationId: string; integrationName: string; aiDailyLimit: number; aiEnabled: boolean }[]> {
+  const rows = await db
+    .select({
+      integrationId: integrations.id,
+      integrationName: integrations.name,
+      aiDailyLimit: channels.aiDailyLimit,
+      aiEnabled: channels.aiEnabled,
+    })
+    .from(channels)
+    .innerJoin(integrations, eq(integrations.id, channels.integrationId))
+    .where(and(eq(channels.tenantId, actor.tenantId), eq(channels.type, "api")))
+    .orderBy(integrations.name);
+  return rows;
+}

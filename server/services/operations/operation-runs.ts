@@ -1,0 +1,127 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { operations } from "@/db/schema";
+import { formatMinor } from "@/server/lib/money";
+import type { Operation } from "@/server/schemas/operations";
+import { recordEvent } from "../events/outbox";
+import { toOperation } from "./operations";
+import { settleHold } from "./paid-operations";
+
+type OperationRow = typeof operations.$inferSelect;
+
+/** How long one run of an operation holds its lease, ms; an expired lease lets another worker take it over. */
+export const OPERATION_LEASE_MS = 60_000;
+
+/** A claimed run: the row as claimed and its run number (`attempts`), which guards the finish. */
+export interface ClaimedRun {
+  op: OperationRow;
+  attempt: number;
+}
+
+/** Rows of `db.execute`: postgres.js gives an array, PGlite `{ rows }`. */
+function rowsOf<T>(result: unknown): T[] {
+  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
+}
+
+/**
+ * Takes one operation for a run: `queued`, or `running` with an expired lease (its worker died), becomes
+ * `running` with a new lease and the next run number. Database clock.
+ * @returns the claim, or null when the operation is finished, missing or leased by another worker.
+ */
+export async function claimOperation(db: Db, id: string, leaseMs = OPERATION_LEASE_MS): Promise<ClaimedRun | null> {
+  const [op] = await db
+    .update(operations)
+    .set({
+      status: "running",
+      attempts: sql`${operations.attempts} + 1`,
+      lockedUntil: sql`now() + ${`${Math.max(1, Math.round(leaseMs))} milliseconds`}::interval`,
+    })
+    .where(
+      and(
+        eq(operations.id, id),
+        sql`${operations.status} in ('queued', 'running')`,
+        sql`(${operations.lockedUntil} is null or ${operations.lockedUntil} < now())`,
+      ),
+    )
+    .returning();
+  return op ? { op, attempt: op.attempts } : null;
+}
+
+/**
+ * Ids of up to `limit` operations a worker may claim now (queued, or running with an expired lease),
+ * oldest first; `FOR UPDATE SKIP LOCKED` keeps workers off each other's rows. Claim each with
+ * {@link claimOperation}.
+ */
+export async function dueOperationIds(db: Db, limit: number): Promise<string[]> {
+  if (limit <= 0) return [];
+  const result = await db.execute(sql`
+    select id from operations
+    where status in ('queued', 'running') and (locked_until is null or locked_until < now())
+    order by created_at
+    limit ${limit}
+    for update skip locked`);
+  return rowsOf<{ id: string }>(result).map((r) => r.id);
+}
+
+/** How a run ended, as {@link finishOperation} records it. */
+export interface RunOutcome {
+  status: "succeeded" | "failed" | "canceled";
+  /** Charged on success (capped at the hold); 0 releases the whole hold. RUB minor units. */
+  costMinor: bigint;
+  model?: string;
+  resource?: { type: string; id: string };
+  error?: { code: string; message: string };
+}
+
+/**
+ * Finishes run `attempt` of an operation in one transaction: `work(tx, op)` writes the result (a reply
+ * message, a handoff) and answers the outcome; the hold is charged and released ({@link settleHold}); the
+ * row gets its status, `completed_at`, `usage`, `resource`, `error`; `operation.completed` (the Operation
+ * envelope) goes to the outbox. Guarded by the run number: when the operation is finished already or was
+ * taken over by a later run, nothing is written and null comes back, so a run killed or raced finishes once.
+ */
+export async function finishOperation(
+  db: Db,
+  id: string,
+  attempt: number,
+  work: (tx: Db, op: OperationRow) => Promise<RunOutcome>,
+): Promise<Operation | null> {
+  return db.transaction(async (t) => {
+    const tx = t as unknown as Db;
+    const [op] = await tx
+      .select()
+      .from(operations)
+      .where(and(eq(operations.id, id), eq(operations.status, "running"), eq(operations.attempts, attempt)))
+      .for("update");
+    if (!op) return null;
+    const outcome = await work(tx, op);
+    const cost = outcome.status === "succeeded" ? outcome.costMinor : 0n;
+    // What settleHold will charge (the row is locked, so its open hold cannot change meanwhile).
+    const charged = !op.holdOpen || cost <= 0n ? 0n : cost > op.holdMinor ? op.holdMinor : cost;
+    const [done] = await tx
+      .update(operations)
+      .set({
+        status: outcome.status,
+        completedAt: sql`now()`,
+        lockedUntil: null,
+        chargedMinor: charged,
+        resourceType: outcome.resource?.type ?? null,
+        resourceId: outcome.resource?.id ?? null,
+        error: outcome.error ?? null,
+        usage: outcome.model ? { cost: { amount: formatMinor(charged), currency: "RUB" }, model: outcome.model } : null,
+      })
+      .where(eq(operations.id, id))
+      .returning();
+    const envelope = toOperation(done!);
+    await recordEvent(tx, {
+      tenantId: op.tenantId,
+      type: "operation.completed",
+      livemode: op.livemode,
+      data: envelope as unknown as Record<string, unknown>,
+    });
+    // The tenant's wallet row is locked last, so a tenant's operations wait on each other only for the
+    // settlement and the commit.
+    if ((await settleHold(tx, op, cost)) !== charged) throw new Error(`operation ${id}: the hold settled unexpectedly`);
+    return envelope;
+  });
+}

@@ -1,0 +1,203 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { integrationDailySpend, integrations, operations, walletLedger, wallets } from "@/db/schema";
+import { ApiError } from "@/server/errors";
+import { formatMinor } from "@/server/lib/money";
+import { actorLabel, type IntegrationActor } from "../actor";
+import { readWallet } from "../wallet/wallet-state";
+
+type OperationRow = typeof operations.$inferSelect;
+
+/** How long an operation may stay unfinished before it fails with `operation_timeout`, ms. */
+export const OPERATION_TIMEOUT_MS = 5 * 60_000;
+
+/** What a paid operation is created for. */
+export interface PaidOperationInput {
+  type: "conversation.ai_reply";
+  /** The most it can cost, RUB minor units: the hold. */
+  maxCostMinor: bigint;
+  /** Simultaneous paid operations allowed for the tenant (spec `limits.paid_concurrency`). */
+  paidConcurrency: number;
+  conversationId: string;
+  messageId: string;
+  channelId: string | null;
+}
+
+const spendLimit = (which: string) =>
+  new ApiError("spend_limit_reached", `The ${which} is reached; wait for the window or raise the limit.`);
+
+/** Today (UTC) as the `integration_daily_spend.day` key. */
+export const utcDay = (d = new Date()) => d.toISOString().slice(0, 10);
+
+/**
+ * Creates a `queued` paid operation (spec "Operation", DESIGN "Money"). Call it in the request's
+ * transaction. For a live key, in that transaction: the wallet row is locked, then, in this order, the
+ * per-operation maximum, the tenant's simultaneous paid operations, the tenant's daily spend limit and the
+ * integration's daily limit (`wallet.daily_spend.limit`) are checked (today's spend plus open holds plus
+ * this hold), then the available balance (balance minus open holds); a `hold` of `maxCostMinor` is written
+ * to the ledger with `wallets.held_minor`. A test-mode key's operation has `livemode` false and holds nothing.
+ * @throws ApiError 503 `upstream_unavailable` (wallet state unknown); 402 `spend_limit_reached` with a
+ *   detail naming the limit; 402 `insufficient_funds`.
+ */
+export async function createPaidOperation(
+  db: Db,
+  actor: IntegrationActor,
+  input: PaidOperationInput,
+): Promise<OperationRow> {
+  const base = {
+    tenantId: actor.tenantId,
+    integrationId: actor.integrationId,
+    type: input.type,
+    status: "queued",
+    conversationId: input.conversationId,
+    messageId: input.messageId,
+    channelId: input.channelId,
+    deadlineAt: sql`now() + ${`${OPERATION_TIMEOUT_MS} milliseconds`}::interval`,
+  };
+  if (actor.keyMode === "test") {
+    const [op] = await db
+      .insert(operations)
+      .values({ ...base, livemode: false })
+      .returning();
+    return op!;
+  }
+  const state = await readWallet(db, actor.tenantId);
+  if (state.state === "unknown")
+    throw new ApiError(
+      "upstream_unavailable",
+      "The wallet state cannot be read right now, so paid operations are closed; retry after a pause.",
+      {},
+      { "retry-after": "30" },
+    );
+  const [w] = await db.select().from(wallets).where(eq(wallets.tenantId, actor.tenantId)).for("update");
+  if (!w)
+    throw new ApiError("upstream_unavailable", "The tenant's wallet cannot be read.", {}, { "retry-after": "30" });
+  const hold = input.maxCostMinor;
+  if (hold > w.maxOperationCostMinor)
+    throw spendLimit(`maximum cost of one operation (${formatMinor(w.maxOperationCostMinor)} RUB)`);
+  const [open] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(operations)
+    .where(
+      and(
+        eq(operations.tenantId, actor.tenantId),
+        eq(operations.livemode, true),
+        inArray(operations.status, ["queued", "running"]),
+      ),
+    );
+  if ((open?.n ?? 0) >= input.paidConcurrency)
+    throw spendLimit(`limit of ${input.paidConcurrency} simultaneous paid operations of the tenant`);
+  const day = utcDay();
+  if (w.dailySpendLimitMinor !== null) {
+    const [spent] = await db
+      .select({ used: sql<string>`coalesce(sum(${integrationDailySpend.usedMinor}), 0)::text` })
+      .from(integrationDailySpend)
+      .innerJoin(integrations, eq(integrations.id, integrationDailySpend.integrationId))
+      .where(and(eq(integrations.tenantId, actor.tenantId), eq(integrationDailySpend.day, day)));
+    if (BigInt(spent?.used ?? "0") + w.heldMinor + hold > w.dailySpendLimitMinor)
+      throw spendLimit(`tenant's daily spend limit (${formatMinor(w.dailySpendLimitMinor)} RUB)`);
+  }
+  const [integ] = await db
+    .select({ limit: integrations.dailySpendLimitMinor })
+    .from(integrations)
+    .where(eq(integrations.id, actor.integrationId));
+  if (integ?.limit != null) {
+    const [used] = await db
+      .select({ used: integrationDailySpend.usedMinor })
+      .from(integrationDailySpend)
+      .where(and(eq(integrationDailySpend.integrationId, actor.integrationId), eq(integrationDailySpend.day, day)));
+    const [held] = await db
+      .select({ held: sql<string>`coalesce(sum(${operations.holdMinor}), 0)::text` })
+      .from(operations)
+      .where(and(eq(operations.integrationId, actor.integrationId), eq(operations.holdOpen, true)));
+    if ((used?.used ?? 0n) + BigInt(held?.held ?? "0") + hold > integ.limit)
+      throw spendLimit(`integration's daily spend limit (${formatMinor(integ.limit)} RUB)`);
+  }
+  if (w.balanceMinor - w.heldMinor < hold)
+    throw new ApiError(
+      "insufficient_funds",
+      `The wallet's available balance (${formatMinor(w.balanceMinor - w.heldMinor)} RUB) is below this operation's maximum cost (${formatMinor(hold)} RUB); top up.`,
+    );
+  const [op] = await db
+    .insert(operations)
+    .values({ ...base, livemode: true, holdMinor: hold, holdOpen: hold > 0n })
+    .returning();
+  if (hold > 0n) {
+    await db
+      .update(wallets)
+      .set({ heldMinor: sql`${wallets.heldMinor} + ${hold.toString()}::bigint`, updatedAt: new Date() })
+      .where(eq(wallets.tenantId, actor.tenantId));
+    await db.insert(walletLedger).values({
+      tenantId: actor.tenantId,
+      kind: "hold",
+      amountMinor: 0n,
+      holdMinor: hold,
+      balanceAfterMinor: w.balanceMinor,
+      integrationId: actor.integrationId,
+      operationId: op!.id,
+      description: `hold for ${input.type}`,
+      actor: actorLabel(actor),
+    });
+  }
+  return op!;
+}
+
+/**
+ * Closes an operation's hold exactly once, in the caller's transaction (the one that finishes the
+ * operation): charges `costMinor` (at most the hold) as a `charge` and releases the rest as a `release`,
+ * and adds the charge to the integration's spend of today (`wallet.daily_spend.used`). `costMinor` 0 (a
+ * failure, cancel or timeout) releases everything. Nothing happens when the hold is already closed or
+ * there was none (test mode).
+ * @returns the amount charged, RUB minor units.
+ */
+export async function settleHold(db: Db, op: OperationRow, costMinor: bigint): Promise<bigint> {
+  const [closed] = await db
+    .update(operations)
+    .set({ holdOpen: false })
+    .where(and(eq(operations.id, op.id), eq(operations.holdOpen, true)))
+    .returning({ hold: operations.holdMinor });
+  if (!closed) return 0n;
+  const hold = closed.hold;
+  const charge = costMinor < 0n ? 0n : costMinor > hold ? hold : costMinor;
+  const [w] = await db
+    .update(wallets)
+    .set({
+      balanceMinor: sql`${wallets.balanceMinor} - ${charge.toString()}::bigint`,
+      heldMinor: sql`${wallets.heldMinor} - ${hold.toString()}::bigint`,
+      updatedAt: new Date(),
+    })
+    .where(eq(wallets.tenantId, op.tenantId))
+    .returning({ balance: wallets.balanceMinor });
+  const common = {
+    tenantId: op.tenantId,
+    integrationId: op.integrationId,
+    operationId: op.id,
+    balanceAfterMinor: w!.balance,
+    actor: "system",
+  };
+  if (charge > 0n) {
+    await db.insert(walletLedger).values({
+      ...common,
+      kind: "charge",
+      amountMinor: -charge,
+      holdMinor: -charge,
+      description: `charge for ${op.type}`,
+    });
+    await db
+      .insert(integrationDailySpend)
+      .values({ integrationId: op.integrationId, day: utcDay(), usedMinor: charge })
+      .onConflictDoUpdate({
+        target: [integrationDailySpend.integrationId, integrationDailySpend.day],
+        set: { usedMinor: sql`${integrationDailySpend.usedMinor} + ${charge.toString()}::bigint` },
+      });
+  }
+  if (hold - charge > 0n)
+    await db.insert(walletLedger).values({
+      ...common,
+      kind: "release",
+      amountMinor: 0n,
+      holdMinor: -(hold - charge),
+      description: `release of the hold for ${op.type}`,
+    });
+  return charge;
+}
