@@ -24,6 +24,13 @@ function rowsOf<T>(result: unknown): T[] {
 }
 
 /**
+ * Operation types this engine runs. Rows of other types (the demo seeds an `article.generation` that stays
+ * `running`; generation has no runner yet) are never claimed, timed out or changed by it.
+ */
+export const ENGINE_OPERATION_TYPES = ["conversation.ai_reply"] as const;
+const ENGINE_TYPES_SQL = sql.raw(ENGINE_OPERATION_TYPES.map((t) => `'${t}'`).join(", "));
+
+/**
  * Takes one operation for a run: `queued`, or `running` with an expired lease (its worker died), becomes
  * `running` with a new lease and the next run number. Database clock.
  * @returns the claim, or null when the operation is finished, missing or leased by another worker.
@@ -40,6 +47,7 @@ export async function claimOperation(db: Db, id: string, leaseMs = OPERATION_LEA
       and(
         eq(operations.id, id),
         sql`${operations.status} in ('queued', 'running')`,
+        sql`${operations.type} in (${ENGINE_TYPES_SQL})`,
         sql`(${operations.lockedUntil} is null or ${operations.lockedUntil} < now())`,
       ),
     )
@@ -56,7 +64,8 @@ export async function dueOperationIds(db: Db, limit: number): Promise<string[]> 
   if (limit <= 0) return [];
   const result = await db.execute(sql`
     select id from operations
-    where status in ('queued', 'running') and (locked_until is null or locked_until < now())
+    where status in ('queued', 'running') and type in (${ENGINE_TYPES_SQL})
+      and (locked_until is null or locked_until < now())
     order by created_at
     limit ${limit}
     for update skip locked`);

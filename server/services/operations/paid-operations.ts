@@ -5,6 +5,7 @@ import { ApiError } from "@/server/errors";
 import { formatMinor } from "@/server/lib/money";
 import { actorLabel, type IntegrationActor } from "../actor";
 import { readWallet } from "../wallet/wallet-state";
+import { ENGINE_OPERATION_TYPES } from "./operation-runs";
 
 type OperationRow = typeof operations.$inferSelect;
 
@@ -83,6 +84,7 @@ export async function createPaidOperation(
         eq(operations.tenantId, actor.tenantId),
         eq(operations.livemode, true),
         inArray(operations.status, ["queued", "running"]),
+        inArray(operations.type, [...ENGINE_OPERATION_TYPES]),
       ),
     );
   if ((open?.n ?? 0) >= input.paidConcurrency)

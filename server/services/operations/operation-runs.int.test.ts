@@ -1,0 +1,47 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { operations } from "@/db/schema";
+import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
+import { openTestDatabase } from "@/server/testing/test-db";
+import { claimOperation, dueOperationIds } from "./operation-runs";
+
+// The engine runs its own operation types only: a row of a type with no runner (the demo seeds an
+// article.generation that stays `running`) is never claimed, so it is never timed out or changed.
+
+let db: Awaited<ReturnType<typeof openTestDatabase>>;
+let t: TenantFixture;
+beforeAll(async () => {
+  db = await openTestDatabase();
+  t = await makeTenant(db.db);
+});
+afterAll(async () => db.drop());
+
+it("claims a due conversation.ai_reply and leaves a running operation of another type alone", async () => {
+  const past = new Date(Date.now() - 60_000);
+  const [foreign, own] = await db.db
+    .insert(operations)
+    .values([
+      {
+        tenantId: t.tenantId,
+        integrationId: t.integrationId,
+        type: "article.generation",
+        status: "running",
+        deadlineAt: past,
+      },
+      {
+        tenantId: t.tenantId,
+        integrationId: t.integrationId,
+        type: "conversation.ai_reply",
+        status: "queued",
+        deadlineAt: past,
+      },
+    ])
+    .returning({ id: operations.id });
+  const due = await dueOperationIds(db.db, 10);
+  expect(due).toContain(own.id);
+  expect(due).not.toContain(foreign.id);
+  expect(await claimOperation(db.db, foreign.id)).toBeNull();
+  expect((await claimOperation(db.db, own.id))?.op.id).toBe(own.id);
+  const [row] = await db.db.select().from(operations).where(eq(operations.id, foreign.id));
+  expect(row).toMatchObject({ status: "running", attempts: 0, lockedUntil: null });
+});
