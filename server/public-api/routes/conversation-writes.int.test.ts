@@ -6,6 +6,7 @@ import { setPreview } from "@/server/services/tenants/previews";
 import { call } from "@/server/testing/api-client";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
+import { ADDRESS_LIMIT_PER_MIN } from "@/server/services/limits/rate-limiter";
 
 // The `conversation-writes` preview: the Planned conversation write routes work for a tenant with the
 // flag, and answer exactly the Planned 404 for everyone else.
@@ -42,16 +43,23 @@ describe("without the preview", () => {
     `/conversations/${crypto.randomUUID()}/close`,
   ];
 
-  it("answers every route with the Planned 404, with a valid key, a bad key or none, and no rate headers", async () => {
+  it("answers every route with the Planned 404, with a valid key, a bad key or none, counted like one", async () => {
+    let address = 0;
     for (const path of PATHS) {
       for (const key of [off.key, "sk_live_ru_aaaaaaaaaaaaaaaaaaaa_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", null]) {
-        const r = await call("POST", path, { key, json: { content: "hi" }, idempotencyKey: `k-${++n}` });
+        // Each from a fresh address: the rate headers are then those of any answer given before a key is
+        // accepted (the address's first request), never the key's own window, which would tell a valid key.
+        const ip = `198.51.100.${++address}`;
+        const r = await call("POST", path, { key, ip, json: { content: "hi" }, idempotencyKey: `k-${++n}` });
         expect(r.status, `${path} ${key}`).toBe(404);
         expect(r.body).toMatchObject({
           code: "not_found",
           detail: `No route POST ${path} exists in this API version.`,
         });
-        expect(r.headers.get("ratelimit-limit")).toBeNull();
+        expect([r.headers.get("ratelimit-limit"), r.headers.get("ratelimit-remaining")]).toEqual([
+          String(ADDRESS_LIMIT_PER_MIN),
+          String(ADDRESS_LIMIT_PER_MIN - 1),
+        ]);
       }
     }
   });
