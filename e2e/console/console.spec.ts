@@ -63,6 +63,17 @@ test("create an integration, issue a key, call /me, revoke it", async ({ page, r
   expect(me.status()).toBe(200);
   expect((await me.json()).integration.name).toBe(name);
 
+  // Edit the integration (issue 19 item 3): the key already issued follows the new settings.
+  await page.getByText("Edit settings").click();
+  const edit = page.getByRole("form", { name: "Edit integration" });
+  await edit.getByLabel("Name").fill(`${name} (read only)`);
+  await edit.getByRole("checkbox", { name: "cards:write" }).uncheck();
+  await edit.getByRole("button", { name: "Save settings" }).click();
+  await expect(page.getByRole("heading", { name: `${name} (read only)` })).toBeVisible();
+  const edited = await (await request.get("/api/public/v1/me", { headers: { authorization: `Bearer ${key}` } })).json();
+  expect(edited.integration.name).toBe(`${name} (read only)`);
+  expect(edited.key.scopes).toEqual(["cards:read"]);
+
   page.once("dialog", (d) => d.accept());
   await page.getByRole("button", { name: /^Revoke key kid_/ }).click();
   await expect(page.getByText("revoked", { exact: true })).toBeVisible();

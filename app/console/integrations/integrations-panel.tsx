@@ -3,10 +3,11 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import { PII_SCOPES, ROLE_NAMES, SCOPES, type Scope } from "@/server/schemas/scopes";
+import { PII_SCOPES, ROLE_NAMES, type Scope } from "@/server/schemas/scopes";
 import { ErrorBox, parseList, type ConsoleError } from "../_components/field-errors";
 import { QueryState } from "../_components/query-state";
 import { useTRPC } from "../_components/trpc-provider";
+import { ScopeChecklist } from "./scope-checklist";
 
 /** Integrations of the tenant and the form to create one. */
 export function IntegrationsPanel({ tenantId }: { tenantId: string }) {
@@ -109,26 +110,7 @@ function CreateIntegration({ tenantId, ruCell }: { tenantId: string; ruCell: boo
             ))}
           </select>
         </label>
-        <fieldset>
-          <legend>Scopes</legend>
-          <div className="scopes">
-            {SCOPES.map((s) => (
-              <label key={s}>
-                <input
-                  type="checkbox"
-                  checked={scopes.has(s)}
-                  onChange={(e) => {
-                    const next = new Set(scopes);
-                    if (e.target.checked) next.add(s);
-                    else next.delete(s);
-                    setScopes(next);
-                  }}
-                />
-                {s}
-              </label>
-            ))}
-          </div>
-        </fieldset>
+        <ScopeChecklist value={scopes} onChange={setScopes} />
         {ruCell && pii && (
           <p className="notice" role="note">
             Personal-data scopes (conversations, leads, AI seller) on the RU cell: personal data goes only to recipients

@@ -37,7 +37,7 @@ export interface IntegrationCreate {
  * is enforced per request (403 `pii_transfer_not_allowed`).
  * @returns the normalized allowlist; @throws ApiError `validation_failed` listing every bad field.
  */
-function checkSettings(cell: string, input: IntegrationCreate): { allowlist: string[] | null; scopes: Scope[] } {
+export function checkSettings(cell: string, input: IntegrationCreate): { allowlist: string[] | null; scopes: Scope[] } {
   const errors: FieldError[] = [];
   const name = input.name.trim();
   if (!name || name.length > 100)

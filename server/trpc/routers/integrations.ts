@@ -2,6 +2,7 @@ import { z } from "zod";
 import { SCOPES, ROLE_NAMES } from "@/server/schemas/scopes";
 import { getIntegration, listIntegrations, listKeys } from "@/server/services/integrations/integration-queries";
 import { createIntegration, setIntegrationStatus } from "@/server/services/integrations/integrations";
+import { updateIntegration } from "@/server/services/integrations/integration-update";
 import { issueKey, revokeKey } from "@/server/services/keys/keys";
 import { router, tenantProcedure, withRight } from "../init";
 
@@ -35,6 +36,29 @@ export const integrationsRouter = router({
         legalBasis: input.legalBasis || null,
         ipAllowlist: input.ipAllowlist,
         requireTransferReady: true,
+      });
+      return { id: i.id };
+    }),
+  update: manage
+    .input(
+      z.object({
+        integrationId: z.uuid(),
+        name: z.string(),
+        role: z.enum(ROLE_NAMES as [string, ...string[]]),
+        scopes: z.array(z.enum(SCOPES)).min(1),
+        piiCountry: z.string().trim().toUpperCase().nullable(),
+        legalBasis: z.string().trim().nullable(),
+        ipAllowlist: list.nullable(),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => {
+      const i = await updateIntegration(ctx.db, ctx.actor, input.integrationId, {
+        name: input.name,
+        role: input.role,
+        scopes: input.scopes,
+        piiCountry: input.piiCountry || null,
+        legalBasis: input.legalBasis || null,
+        ipAllowlist: input.ipAllowlist,
       });
       return { id: i.id };
     }),

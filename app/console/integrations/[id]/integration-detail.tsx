@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ErrorBox, type ConsoleError } from "../../_components/field-errors";
 import { QueryState } from "../../_components/query-state";
 import { useTRPC } from "../../_components/trpc-provider";
+import { EditIntegration } from "./edit-integration";
 import { KeysPanel } from "./keys-panel";
 
 /** One integration: settings, effective scopes, `api` channel, status actions and keys. */
@@ -103,6 +104,9 @@ export function IntegrationDetail({ tenantId, integrationId }: { tenantId: strin
             </div>
           )}
           <ErrorBox error={setStatus.error as ConsoleError | null} />
+          {canManage && i.status !== "revoked" && (
+            <EditIntegration tenantId={tenantId} integration={i} ruCell={overview.data?.cell === "ru"} />
+          )}
           <KeysPanel
             tenantId={tenantId}
             integrationId={integrationId}
