@@ -8,6 +8,15 @@ import { router, tenantProcedure, withRight } from "../init";
 
 const manage = withRight("manage_integrations");
 const list = z.array(z.string().trim().min(1)).max(50);
+/** An integration's settings as the create and edit forms send them. */
+const settings = z.object({
+  name: z.string(),
+  role: z.enum(ROLE_NAMES as [string, ...string[]]),
+  scopes: z.array(z.enum(SCOPES)).min(1),
+  piiCountry: z.string().trim().toUpperCase().nullable(),
+  legalBasis: z.string().trim().nullable(),
+  ipAllowlist: list.nullable(),
+});
 
 /** Integrations and their keys; changes need the `manage_integrations` right. */
 export const integrationsRouter = router({
@@ -15,53 +24,30 @@ export const integrationsRouter = router({
   get: tenantProcedure
     .input(z.object({ integrationId: z.uuid() }))
     .query(({ ctx, input }) => getIntegration(ctx.db, ctx.actor.tenantId, input.integrationId)),
-  create: manage
-    .input(
-      z.object({
-        name: z.string(),
-        role: z.enum(ROLE_NAMES as [string, ...string[]]),
-        scopes: z.array(z.enum(SCOPES)).min(1),
-        piiCountry: z.string().trim().toUpperCase().nullable(),
-        legalBasis: z.string().trim().nullable(),
-        ipAllowlist: list.nullable(),
-      }),
-    )
-    .mutation(async ({ ctx, input }) => {
-      const i = await createIntegration(ctx.db, ctx.actor.tenantId, {
-        name: input.name,
-        role: input.role,
-        scopes: input.scopes,
-        ownerStaffUserId: ctx.actor.staffUserId,
-        piiCountry: input.piiCountry || null,
-        legalBasis: input.legalBasis || null,
-        ipAllowlist: input.ipAllowlist,
-        requireTransferReady: true,
-      });
-      return { id: i.id };
-    }),
-  update: manage
-    .input(
-      z.object({
-        integrationId: z.uuid(),
-        name: z.string(),
-        role: z.enum(ROLE_NAMES as [string, ...string[]]),
-        scopes: z.array(z.enum(SCOPES)).min(1),
-        piiCountry: z.string().trim().toUpperCase().nullable(),
-        legalBasis: z.string().trim().nullable(),
-        ipAllowlist: list.nullable(),
-      }),
-    )
-    .mutation(async ({ ctx, input }) => {
-      const i = await updateIntegration(ctx.db, ctx.actor, input.integrationId, {
-        name: input.name,
-        role: input.role,
-        scopes: input.scopes,
-        piiCountry: input.piiCountry || null,
-        legalBasis: input.legalBasis || null,
-        ipAllowlist: input.ipAllowlist,
-      });
-      return { id: i.id };
-    }),
+  create: manage.input(settings).mutation(async ({ ctx, input }) => {
+    const i = await createIntegration(ctx.db, ctx.actor.tenantId, {
+      name: input.name,
+      role: input.role,
+      scopes: input.scopes,
+      ownerStaffUserId: ctx.actor.staffUserId,
+      piiCountry: input.piiCountry || null,
+      legalBasis: input.legalBasis || null,
+      ipAllowlist: input.ipAllowlist,
+      requireTransferReady: true,
+    });
+    return { id: i.id };
+  }),
+  update: manage.input(settings.extend({ integrationId: z.uuid() })).mutation(async ({ ctx, input }) => {
+    const i = await updateIntegration(ctx.db, ctx.actor, input.integrationId, {
+      name: input.name,
+      role: input.role,
+      scopes: input.scopes,
+      piiCountry: input.piiCountry || null,
+      legalBasis: input.legalBasis || null,
+      ipAllowlist: input.ipAllowlist,
+    });
+    return { id: i.id };
+  }),
   setStatus: manage
     .input(z.object({ integrationId: z.uuid(), status: z.enum(["active", "suspended", "revoked"]) }))
     .mutation(async ({ ctx, input }) => {
