@@ -67,9 +67,12 @@ test("create an integration, issue a key, call /me, revoke it", async ({ page, r
   await page.getByText("Edit settings").click();
   const edit = page.getByRole("form", { name: "Edit integration" });
   await edit.getByLabel("Name").fill(`${name} (read only)`);
-  await edit.getByRole("checkbox", { name: "cards:write" }).uncheck();
+  await edit.getByLabel("Role").selectOption("read_only");
   await edit.getByRole("button", { name: "Save settings" }).click();
   await expect(page.getByRole("heading", { name: `${name} (read only)` })).toBeVisible();
+  // The scope still given but cut by the role is listed with its reason.
+  await expect(page.getByTestId("not-granted")).toHaveText('cards:write: the role "read_only" does not allow it');
+  await page.screenshot({ path: "test-results/integration.png", fullPage: true });
   const edited = await (await request.get("/api/public/v1/me", { headers: { authorization: `Bearer ${key}` } })).json();
   expect(edited.integration.name).toBe(`${name} (read only)`);
   expect(edited.key.scopes).toEqual(["cards:read"]);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ApiError } from "@/server/errors";
 import { assertPiiTransferAllowed, ruPersonalDataRuleApplies, type TransferFacts } from "./pii-transfer";
 import { FEATURE_NAMES, FEATURES, isScope, PII_SCOPES, ROLES, SCOPES } from "@/server/schemas/scopes";
-import { effectiveScopes, type ScopeInputs } from "./scopes";
+import { effectiveScopes, explainScopes, type ScopeInputs } from "./scopes";
 
 // Effective scopes (spec "Authentication" 5-7): integration scopes ∩ role ∩ owner's current rights ∩
 // license. GET /me shows exactly this set and the pipeline enforces it.
@@ -136,5 +136,41 @@ describe("RU personal-data transfer rule outside the RU cell", () => {
 describe("when the RU personal-data rule is in force: by the tenant's cell, whatever the process's CELL", () => {
   it("applies to RU tenants only", () => {
     expect(["ru", "en", "id"].map((cell) => ruPersonalDataRuleApplies({ cell }))).toEqual([true, false, false]);
+  });
+});
+
+describe("explainScopes", () => {
+  const explain = (patch: Partial<ScopeInputs>) => explainScopes({ ...base, ...patch });
+
+  it("names the first cut for each scope not granted: role, then plan, then the owner's rights", () => {
+    const verdicts = explain({
+      integrationScopes: ["cards:read", "cards:write", "leads:read", "webhooks:manage", "articles:read"],
+      role: "read_only",
+      ownerRights: ["view_personal_data"],
+      licenseFeatures: ["catalog", "crm"],
+    });
+    expect(verdicts).toEqual([
+      { scope: "leads:read", granted: true, reason: null },
+      { scope: "articles:read", granted: false, reason: 'the plan does not include the "articles" feature' },
+      { scope: "webhooks:manage", granted: false, reason: 'the role "read_only" does not allow it' },
+      { scope: "cards:read", granted: true, reason: null },
+      { scope: "cards:write", granted: false, reason: 'the role "read_only" does not allow it' },
+    ]);
+    expect(explain({ integrationScopes: ["webhooks:manage"], ownerRights: [] })).toEqual([
+      { scope: "webhooks:manage", granted: false, reason: `the integration's owner lacks the "manage_webhooks" right` },
+    ]);
+  });
+
+  it("agrees with effectiveScopes on every role, license and owner", () => {
+    for (const role of Object.keys(ROLES))
+      for (const licenseFeatures of [[...FEATURE_NAMES], ["catalog"], []])
+        for (const ownerRights of [null, [], ["view_personal_data"], ["manage_webhooks"]]) {
+          const i = { ...base, role, licenseFeatures, ownerRights };
+          expect(
+            explainScopes(i)
+              .filter((v) => v.granted)
+              .map((v) => v.scope),
+          ).toEqual(effectiveScopes(i));
+        }
   });
 });

@@ -54,3 +54,31 @@ export function rightsMissingToIssue(
   }
   return [...missing].map(([right, s]) => ({ right, scopes: s }));
 }
+
+/** Why a scope the integration was given is not effective; null when it is. */
+export type ScopeVerdict =
+  { scope: Scope; granted: true; reason: null } | { scope: Scope; granted: false; reason: string };
+
+/**
+ * For each scope the integration was given (known scopes, in the order of {@link SCOPES}): whether its keys
+ * get it and, if not, the first cut that removes it, in the order {@link effectiveScopes} applies them:
+ * role, license, owner's rights. Agrees with {@link effectiveScopes} by construction (same tests).
+ */
+export function explainScopes(i: ScopeInputs): ScopeVerdict[] {
+  const granted = new Set(effectiveScopes(i));
+  const role = (ROLES as Record<string, readonly Scope[]>)[i.role] ?? [];
+  const given = new Set(i.integrationScopes);
+  return SCOPES.filter((s) => given.has(s)).map((s): ScopeVerdict => {
+    if (granted.has(s)) return { scope: s, granted: true, reason: null };
+    if (!role.includes(s)) return { scope: s, granted: false, reason: `the role "${i.role}" does not allow it` };
+    const feature = Object.entries(FEATURES).find(([, scopes]) => (scopes as readonly Scope[]).includes(s))?.[0];
+    if (feature && !i.licenseFeatures.includes(feature))
+      return { scope: s, granted: false, reason: `the plan does not include the "${feature}" feature` };
+    const right = rightFor(s);
+    return {
+      scope: s,
+      granted: false,
+      reason: right ? `the integration's owner lacks the "${right}" right` : "not granted",
+    };
+  });
+}

@@ -3,7 +3,8 @@ import type { Db } from "@/db/client";
 import { apiKeys, channels, integrations } from "@/db/schema";
 import { nowMs } from "@/server/lib/clock";
 import { notFound } from "@/server/errors";
-import { integrationEffectiveScopes } from "./integrations";
+import type { ScopeVerdict } from "../access/scopes";
+import { integrationScopeVerdicts } from "./integrations";
 
 /** An integration as the console lists it, with its effective scopes and `api` channel. */
 export interface IntegrationView {
@@ -13,6 +14,8 @@ export interface IntegrationView {
   role: string;
   scopes: string[];
   effectiveScopes: string[];
+  /** Each given scope, granted or not and why not (role, plan, owner's rights). */
+  scopeVerdicts: ScopeVerdict[];
   piiCountry: string | null;
   legalBasis: string | null;
   ipAllowlist: string[] | null;
@@ -30,20 +33,25 @@ export async function listIntegrations(db: Db, tenantId: string): Promise<Integr
     .where(eq(integrations.tenantId, tenantId))
     .orderBy(desc(integrations.createdAt), desc(integrations.id));
   return Promise.all(
-    rows.map(async ({ i, channelId }) => ({
-      id: i.id,
-      name: i.name,
-      status: i.status,
-      role: i.role,
-      scopes: i.scopes,
-      effectiveScopes: i.status === "active" ? await integrationEffectiveScopes(db, i.id) : [],
-      piiCountry: i.piiCountry,
-      legalBasis: i.legalBasis,
-      ipAllowlist: i.ipAllowlist,
-      dailySpendLimitMinor: i.dailySpendLimitMinor?.toString() ?? null,
-      channelId,
-      createdAt: i.createdAt.toISOString(),
-    })),
+    rows.map(async ({ i, channelId }) => {
+      const verdicts = await integrationScopeVerdicts(db, i.id);
+      return {
+        id: i.id,
+        name: i.name,
+        status: i.status,
+        role: i.role,
+        scopes: i.scopes,
+        // The same set as integrationEffectiveScopes (explainScopes agrees with effectiveScopes), one query.
+        effectiveScopes: i.status === "active" ? verdicts.filter((v) => v.granted).map((v) => v.scope) : [],
+        scopeVerdicts: verdicts,
+        piiCountry: i.piiCountry,
+        legalBasis: i.legalBasis,
+        ipAllowlist: i.ipAllowlist,
+        dailySpendLimitMinor: i.dailySpendLimitMinor?.toString() ?? null,
+        channelId,
+        createdAt: i.createdAt.toISOString(),
+      };
+    }),
   );
 }
 

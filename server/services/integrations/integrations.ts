@@ -5,7 +5,7 @@ import { ApiError, type FieldError, notFound } from "@/server/errors";
 import { ruPersonalDataRuleApplies } from "../access/pii-transfer";
 import { allowlistInput, isNarrowAllowlist } from "../access/ip-allowlist";
 import { isScope, PII_SCOPES, ROLE_NAMES, type Scope } from "@/server/schemas/scopes";
-import { effectiveScopes } from "../access/scopes";
+import { effectiveScopes, explainScopes, type ScopeInputs, type ScopeVerdict } from "../access/scopes";
 
 /** An integration row. */
 export type Integration = typeof integrations.$inferSelect;
@@ -176,8 +176,8 @@ export async function setIntegrationStatus(
   });
 }
 
-/** The scopes an integration's keys currently get, exactly as the pipeline computes them. */
-export async function integrationEffectiveScopes(db: Db, integrationId: string): Promise<Scope[]> {
+/** What the effective-scope rule reads for one integration; `ownerGone` when its owner lost access. */
+async function scopeInputsOf(db: Db, integrationId: string): Promise<{ inputs: ScopeInputs; ownerGone: boolean }> {
   const [r] = await db
     .select({
       scopes: integrations.scopes,
@@ -195,11 +195,31 @@ export async function integrationEffectiveScopes(db: Db, integrationId: string):
     )
     .where(eq(integrations.id, integrationId));
   if (!r) throw notFound("Integration");
-  if (r.owner !== null && r.active !== true) return [];
-  return effectiveScopes({
-    integrationScopes: r.scopes,
-    role: r.role,
-    ownerRights: r.owner === null ? null : (r.rights ?? []),
-    licenseFeatures: r.features,
-  });
+  return {
+    inputs: {
+      integrationScopes: r.scopes,
+      role: r.role,
+      ownerRights: r.owner === null ? null : (r.rights ?? []),
+      licenseFeatures: r.features,
+    },
+    ownerGone: r.owner !== null && r.active !== true,
+  };
+}
+
+/** The scopes an integration's keys currently get, exactly as the pipeline computes them. */
+export async function integrationEffectiveScopes(db: Db, integrationId: string): Promise<Scope[]> {
+  const { inputs, ownerGone } = await scopeInputsOf(db, integrationId);
+  return ownerGone ? [] : effectiveScopes(inputs);
+}
+
+/**
+ * Each scope the integration was given, with whether its keys get it and why not (role, plan, owner's
+ * rights, or the owner's lost access), for the console (issue 19 item 3).
+ */
+export async function integrationScopeVerdicts(db: Db, integrationId: string): Promise<ScopeVerdict[]> {
+  const { inputs, ownerGone } = await scopeInputsOf(db, integrationId);
+  const verdicts = explainScopes(inputs);
+  return ownerGone
+    ? verdicts.map((v) => ({ scope: v.scope, granted: false, reason: "the integration's owner no longer has access" }))
+    : verdicts;
 }

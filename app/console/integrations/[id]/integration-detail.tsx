@@ -52,6 +52,24 @@ export function IntegrationDetail({ tenantId, integrationId }: { tenantId: strin
                   </td>
                 </tr>
                 <tr>
+                  <th scope="row">Not granted</th>
+                  <td data-testid="not-granted">
+                    {i.scopeVerdicts.some((v) => !v.granted) ? (
+                      <ul className="plain">
+                        {i.scopeVerdicts
+                          .filter((v) => !v.granted)
+                          .map((v) => (
+                            <li key={v.scope}>
+                              <code>{v.scope}</code>: {v.reason}
+                            </li>
+                          ))}
+                      </ul>
+                    ) : (
+                      <span className="hint">none: every scope given is granted</span>
+                    )}
+                  </td>
+                </tr>
+                <tr>
                   <th scope="row">API channel</th>
                   <td>
                     <code>{i.channelId ?? "none"}</code>
