@@ -91,6 +91,8 @@ async function main() {
       CELL_ORIGIN_RU: "https://api.bench.example.ru",
       CELL_ORIGIN_EN: "https://api.bench.example.com",
       CELL_ORIGIN_ID: "https://api.bench.example.id",
+      // Production refuses the sandbox payment provider unless allowed; the bench takes no payments.
+      PAYMENT_SANDBOX: "allow",
     },
     // The app's log lines (warnings and errors only, LOG_LEVEL=warn) are kept in bench/app.log.
     stdio: ["ignore", openSync(path.join(import.meta.dirname, "app.log"), "w"), "inherit"],
