@@ -1,15 +1,22 @@
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { openDatabase } from "@/db/client";
-import { demoExists, seedDemo, type DemoInfo } from "@/server/services/seed/demo-tenant";
+import type { Database } from "@/db/client";
+import type { DemoInfo } from "@/server/services/seed/demo-tenant";
 import { EnvError, env } from "@/server/env";
-import { startApp, stopOnSignals } from "@/server/http-server";
 import { ensureProductionBuild } from "./ensure-build";
+import { BUNDLED_ENV, ensureServerBundle, runBundledServer } from "./server-bundle";
 
 // `npm run demo`: migrate, seed the demo tenant once, print how to use it, and serve the production build
 // on PORT (3000), building it first when there is none or the sources changed since (`--dev` serves the
 // development server instead, as `npm run dev` does). Seeding happens before the server starts, so it
 // opens the database itself and hands it over.
+//
+// On the embedded database the migrations and the seed run in a short-lived child process first
+// (`--prepare`): creating and filling a PGlite data directory grows its WebAssembly heap by ~500 MB,
+// which a process cannot give back, and the server that opens the prepared directory afterwards stays
+// near 150 MB for PGlite (README, "Idle memory"). The database, the seed and the server are imported only
+// where they run, so the launching process stays small.
 async function main(): Promise<void> {
   let e;
   try {
@@ -21,19 +28,31 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  const dev = process.argv.includes("--dev");
+  if (!dev && process.env[BUNDLED_ENV] !== "1") {
+    // Serve the production build from the server compiled into one module (server-bundle.ts).
+    ensureProductionBuild();
+    runBundledServer(await ensureServerBundle("scripts/demo.ts", "demo"));
+    return;
+  }
   const origin = e.cellOrigins[e.cell];
   const file = path.join(path.dirname(path.resolve(e.pgliteDir)), "demo.json"); // .data/demo.json by default
+  const prepareOnly = process.argv.includes("--prepare");
+  if (!e.databaseUrl && !prepareOnly) {
+    const child = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, "--prepare"], {
+      stdio: "inherit",
+    });
+    if (child.status !== 0) process.exit(child.status ?? 1);
+  }
+  const { openDatabase } = await import("@/db/client");
   const database = await openDatabase({ url: e.databaseUrl, dir: e.pgliteDir, migrate: true });
-  const saved: DemoInfo | null = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as DemoInfo) : null;
-  let info: DemoInfo;
-  if (saved && (await demoExists(database.db, saved)))
-    info = { ...saved, baseUrl: `${origin}/api/public/v1`, consoleUrl: `${origin}/console` };
-  else info = await seedDemo(database.db, origin);
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
+  const info = await ensureDemo(database, file, origin);
+  if (prepareOnly) {
+    await database.close();
+    return;
+  }
 
-  const dev = process.argv.includes("--dev");
-  if (!dev) ensureProductionBuild();
+  const { startApp, stopOnSignals } = await import("@/server/http-server");
   const app = await startApp({ dev, database });
   console.log(
     [
@@ -49,6 +68,19 @@ async function main(): Promise<void> {
     ].join("\n"),
   );
   stopOnSignals(app);
+}
+
+/** Seeds the demo tenant unless the one saved in `file` still exists; saves what to print in `file`. */
+async function ensureDemo(database: Database, file: string, origin: string): Promise<DemoInfo> {
+  const { demoExists, seedDemo } = await import("@/server/services/seed/demo-tenant");
+  const saved: DemoInfo | null = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as DemoInfo) : null;
+  let info: DemoInfo;
+  if (saved && (await demoExists(database.db, saved)))
+    info = { ...saved, baseUrl: `${origin}/api/public/v1`, consoleUrl: `${origin}/console` };
+  else info = await seedDemo(database.db, origin);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
+  return info;
 }
 
 void main();

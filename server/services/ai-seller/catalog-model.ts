@@ -1,4 +1,3 @@
-import { countTokens } from "gpt-tokenizer";
 import MiniSearch from "minisearch";
 import type { ChatTurn, LanguageModel, SellerCard, SellerInput, SellerOutput } from "./language-model";
 import { MAX_INPUT_TOKENS } from "./prices";
@@ -38,10 +37,24 @@ const TEXT: Record<
   },
 };
 
+type Tokenizer = typeof import("gpt-tokenizer");
+let tokenizer: Promise<Tokenizer> | undefined;
+
+/**
+ * gpt-tokenizer, loaded on the first count: its o200k tables take about 70 MB resident, which a server
+ * that never runs an AI reply (the idle demo, a key without the preview) should not pay for.
+ */
+function loadTokenizer(): Promise<Tokenizer> {
+  return (tokenizer ??= import("gpt-tokenizer"));
+}
+
 const SYSTEM = "You are the sales assistant of an online shop. Recommend at most 3 cards of the catalog.";
 
 /** The prompt as a chat model would receive it; older turns are dropped to stay within {@link MAX_INPUT_TOKENS}. */
-export function promptOf(input: SellerInput): { role: "system" | "user" | "assistant"; content: string }[] {
+export async function promptOf(
+  input: SellerInput,
+): Promise<{ role: "system" | "user" | "assistant"; content: string }[]> {
+  const { countTokens } = await loadTokenizer();
   const catalog = input.cards
     .map((c) => [c.code, c.name, c.priceText, c.badge, c.description].filter(Boolean).join(" | "))
     .join("\n");
@@ -50,13 +63,17 @@ export function promptOf(input: SellerInput): { role: "system" | "user" | "assis
     role: t.role === "customer" ? ("user" as const) : ("assistant" as const),
     content: t.content,
   }));
-  while (turns.length > 1 && promptTokens([system, ...turns]) > MAX_INPUT_TOKENS) turns.shift();
+  while (turns.length > 1 && promptTokensWith(countTokens, [system, ...turns]) > MAX_INPUT_TOKENS) turns.shift();
   return [system, ...turns];
 }
 
 /** Tokens of a prompt (o200k encoding), each message counted as `role: content` on its own line. */
-export function promptTokens(messages: { role: string; content: string }[]): number {
-  return countTokens(messages.map((m) => `${m.role}: ${m.content}`).join("\n"));
+export async function promptTokens(messages: { role: string; content: string }[]): Promise<number> {
+  return promptTokensWith((await loadTokenizer()).countTokens, messages);
+}
+
+function promptTokensWith(count: Tokenizer["countTokens"], messages: { role: string; content: string }[]): number {
+  return count(messages.map((m) => `${m.role}: ${m.content}`).join("\n"));
 }
 
 /** Up to 3 cards ranked by full-text relevance to the customer's recent words (minisearch, fuzzy and prefix). */
@@ -99,8 +116,8 @@ export function catalogModel(): LanguageModel {
         content,
         cardCodes: picks.map((c) => c.code),
         model: "catalog-1",
-        inputTokens: promptTokens(promptOf(input)),
-        outputTokens: countTokens(content),
+        inputTokens: await promptTokens(await promptOf(input)),
+        outputTokens: (await loadTokenizer()).countTokens(content),
       };
     },
   };

@@ -29,7 +29,7 @@ export function openAiModel(s: OpenAiSettings): LanguageModel {
       try {
         completion = await client.chat.completions.create({
           model: s.model,
-          messages: promptOf(input),
+          messages: await promptOf(input),
           max_tokens: MAX_OUTPUT_TOKENS,
         });
       } catch (err) {
