@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { QueryState } from "./_components/query-state";
 import { useTRPC } from "./_components/trpc-provider";
+import { TableWrap } from "./_components/table-wrap";
 
 /** Tenant overview: plan and license, CRM mode, cell and base URL, quick-start lines. */
 export function Overview({ tenantId }: { tenantId: string }) {
@@ -14,7 +15,7 @@ export function Overview({ tenantId }: { tenantId: string }) {
       {t && (
         <>
           <h1>{t.name}</h1>
-          <div className="table-wrap">
+          <TableWrap label="Account">
             <table>
               <tbody>
                 <tr>
@@ -55,7 +56,7 @@ export function Overview({ tenantId }: { tenantId: string }) {
                 </tr>
               </tbody>
             </table>
-          </div>
+          </TableWrap>
           <h2>Quick start</h2>
           <p>Create an integration, issue a key, then:</p>
           <pre>{`export KEY=sk_live_...   # shown once when you issue it

@@ -12,7 +12,7 @@ const LINKS = [
   { href: "/console/journal", label: "Disclosure journal" },
 ];
 
-/** Frame of every console page: navigation, tenant switcher, sign-out. */
+/** Frame of every console page: a sidebar (a top bar on phones) with navigation, tenant switcher, sign-out. */
 export function Shell({
   session,
   current,
@@ -25,7 +25,10 @@ export function Shell({
   const q = session.tenantId ? `?tenant=${session.tenantId}` : "";
   return (
     <div className="console">
-      <header>
+      <header className="sidebar">
+        <Link href={`/console${q}`} className="brand">
+          Platform <span>console</span>
+        </Link>
         <nav aria-label="Console">
           {LINKS.map((l) => (
             <Link key={l.href} href={`${l.href}${q}`} aria-current={current === l.href ? "page" : undefined}>
@@ -33,8 +36,9 @@ export function Shell({
             </Link>
           ))}
           <a href="/docs/api">API reference</a>
+          <a href="/developers/errors">Error codes</a>
         </nav>
-        <div className="row">
+        <div className="account">
           <TenantSwitcher tenants={session.tenants} current={session.tenantId} />
           <span className="hint">{session.staff.email}</span>
           <SignOutButton />

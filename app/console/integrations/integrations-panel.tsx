@@ -8,6 +8,7 @@ import { ErrorBox, parseList, type ConsoleError } from "../_components/field-err
 import { QueryState } from "../_components/query-state";
 import { useTRPC } from "../_components/trpc-provider";
 import { ScopeChecklist } from "./scope-checklist";
+import { TableWrap } from "../_components/table-wrap";
 
 /** Integrations of the tenant and the form to create one. */
 export function IntegrationsPanel({ tenantId }: { tenantId: string }) {
@@ -24,7 +25,7 @@ export function IntegrationsPanel({ tenantId }: { tenantId: string }) {
         empty={list.data?.length === 0}
         emptyText="No integrations yet. Create one below to issue API keys."
       >
-        <div className="table-wrap">
+        <TableWrap label="Integrations">
           <table>
             <thead>
               <tr>
@@ -53,7 +54,7 @@ export function IntegrationsPanel({ tenantId }: { tenantId: string }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       </QueryState>
       {canManage ? (
         <CreateIntegration tenantId={tenantId} ruCell={overview.data?.cell === "ru"} />

@@ -5,6 +5,7 @@ import { useState } from "react";
 import { ErrorBox, type ConsoleError } from "../_components/field-errors";
 import { QueryState } from "../_components/query-state";
 import { useTRPC } from "../_components/trpc-provider";
+import { TableWrap } from "../_components/table-wrap";
 
 type Cursor = { createdAt: string; id: string };
 type Filters = { integrationId?: string; resourceType?: string; from?: string; to?: string; requestId?: string };
@@ -136,7 +137,7 @@ export function JournalPanel({ tenantId }: { tenantId: string }) {
         empty={page.data?.entries.length === 0}
         emptyText="No personal data left through the API or webhooks under these filters."
       >
-        <div className="table-wrap">
+        <TableWrap label="Disclosure journal">
           <table>
             <thead>
               <tr>
@@ -172,7 +173,7 @@ export function JournalPanel({ tenantId }: { tenantId: string }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       </QueryState>
       <div className="row">
         {trail.length > 1 && (

@@ -4,6 +4,7 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tansta
 import { ErrorBox, type ConsoleError } from "../_components/field-errors";
 import { QueryState } from "../_components/query-state";
 import { useTRPC } from "../_components/trpc-provider";
+import { TableWrap } from "../_components/table-wrap";
 
 /** Paid operations: the list (type, status, cost, conversation, error), spend limits, AI per channel, previews. */
 export function OperationsPanel({ tenantId }: { tenantId: string }) {
@@ -66,7 +67,7 @@ export function OperationsPanel({ tenantId }: { tenantId: string }) {
             </form>
             <ErrorBox error={setLimits.error as ConsoleError | null} />
             <h2>AI seller per channel</h2>
-            <div className="table-wrap">
+            <TableWrap label="AI seller per channel">
               <table>
                 <thead>
                   <tr>
@@ -122,7 +123,7 @@ export function OperationsPanel({ tenantId }: { tenantId: string }) {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableWrap>
             <ErrorBox error={setChannel.error as ConsoleError | null} />
             {!s.canEdit && <p className="hint">Changing limits needs the manage_integrations right.</p>}
           </>
@@ -135,7 +136,7 @@ export function OperationsPanel({ tenantId }: { tenantId: string }) {
         empty={list.data?.pages[0]?.operations.length === 0}
         emptyText="No paid operations yet."
       >
-        <div className="table-wrap">
+        <TableWrap label="Operations">
           <table data-testid="operations">
             <thead>
               <tr>
@@ -169,7 +170,7 @@ export function OperationsPanel({ tenantId }: { tenantId: string }) {
                 ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
         {list.hasNextPage && (
           <button
             type="button"

@@ -7,8 +7,8 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
   // Only our own console paths are followed after sign-in (no open redirect).
   const target = typeof next === "string" && next.startsWith("/console") && !next.startsWith("//") ? next : "/console";
   return (
-    <div className="console">
-      <main style={{ maxWidth: 420, margin: "10vh auto" }}>
+    <div className="console bare">
+      <main className="card">
         <h1>Sign in to the console</h1>
         <SignInForm next={target} />
       </main>

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useQuery } from "@tanstack/react-query";
 import { QueryState } from "../_components/query-state";
 import { useTRPC } from "../_components/trpc-provider";
+import { TableWrap } from "../_components/table-wrap";
 
 /** The tenant's top-up payments, newest first: amount, provider, state, when, who. */
 export function PaymentsTable({ tenantId }: { tenantId: string }) {
@@ -18,7 +19,7 @@ export function PaymentsTable({ tenantId }: { tenantId: string }) {
         empty={list.data?.length === 0}
         emptyText="No top-up payments yet."
       >
-        <div className="table-wrap">
+        <TableWrap label="Payments">
           <table data-testid="payments">
             <thead>
               <tr>
@@ -55,7 +56,7 @@ export function PaymentsTable({ tenantId }: { tenantId: string }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       </QueryState>
     </>
   );

@@ -6,6 +6,7 @@ import { ErrorBox, type ConsoleError } from "../_components/field-errors";
 import { QueryState } from "../_components/query-state";
 import { useTRPC } from "../_components/trpc-provider";
 import { PaymentsTable } from "./payments-table";
+import { TableWrap } from "../_components/table-wrap";
 
 const STATE_TEXT: Record<string, string> = {
   ok: "Balance is healthy.",
@@ -93,7 +94,7 @@ export function WalletPanel({ tenantId }: { tenantId: string }) {
         empty={spend.data?.length === 0}
         emptyText="No integrations yet."
       >
-        <div className="table-wrap">
+        <TableWrap label="Daily spend per integration">
           <table>
             <thead>
               <tr>
@@ -133,7 +134,7 @@ export function WalletPanel({ tenantId }: { tenantId: string }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       </QueryState>
       <ErrorBox error={setLimit.error as ConsoleError | null} />
       <h2>History</h2>
@@ -143,7 +144,7 @@ export function WalletPanel({ tenantId }: { tenantId: string }) {
         empty={ledger.data?.pages[0]?.entries.length === 0}
         emptyText="No wallet changes yet."
       >
-        <div className="table-wrap">
+        <TableWrap label="History">
           <table>
             <thead>
               <tr>
@@ -172,7 +173,7 @@ export function WalletPanel({ tenantId }: { tenantId: string }) {
                 ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
         {ledger.hasNextPage && (
           <button
             type="button"

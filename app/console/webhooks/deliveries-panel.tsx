@@ -5,6 +5,7 @@ import { useState } from "react";
 import { ErrorBox, type ConsoleError } from "../_components/field-errors";
 import { QueryState } from "../_components/query-state";
 import { useTRPC } from "../_components/trpc-provider";
+import { TableWrap } from "../_components/table-wrap";
 
 const STATES = ["pending", "delivered", "failed", "dead"] as const;
 type State = (typeof STATES)[number];
@@ -57,7 +58,7 @@ export function DeliveriesPanel({ tenantId, subscriptionId }: { tenantId: string
         empty={page.data?.items.length === 0}
         emptyText="No deliveries in the last 30 days."
       >
-        <div className="table-wrap">
+        <TableWrap label="Delivery journal">
           <table>
             <thead>
               <tr>
@@ -108,7 +109,7 @@ export function DeliveriesPanel({ tenantId, subscriptionId }: { tenantId: string
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       </QueryState>
       <ErrorBox error={resend.error as ConsoleError | null} />
       {resend.isSuccess && (

@@ -9,6 +9,7 @@ import { useTRPC } from "../_components/trpc-provider";
 import { DeliveriesPanel } from "./deliveries-panel";
 import { SecretBox } from "./secret-box";
 import { SubscriptionForm } from "./subscription-form";
+import { TableWrap } from "../_components/table-wrap";
 
 /** Webhook subscriptions of the chosen integration: list, create, edit, pause/resume, rotate, test, delete. */
 export function WebhooksPanel({ tenantId }: { tenantId: string }) {
@@ -108,7 +109,7 @@ function Subscriptions({ tenantId, integrationId }: { tenantId: string; integrat
         empty={list.data?.length === 0}
         emptyText="No subscriptions for this integration yet."
       >
-        <div className="table-wrap">
+        <TableWrap label="Subscriptions">
           <table>
             <thead>
               <tr>
@@ -207,7 +208,7 @@ function Subscriptions({ tenantId, integrationId }: { tenantId: string; integrat
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       </QueryState>
       <ErrorBox error={actionError} />
       {notice && (

@@ -18,7 +18,7 @@ export default async function ErrorsPage() {
   await connection();
   const codes = Object.keys(ERROR_CATALOG) as ErrorCode[];
   return (
-    <main style={{ maxWidth: 960, margin: "48px auto", padding: "0 16px", lineHeight: 1.5 }}>
+    <main style={{ maxWidth: 960, margin: "48px auto", padding: "0 16px", lineHeight: 1.5, overflowWrap: "anywhere" }}>
       <h1>API errors</h1>
       <p>
         Every refusal of the public API is <code>application/problem+json</code> (RFC 9457) with <code>type</code>,{" "}

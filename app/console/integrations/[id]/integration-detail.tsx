@@ -6,6 +6,7 @@ import { QueryState } from "../../_components/query-state";
 import { useTRPC } from "../../_components/trpc-provider";
 import { EditIntegration } from "./edit-integration";
 import { KeysPanel } from "./keys-panel";
+import { TableWrap } from "../../_components/table-wrap";
 
 /** One integration: settings, effective scopes, `api` channel, status actions and keys. */
 export function IntegrationDetail({ tenantId, integrationId }: { tenantId: string; integrationId: string }) {
@@ -31,7 +32,7 @@ export function IntegrationDetail({ tenantId, integrationId }: { tenantId: strin
           <h1>
             {i.name} <span className={`badge ${i.status}`}>{i.status}</span>
           </h1>
-          <div className="table-wrap">
+          <TableWrap label="Settings">
             <table>
               <tbody>
                 <tr>
@@ -89,7 +90,7 @@ export function IntegrationDetail({ tenantId, integrationId }: { tenantId: strin
                 </tr>
               </tbody>
             </table>
-          </div>
+          </TableWrap>
           {canManage && i.status !== "revoked" && (
             <div className="row" style={{ marginTop: 12 }}>
               {i.status === "active" ? (

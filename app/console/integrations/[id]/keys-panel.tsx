@@ -5,6 +5,7 @@ import { useState } from "react";
 import { ErrorBox, parseList, type ConsoleError } from "../../_components/field-errors";
 import { QueryState } from "../../_components/query-state";
 import { useTRPC } from "../../_components/trpc-provider";
+import { TableWrap } from "../../_components/table-wrap";
 
 /** Keys of an integration: list, issue (full key shown once), revoke. */
 export function KeysPanel({
@@ -74,7 +75,7 @@ export function KeysPanel({
         empty={keys.data?.length === 0}
         emptyText="No keys yet."
       >
-        <div className="table-wrap">
+        <TableWrap label="API keys">
           <table>
             <thead>
               <tr>
@@ -124,7 +125,7 @@ export function KeysPanel({
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       </QueryState>
       <ErrorBox error={revoke.error as ConsoleError | null} />
       {canManage && (

@@ -1,0 +1,58 @@
+import { readFileSync } from "node:fs";
+import { expect, test, type Page } from "@playwright/test";
+import { signIn } from "./sign-in";
+
+// Every console page at a laptop (1280 px) and a phone (390 px) width (issue 19 item 9): axe-core
+// (injected from node_modules, the engine behind Lighthouse's accessibility audit) finds no serious or
+// critical violation, and nothing is wider than the window, so no page scrolls sideways as a whole.
+
+/** The console's pages with a heading each shows once loaded. */
+const PAGES: { path: string; heading: string | RegExp }[] = [
+  { path: "/console", heading: "Demo Shop" },
+  { path: "/console/integrations", heading: "Integrations" },
+  { path: "/console/webhooks", heading: "Webhooks" },
+  { path: "/console/wallet", heading: "Wallet" },
+  { path: "/console/operations", heading: "Operations" },
+  { path: "/console/journal", heading: "Disclosure journal" },
+  { path: "/developers/errors", heading: "API errors" },
+];
+
+const AXE = readFileSync("node_modules/axe-core/axe.min.js", "utf8");
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/** axe-core's serious and critical violations on the page as it is now, one line each. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ content: AXE });
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe;
+    return (await axe.run()).violations;
+  });
+  return violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+for (const width of [1280, 390]) {
+  test(`console pages at ${width} px: no serious accessibility violation, no sideways scroll`, async ({ page }) => {
+    test.setTimeout(120_000);
+    await page.setViewportSize({ width, height: 900 });
+    await page.goto("/console");
+    expect(await seriousViolations(page), "sign-in page").toEqual([]);
+    await signIn(page, /Demo/);
+    for (const { path, heading } of PAGES) {
+      await page.goto(path);
+      await expect(page.getByRole("heading", { name: heading, level: 1 })).toBeVisible();
+      await page.waitForLoadState("networkidle");
+      expect(await seriousViolations(page), path).toEqual([]);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow, `${path} is ${overflow} px wider than the window`).toBeLessThanOrEqual(0);
+      await page.screenshot({ path: `test-results/a11y-${width}${path.replaceAll("/", "-")}.png`, fullPage: true });
+    }
+  });
+}
