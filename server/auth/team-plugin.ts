@@ -21,11 +21,12 @@ const teamRole = ac.newRole({ invitation: ["create", "cancel"], member: ["update
  * better-auth's organization plugin mapped onto our tables: organization → `tenants`, member →
  * `memberships` (our `rights` as an additional field), invitation → `staff_invitations` (with the invited
  * `rights`), the session's active organization → `staff_sessions.active_organization_id`. Tenants are made
- * by operators (`tenant:create`), never through the plugin, so organization creation is off and the
- * plugin's required `slug` is left unmapped (it is only read back, as undefined).
+ * by operators (`tenant:create`), never through the plugin, so organization creation is off, and the
+ * organization model's `slug`, `logo` and `metadata` (which tenants do not have) are taken out of the
+ * plugin's schema: nothing we call writes them, and the one read of a slug (`getInvitation`) is not used.
  */
 export function teamPlugin(db: Db) {
-  return organization({
+  const plugin = organization({
     ac,
     roles: { owner: ownerAc, admin: teamRole, member: teamRole },
     allowUserToCreateOrganization: false,
@@ -70,4 +71,7 @@ export function teamPlugin(db: Db) {
       },
     },
   });
+  const fields = plugin.schema.organization.fields as Record<string, unknown>;
+  for (const f of ["slug", "logo", "metadata"]) delete fields[f];
+  return plugin;
 }
