@@ -89,10 +89,10 @@ export async function createOperatorInvitation(
   const email = normalizeStaffEmail(input.email);
   if (!EMAIL.safeParse(email).success)
     throw invalidField("/email", "invalid_format", "Enter an email address such as name@example.com.");
-  const [tenant] = await db
-    .select({ id: tenants.id, name: tenants.name })
-    .from(tenants)
-    .where(eq(tenants.id, input.tenantId));
+  const tenantId = z.uuid().safeParse(input.tenantId);
+  const [tenant] = tenantId.success
+    ? await db.select({ id: tenants.id, name: tenants.name }).from(tenants).where(eq(tenants.id, tenantId.data))
+    : [];
   if (!tenant) throw notFound("Tenant");
   await assertNotMemberOrInvited(db, tenant.id, email);
   const id = crypto.randomUUID();
