@@ -166,7 +166,15 @@ it("staff:invite refuses an unknown right or tenant with a clear error and exit 
   expect(badRight.out).toMatchObject({ error: { code: "validation_failed" } });
   expect(JSON.stringify(badRight.out)).toContain("Unknown rights: fly");
   for (const t of ["00000000-0000-4000-8000-000000000000", "not-a-tenant"]) {
-    const badTenant = await admin("staff:invite", "--tenant", t, "--email", "x@cli.example", "--rights", "topup_wallet");
+    const badTenant = await admin(
+      "staff:invite",
+      "--tenant",
+      t,
+      "--email",
+      "x@cli.example",
+      "--rights",
+      "topup_wallet",
+    );
     expect(badTenant.code).toBe(1);
     expect(badTenant.out).toMatchObject({ error: { code: "not_found" } });
   }

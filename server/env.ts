@@ -29,7 +29,10 @@ const EnvSchema = z.object({
   TRUST_PROXY: z.union([z.literal("none"), z.coerce.number().int().min(1).max(10)]).default("none"),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   SMTP_URL: z
-    .url({ protocol: /^smtps?$/, message: "must be an smtp:// or smtps:// URL such as smtps://user:pass@mail.example.com" })
+    .url({
+      protocol: /^smtps?$/,
+      message: "must be an smtp:// or smtps:// URL such as smtps://user:pass@mail.example.com",
+    })
     .optional(),
   MAIL_FROM: z.string().min(3).optional(),
   JOBS_DRIVER: z.enum(["local", "inngest"]).default("local"),

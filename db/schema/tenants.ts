@@ -55,7 +55,6 @@ export const memberships = pgTable(
   (t) => [primaryKey({ columns: [t.tenantId, t.staffUserId] })],
 );
 
-
 /**
  * An invitation to join a tenant's team (better-auth organization plugin "invitation"): the invited email,
  * the rights the membership will carry, `pending` until accepted, canceled (revoked) or past `expires_at`.

@@ -2,7 +2,12 @@ import { createAccessControl } from "better-auth/plugins/access";
 import { organization } from "better-auth/plugins/organization";
 import { defaultStatements, ownerAc } from "better-auth/plugins/organization/access";
 import type { Db } from "@/db/client";
-import { applyInvitedRights, checkInvitation, INVITATION_TTL_S, mailInvitation } from "@/server/services/team/invitations";
+import {
+  applyInvitedRights,
+  checkInvitation,
+  INVITATION_TTL_S,
+  mailInvitation,
+} from "@/server/services/team/invitations";
 import { staffMembership } from "@/server/services/tenants/memberships";
 
 const ac = createAccessControl(defaultStatements);

@@ -48,7 +48,6 @@ async function rejects(p: Promise<unknown>): Promise<TRPCError> {
   return err as TRPCError;
 }
 const codes = (e: TRPCError) => [e.code, e.cause instanceof ApiError ? e.cause.code : null];
-const idOf = (url: string) => url.split("/").pop()!;
 
 let owner: Awaited<ReturnType<typeof signIn>>;
 
@@ -81,7 +80,12 @@ describe("inviting and accepting", () => {
     expect(mail.at(-1)!.text).toContain(inv.url);
     const list = await owner.caller.team.invitations({ tenantId: t.tenantId });
     expect(list).toEqual([
-      expect.objectContaining({ id: inv.id, email: "new.person@team.example", rights: ["manage_webhooks"], state: "pending" }),
+      expect.objectContaining({
+        id: inv.id,
+        email: "new.person@team.example",
+        rights: ["manage_webhooks"],
+        state: "pending",
+      }),
     ]);
     const [row] = await db.db.select().from(staffInvitations).where(eq(staffInvitations.id, inv.id));
     expect(row.expiresAt.getTime() - Date.now()).toBeGreaterThan(6.9 * 24 * 3600 * 1000);
@@ -98,13 +102,17 @@ describe("inviting and accepting", () => {
     const [inv] = await owner.caller.team.invitations({ tenantId: t.tenantId });
     const anon = createCaller({ db: db.db, staff: null });
     const view = await anon.team.invitation({ invitationId: inv.id });
-    expect(view).toMatchObject({ tenantName: "Test shop", email: "new.person@team.example", state: "pending", accountExists: false });
+    expect(view).toMatchObject({
+      tenantName: "Test shop",
+      email: "new.person@team.example",
+      state: "pending",
+      accountExists: false,
+    });
     await anon.team.createAccount({ invitationId: inv.id, name: "New Person", password: PASSWORD });
     // a second account for the same invitation is refused
-    expect(codes(await rejects(anon.team.createAccount({ invitationId: inv.id, name: "X", password: PASSWORD })))).toEqual([
-      "CONFLICT",
-      "invalid_state",
-    ]);
+    expect(
+      codes(await rejects(anon.team.createAccount({ invitationId: inv.id, name: "X", password: PASSWORD }))),
+    ).toEqual(["CONFLICT", "invalid_state"]);
     const m = await signIn("new.person@team.example");
     memberHeaders = m.headers;
     expect(await m.caller.team.accept({ invitationId: inv.id })).toEqual({ tenantId: t.tenantId });
@@ -155,16 +163,17 @@ describe("inviting and accepting", () => {
     );
     expect(codes(err)).toEqual(["FORBIDDEN", "scope_missing"]);
     expect(err.message).toContain("view_personal_data");
-    expect(await db.db.select().from(staffInvitations).where(eq(staffInvitations.email, "pd@team.example"))).toEqual([]);
+    expect(await db.db.select().from(staffInvitations).where(eq(staffInvitations.email, "pd@team.example"))).toEqual(
+      [],
+    );
     const ownerRow = (await owner.caller.team.members({ tenantId: t.tenantId })).find((x) => x.role === "owner")!;
     expect(codes(await rejects(m.team.remove({ tenantId: t.tenantId, memberId: ownerRow.id })))).toEqual([
       "CONFLICT",
       "invalid_state",
     ]);
-    expect(codes(await rejects(m.team.setRights({ tenantId: t.tenantId, memberId: ownerRow.id, rights: [] })))).toEqual([
-      "CONFLICT",
-      "invalid_state",
-    ]);
+    expect(codes(await rejects(m.team.setRights({ tenantId: t.tenantId, memberId: ownerRow.id, rights: [] })))).toEqual(
+      ["CONFLICT", "invalid_state"],
+    );
     expect(codes(await rejects(m.team.setRights({ tenantId: t.tenantId, memberId, rights: [] })))).toEqual([
       "CONFLICT",
       "invalid_state",
@@ -197,20 +206,28 @@ describe("inviting and accepting", () => {
 describe("what an invitation link cannot do", () => {
   it("is accepted only by the invited address", async () => {
     const inv = await owner.caller.team.invite({ tenantId: t.tenantId, email: "only.me@team.example", rights: [] });
-    await createStaffMember(db.db, { tenantId: other.tenantId, email: "someone@team.example", password: PASSWORD, name: "S" });
+    await createStaffMember(db.db, {
+      tenantId: other.tenantId,
+      email: "someone@team.example",
+      password: PASSWORD,
+      name: "S",
+    });
     const s = await signIn("someone@team.example");
     expect((await rejects(s.caller.team.accept({ invitationId: inv.id }))).code).toBe("FORBIDDEN");
     await expect(s.caller.team.members({ tenantId: t.tenantId })).rejects.toThrow();
   });
 
   it("an existing account of the invited email signs in and accepts (no new password)", async () => {
-    const inv = await owner.caller.team.invite({ tenantId: t.tenantId, email: "someone@team.example", rights: ["topup_wallet"] });
+    const inv = await owner.caller.team.invite({
+      tenantId: t.tenantId,
+      email: "someone@team.example",
+      rights: ["topup_wallet"],
+    });
     const anon = createCaller({ db: db.db, staff: null });
     expect((await anon.team.invitation({ invitationId: inv.id })).accountExists).toBe(true);
-    expect(codes(await rejects(anon.team.createAccount({ invitationId: inv.id, name: "S", password: PASSWORD })))).toEqual([
-      "CONFLICT",
-      "invalid_state",
-    ]);
+    expect(
+      codes(await rejects(anon.team.createAccount({ invitationId: inv.id, name: "S", password: PASSWORD }))),
+    ).toEqual(["CONFLICT", "invalid_state"]);
     const s = await signIn("someone@team.example");
     await s.caller.team.accept({ invitationId: inv.id });
     expect((await s.caller.tenants.overview({ tenantId: t.tenantId })).rights).toEqual(["topup_wallet"]);
@@ -221,10 +238,9 @@ describe("what an invitation link cannot do", () => {
     await owner.caller.team.revokeInvitation({ tenantId: t.tenantId, invitationId: inv.id });
     const anon = createCaller({ db: db.db, staff: null });
     expect((await anon.team.invitation({ invitationId: inv.id })).state).toBe("canceled");
-    expect(codes(await rejects(anon.team.createAccount({ invitationId: inv.id, name: "R", password: PASSWORD })))).toEqual([
-      "CONFLICT",
-      "invalid_state",
-    ]);
+    expect(
+      codes(await rejects(anon.team.createAccount({ invitationId: inv.id, name: "R", password: PASSWORD }))),
+    ).toEqual(["CONFLICT", "invalid_state"]);
   });
 
   it("an expired invitation cannot be accepted", async () => {
@@ -242,13 +258,17 @@ describe("what an invitation link cannot do", () => {
   });
 
   it("another tenant's invitation and member read as missing", async () => {
-    await createStaffMember(db.db, { tenantId: other.tenantId, email: "other-owner@team.example", password: PASSWORD, name: "O" });
+    await createStaffMember(db.db, {
+      tenantId: other.tenantId,
+      email: "other-owner@team.example",
+      password: PASSWORD,
+      name: "O",
+    });
     const o = await signIn("other-owner@team.example");
     const [inv] = await owner.caller.team.invitations({ tenantId: t.tenantId });
-    expect(codes(await rejects(o.caller.team.revokeInvitation({ tenantId: other.tenantId, invitationId: inv.id })))).toEqual([
-      "NOT_FOUND",
-      "not_found",
-    ]);
+    expect(
+      codes(await rejects(o.caller.team.revokeInvitation({ tenantId: other.tenantId, invitationId: inv.id }))),
+    ).toEqual(["NOT_FOUND", "not_found"]);
     const member = (await owner.caller.team.members({ tenantId: t.tenantId })).find((x) => x.role !== "owner")!;
     expect(codes(await rejects(o.caller.team.remove({ tenantId: other.tenantId, memberId: member.id })))).toEqual([
       "NOT_FOUND",
