@@ -16,4 +16,6 @@ ALTER TABLE "staff_invitations" ADD CONSTRAINT "staff_invitations_tenant_id_tena
 ALTER TABLE "staff_invitations" ADD CONSTRAINT "staff_invitations_inviter_id_staff_users_id_fk" FOREIGN KEY ("inviter_id") REFERENCES "public"."staff_users"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "staff_invitations_tenant_idx" ON "staff_invitations" USING btree ("tenant_id");--> statement-breakpoint
 CREATE INDEX "staff_invitations_email_idx" ON "staff_invitations" USING btree ("email");--> statement-breakpoint
-ALTER TABLE "memberships" ADD CONSTRAINT "memberships_id_unique" UNIQUE("id");
+ALTER TABLE "memberships" ADD CONSTRAINT "memberships_id_unique" UNIQUE("id");--> statement-breakpoint
+-- Owners managed everything before the manage_team right existed; they keep managing their team.
+UPDATE "memberships" SET "rights" = array_append("rights", 'manage_team') WHERE "role" = 'owner' AND NOT ('manage_team' = ANY("rights"));
