@@ -3,8 +3,9 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { memberships, staffInvitations, staffSessions, staffUsers } from "@/db/schema";
 import { createAuth } from "@/server/auth/auth";
+import { handleAuthRequest } from "@/server/auth/handler";
 import { ApiError } from "@/server/errors";
-import { setMailer, type MailMessage } from "@/server/services/mail/mailer";
+import { sendMail, setMailer, type MailMessage } from "@/server/services/mail/mailer";
 import { createStaffMember } from "@/server/services/tenants/staff";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
@@ -274,5 +275,43 @@ describe("what an invitation link cannot do", () => {
       "NOT_FOUND",
       "not_found",
     ]);
+  });
+});
+
+describe("the plugin's own HTTP routes", () => {
+  it("are not served: a signed-in member cannot invite or remove around the procedures' rights checks", async () => {
+    for (const [path, body] of [
+      ["/organization/invite-member", { email: "around@team.example", role: "member", organizationId: t.tenantId }],
+      ["/organization/remove-member", { memberIdOrEmail: OWNER, organizationId: t.tenantId }],
+      ["/organization/update-member-role", { memberId: "x", role: "owner", organizationId: t.tenantId }],
+    ] as const) {
+      const res = await handleAuthRequest(
+        createAuth(db.db),
+        new Request(`https://api.example.ru/api/auth${path}`, {
+          method: "POST",
+          headers: {
+            ...Object.fromEntries(owner.headers),
+            "content-type": "application/json",
+            origin: "https://api.example.ru",
+          },
+          body: JSON.stringify(body),
+        }),
+      );
+      expect(res.status).toBe(404);
+    }
+    expect(
+      await db.db.select().from(staffInvitations).where(eq(staffInvitations.email, "around@team.example")),
+    ).toEqual([]);
+  });
+});
+
+describe("mail", () => {
+  it("is not sent without SMTP_URL: the link is what the console and the CLI show", async () => {
+    setMailer(undefined);
+    try {
+      expect(await sendMail({ to: "x@team.example", subject: "s", text: "t" })).toBe(false);
+    } finally {
+      setMailer({ send: async (m) => void mail.push(m) });
+    }
   });
 });
