@@ -53,8 +53,9 @@ export function teamPlugin(db: Db) {
       },
       session: { fields: { activeOrganizationId: "activeOrganizationId" } },
     },
+    // Not awaited: the console shows the link at once whatever the mail server does (a failure is logged).
     async sendInvitationEmail(data) {
-      await mailInvitation({
+      void mailInvitation({
         id: data.id,
         email: data.email,
         tenantName: data.organization.name,
