@@ -7,8 +7,9 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { installDatabase, openDatabase, type Database } from "@/db/client";
 import { shareEmbedded } from "@/db/shared-embedded";
-import { memberships } from "@/db/schema";
+import { memberships, staffInvitations } from "@/db/schema";
 import { createAuth } from "@/server/auth/auth";
+import { createInvitedAccount } from "@/server/services/team/invitations";
 import { createTenant } from "@/server/services/tenants/tenants";
 import { openTestDatabase, setTestEnv } from "@/server/testing/test-db";
 
@@ -108,4 +109,74 @@ it("creates a staff account that signs in, and refuses an email that already has
   expect(again.code).toBe(1);
   expect(again.out).toMatchObject({ error: { code: "invalid_state" } });
   expect(await db.db.select().from(memberships).where(eq(memberships.tenantId, other.id))).toEqual([]);
+}, 60_000);
+
+it("staff:invite prints exactly the invitation link, which the invited email accepts with the rights", async () => {
+  const tenant = await createTenant(db.db, { name: "Invite shop", cell: "ru", mainDomain: null });
+  const { stdout } = await run(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "scripts/admin.ts",
+      "staff:invite",
+      "--tenant",
+      tenant.id,
+      "--email",
+      "Invited@cli.example",
+      "--rights",
+      "manage_integrations,topup_wallet",
+      "--json",
+    ],
+    { env: cliEnv },
+  );
+  const out = JSON.parse(stdout) as Record<string, string>;
+  expect(Object.keys(out)).toEqual(["invitation_url"]);
+  expect(stdout.trim().split("\n")).toHaveLength(1);
+  const id = out.invitation_url.match(/^https?:\/\/[^/]+\/console\/invitations\/([0-9a-f-]{36})$/)?.[1];
+  expect(id).toBeDefined();
+  const [row] = await db.db.select().from(staffInvitations).where(eq(staffInvitations.id, id!));
+  expect(row).toMatchObject({
+    tenantId: tenant.id,
+    email: "invited@cli.example",
+    rights: ["manage_integrations", "topup_wallet"],
+    status: "pending",
+  });
+
+  // The link works like a console invitation: a password for the new account, sign in, accept.
+  await createInvitedAccount(db.db, { invitationId: id!, name: "Invited", password: "correct-horse-battery" });
+  const a = createAuth(db.db);
+  const res = await a.api.signInEmail({
+    body: { email: "invited@cli.example", password: "correct-horse-battery" },
+    asResponse: true,
+  });
+  const headers = new Headers({ cookie: (res.headers.get("set-cookie") ?? "").split(";")[0] });
+  await a.api.acceptInvitation({ headers, body: { invitationId: id! } });
+  const rows = await db.db
+    .select({ role: memberships.role, rights: memberships.rights })
+    .from(memberships)
+    .where(eq(memberships.tenantId, tenant.id));
+  expect(rows).toEqual([{ role: "member", rights: ["manage_integrations", "topup_wallet"] }]);
+}, 60_000);
+
+it("staff:invite refuses an unknown right or tenant with a clear error and exit code 1", async () => {
+  const tenant = await createTenant(db.db, { name: "Refusing shop", cell: "ru", mainDomain: null });
+  const badRight = await admin("staff:invite", "--tenant", tenant.id, "--email", "x@cli.example", "--rights", "fly");
+  expect(badRight.code).toBe(1);
+  expect(badRight.out).toMatchObject({ error: { code: "validation_failed" } });
+  expect(JSON.stringify(badRight.out)).toContain("Unknown rights: fly");
+  for (const t of ["00000000-0000-4000-8000-000000000000", "not-a-tenant"]) {
+    const badTenant = await admin(
+      "staff:invite",
+      "--tenant",
+      t,
+      "--email",
+      "x@cli.example",
+      "--rights",
+      "topup_wallet",
+    );
+    expect(badTenant.code).toBe(1);
+    expect(badTenant.out).toMatchObject({ error: { code: "not_found" } });
+  }
+  expect(await db.db.select().from(staffInvitations).where(eq(staffInvitations.email, "x@cli.example"))).toEqual([]);
 }, 60_000);

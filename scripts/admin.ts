@@ -9,6 +9,7 @@ import { createIntegration, setIntegrationStatus } from "@/server/services/integ
 import { issueKey, revokeKey } from "@/server/services/keys/keys";
 import { setLimitOverride } from "@/server/services/limits/limit-overrides";
 import type { Right } from "@/server/schemas/scopes";
+import { createOperatorInvitation } from "@/server/services/team/invitations";
 import { createStaffMember } from "@/server/services/tenants/staff";
 import { createTenant, setLicense, setTenantStatus } from "@/server/services/tenants/tenants";
 import { amount, bool, list, need, usageError, UsageError, type Command, type Opts } from "./admin-args";
@@ -67,6 +68,20 @@ const COMMANDS: Record<string, Command> = {
         email: (o.email as string).trim().toLowerCase(),
         password,
       };
+    },
+  },
+  "staff:invite": {
+    usage:
+      "--tenant ID --email E --rights manage_integrations,manage_webhooks,topup_wallet,view_personal_data,manage_team (prints the invitation link; mailed too when SMTP_URL is set)",
+    run: async (db, o) => {
+      // The person opens the link, sets a password (or signs in with an existing account) and joins the
+      // tenant with these rights; the link works once, for this email, for 7 days.
+      const inv = await createOperatorInvitation(db, {
+        tenantId: need(o, "tenant"),
+        email: need(o, "email"),
+        rights: o.rights === undefined ? [] : (list(o.rights) ?? []),
+      });
+      return { invitation_url: inv.url };
     },
   },
   "integration:create": {

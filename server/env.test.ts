@@ -135,6 +135,7 @@ describe("loadEnv", () => {
     ["TRUST_PROXY", "0"],
     ["TRUST_PROXY", "11"],
     ["REDIS_URL", "http://cache"],
+    ["SMTP_URL", "http://user:secret@mail.example.com"],
     ["JOBS_DRIVER", "cron"],
     ["LOG_LEVEL", "loud"],
     ["WEBHOOK_SECRET_KEY", "too-short"],
@@ -153,6 +154,9 @@ describe("loadEnv", () => {
     expect(message).toContain("CELL:");
     expect(message).toContain("APP_SECRET: must be at least 32 characters");
     expect(message).not.toContain("hunter2-secret");
+    const smtp = envError({ ...base, SMTP_URL: "http://user:hunter3-secret@mail.example.com" });
+    expect(smtp).toContain("SMTP_URL: must be an smtp:// or smtps:// URL");
+    expect(smtp).not.toContain("hunter3-secret");
   });
 
   it("requires APP_SECRET in production", () => {

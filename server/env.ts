@@ -28,6 +28,13 @@ const EnvSchema = z.object({
   APP_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   TRUST_PROXY: z.union([z.literal("none"), z.coerce.number().int().min(1).max(10)]).default("none"),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  SMTP_URL: z
+    .url({
+      protocol: /^smtps?$/,
+      message: "must be an smtp:// or smtps:// URL such as smtps://user:pass@mail.example.com",
+    })
+    .optional(),
+  MAIL_FROM: z.string().min(3).optional(),
   JOBS_DRIVER: z.enum(["local", "inngest"]).default("local"),
   AI_PROVIDER: z.enum(["catalog", "openai"], { message: "must be catalog or openai" }).default("catalog"),
   AI_BASE_URL: z
@@ -109,6 +116,10 @@ export interface Env {
   /** `none`: the peer address of the TCP connection is the caller; N: the Nth entry from the right of X-Forwarded-For. */
   trustProxy: "none" | number;
   redisUrl: string | undefined;
+  /** Outgoing mail (team invitations): nodemailer's `smtp(s)://user:pass@host:port` URL; unset = no mail is sent. */
+  smtpUrl: string | undefined;
+  /** Sender address of outgoing mail (`MAIL_FROM`, default `Platform console <no-reply@localhost>`). */
+  mailFrom: string;
   jobsDriver: "local" | "inngest";
   /**
    * The AI seller's language model (server/services/ai-seller): `catalog` (offline, deterministic, the
@@ -211,6 +222,8 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     appSecret,
     trustProxy: e.TRUST_PROXY,
     redisUrl: e.REDIS_URL,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM ?? "Platform console <no-reply@localhost>",
     jobsDriver: e.JOBS_DRIVER,
     ai: {
       provider: e.AI_PROVIDER,

@@ -25,6 +25,8 @@ export const staffSessions = pgTable(
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
     ipAddress: text("ip_address"),
     userAgent: text("user_agent"),
+    /** The tenant the organization plugin last made active for this session (set when an invitation is accepted). */
+    activeOrganizationId: text("active_organization_id"),
     userId: text("user_id")
       .notNull()
       .references(() => staffUsers.id, { onDelete: "cascade" }),

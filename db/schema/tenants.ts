@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { staffUsers } from "./auth";
 
 /** A customer account of the platform. `cell` is where it lives; `api_access` and `features` are its license. */
@@ -33,6 +33,11 @@ export const tenants = pgTable("tenants", {
 export const memberships = pgTable(
   "memberships",
   {
+    /** The sign-in library's member id (organization plugin "member"), by which it updates and removes. */
+    id: text("id")
+      .notNull()
+      .unique()
+      .default(sql`gen_random_uuid()::text`),
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
@@ -48,4 +53,32 @@ export const memberships = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.staffUserId] })],
+);
+
+/**
+ * An invitation to join a tenant's team (better-auth organization plugin "invitation"): the invited email,
+ * the rights the membership will carry, `pending` until accepted, canceled (revoked) or past `expires_at`.
+ * Its id is the secret of the invitation link (`/console/invitations/<id>`), a random UUID.
+ */
+export const staffInvitations = pgTable(
+  "staff_invitations",
+  {
+    id: text("id").primaryKey(),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    /** The plugin's role of the membership to be (`member`); what the member may do is `rights`. */
+    role: text("role"),
+    rights: text("rights")
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    status: text("status").notNull().default("pending"), // pending | accepted | rejected | canceled
+    expiresAt: timestamp("expires_at", { withTimezone: true, precision: 3 }).notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    /** Staff user who invited; null when an operator invited with the CLI. */
+    inviterId: text("inviter_id").references(() => staffUsers.id, { onDelete: "set null" }),
+  },
+  (t) => [index("staff_invitations_tenant_idx").on(t.tenantId), index("staff_invitations_email_idx").on(t.email)],
 );

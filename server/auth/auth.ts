@@ -2,9 +2,18 @@ import { betterAuth } from "better-auth";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import type { Db } from "@/db/client";
 import { getDb } from "@/db/client";
-import { staffAccounts, staffSessions, staffUsers, staffVerifications } from "@/db/schema";
+import {
+  memberships,
+  staffAccounts,
+  staffInvitations,
+  staffSessions,
+  staffUsers,
+  staffVerifications,
+  tenants,
+} from "@/db/schema";
 import { env } from "@/server/env";
 import { STAFF_PASSWORD_MAX, STAFF_PASSWORD_MIN } from "@/server/services/tenants/staff";
+import { teamPlugin } from "./team-plugin";
 
 /**
  * Request header carrying the caller's address to the sign-in library's own per-address limit. Only
@@ -16,8 +25,9 @@ export const AUTH_CLIENT_ADDRESS_HEADER = "x-service-auth-client-address";
 /**
  * Console sign-in for staff, owned by better-auth (password hashing, sessions, cookies, CSRF origin
  * checks); we only map its four models onto our `staff_*` tables.
- * - Sign-up is off: accounts are created by an operator (`createStaffMember`), memberships come from
- *   invitations; `POST /api/auth/sign-up/email` is refused here and in the handler.
+ * - Sign-up is off: accounts are created by an operator (`createStaffMember`) or through an invitation
+ *   (`createInvitedAccount`); memberships come from invitations accepted through the organization plugin
+ *   (server/auth/team-plugin.ts); `POST /api/auth/sign-up/email` is refused here and in the handler.
  * - The session cookie follows the scheme of this cell's configured origin: `Secure` (with the
  *   `__Secure-` prefix) when it is https, whatever the scheme of the hop from a TLS-terminating proxy;
  *   production is always `Secure`.
@@ -36,7 +46,15 @@ export function createAuth(db: Db) {
     trustedOrigins: [origin],
     database: drizzleAdapter(db, {
       provider: "pg",
-      schema: { user: staffUsers, session: staffSessions, account: staffAccounts, verification: staffVerifications },
+      schema: {
+        user: staffUsers,
+        session: staffSessions,
+        account: staffAccounts,
+        verification: staffVerifications,
+        organization: tenants,
+        member: memberships,
+        invitation: staffInvitations,
+      },
     }),
     emailAndPassword: {
       enabled: true,
@@ -53,6 +71,7 @@ export function createAuth(db: Db) {
       database: { generateId: () => crypto.randomUUID() },
       ipAddress: { ipAddressHeaders: [AUTH_CLIENT_ADDRESS_HEADER] },
     },
+    plugins: [teamPlugin(db)],
     telemetry: { enabled: false },
   });
 }

@@ -36,3 +36,9 @@ export async function requireConsoleSession(returnTo: string, requested?: string
     tenantId,
   };
 }
+
+/** For public console pages (an invitation link): the signed-in staff user, or null; never redirects. */
+export async function optionalConsoleStaff(): Promise<ConsoleSession["staff"] | null> {
+  const session = await (await auth()).api.getSession({ headers: await headers() });
+  return session ? { id: session.user.id, email: session.user.email, name: session.user.name } : null;
+}

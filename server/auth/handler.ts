@@ -12,6 +12,7 @@ const STORE_DOWN_RETRY_S = 5;
 
 const SIGN_UP = /^\/sign-up(\/|$)/;
 const SIGN_IN = /^\/sign-in(\/|$)/;
+const ORGANIZATION = /^\/organization(\/|$)/;
 
 /** An answer in the sign-in library's error shape (`{code, message}`), which its client shows. */
 function refuse(status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
@@ -20,7 +21,11 @@ function refuse(status: number, code: string, message: string, headers: Record<s
 
 /**
  * The HTTP door of console sign-in (`/api/auth/*`), in front of better-auth:
- * - sign-up paths answer 403 `SIGN_UP_DISABLED` (accounts are made by an operator; issue 23 item 4);
+ * - sign-up paths answer 403 `SIGN_UP_DISABLED` (accounts are made by an operator or through an
+ *   invitation; issue 23 item 4);
+ * - the organization plugin's routes (`/organization/*`) answer 404: the team is managed through the
+ *   console's tRPC procedures, which check our rights and then call the plugin on the server
+ *   (server/auth/team-plugin.ts);
  * - the caller's address is ours to decide: the TCP peer stamped by server/http-server.ts, or under
  *   `TRUST_PROXY=N` the Nth X-Forwarded-For entry from the right (server/public-api/client-ip.ts); it
  *   reaches the library's own limiter in {@link AUTH_CLIENT_ADDRESS_HEADER}, a client's copy removed;
@@ -38,6 +43,7 @@ export async function handleAuthRequest(auth: Auth, request: Request): Promise<R
       "Sign-up is closed: an operator creates staff accounts, and a tenant's team is joined by invitation.",
     );
   }
+  if (ORGANIZATION.test(path)) return refuse(404, "NOT_FOUND", "Not found.");
   const headers = new Headers(request.headers);
   headers.delete(AUTH_CLIENT_ADDRESS_HEADER);
   const address = callerIp(request.headers);

@@ -69,7 +69,13 @@ export type Role = keyof typeof ROLES;
 export const ROLE_NAMES = Object.keys(ROLES) as Role[];
 
 /** Rights of a staff member in a tenant (console and owner-rights cut). */
-export const RIGHTS = ["manage_integrations", "manage_webhooks", "topup_wallet", "view_personal_data"] as const;
+export const RIGHTS = [
+  "manage_integrations",
+  "manage_webhooks",
+  "topup_wallet",
+  "view_personal_data",
+  "manage_team",
+] as const;
 export type Right = (typeof RIGHTS)[number];
 
 /** License features and the scopes each one unlocks; `webhooks:manage` needs only `api_access`. */

@@ -12,13 +12,22 @@ import { TRPC_CODE } from "./error-map";
 export interface TrpcContext {
   db: Db;
   staff: { id: string; email: string; name: string } | null;
+  /**
+   * The request's headers (its session cookie): the team procedures hand them to the sign-in library's
+   * organization plugin, which acts as the signed-in user. Absent in callers made without a request.
+   */
+  headers?: Headers;
 }
 
 /** Builds the context from the request headers (the better-auth session cookie). */
 export async function createContext(headers: Headers): Promise<TrpcContext> {
   const db = await getDb();
   const session = await (await auth()).api.getSession({ headers });
-  return { db, staff: session ? { id: session.user.id, email: session.user.email, name: session.user.name } : null };
+  return {
+    db,
+    staff: session ? { id: session.user.id, email: session.user.email, name: session.user.name } : null,
+    headers,
+  };
 }
 
 /** RFC 6901 JSON Pointer of a schema issue's path (`["cursor", "createdAt"]` → `/cursor/createdAt`). */

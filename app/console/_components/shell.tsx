@@ -10,6 +10,7 @@ const LINKS = [
   { href: "/console/wallet", label: "Wallet" },
   { href: "/console/operations", label: "Operations" },
   { href: "/console/journal", label: "Disclosure journal" },
+  { href: "/console/team", label: "Team" },
 ];
 
 /** Frame of every console page: a sidebar (a top bar on phones) with navigation, tenant switcher, sign-out. */

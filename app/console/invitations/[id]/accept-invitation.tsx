@@ -1,0 +1,150 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { authClient } from "@/server/auth/auth-client";
+import { ErrorBox, type ConsoleError } from "../../_components/field-errors";
+import { useTRPC } from "../../_components/trpc-provider";
+
+interface Invitation {
+  id: string;
+  tenantId: string;
+  tenantName: string;
+  email: string;
+  rights: string[];
+  state: string;
+  expiresAt: string;
+  accountExists: boolean;
+}
+
+const STATE_TEXT: Record<string, string> = {
+  accepted: "This invitation has already been accepted.",
+  canceled: "This invitation was revoked.",
+  rejected: "This invitation was declined.",
+  expired: "This invitation has expired.",
+};
+
+/** Accepting an invitation: set a password (new account) or sign in, then join the tenant. */
+export function AcceptInvitation({
+  invitation: inv,
+  signedInAs,
+}: {
+  invitation: Invitation;
+  signedInAs: string | null;
+}) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const [error, setError] = useState<ConsoleError | null>(null);
+  const accept = useMutation(trpc.team.accept.mutationOptions());
+  const createAccount = useMutation(trpc.team.createAccount.mutationOptions());
+  const here = `/console/invitations/${inv.id}`;
+
+  const join = async () => {
+    const r = await accept.mutateAsync({ invitationId: inv.id });
+    router.push(`/console?tenant=${r.tenantId}`);
+    router.refresh();
+  };
+
+  const intro = (
+    <p>
+      <strong>{inv.tenantName}</strong> invites <strong>{inv.email}</strong> to its team with the rights:{" "}
+      {inv.rights.length ? inv.rights.map((r) => <code key={r}>{r} </code>) : "none (read only)"}.
+    </p>
+  );
+  if (inv.state !== "pending")
+    return (
+      <>
+        {intro}
+        <p className="notice" role="alert">
+          {STATE_TEXT[inv.state] ?? "This invitation cannot be used."} Ask for a new one if you still need access.
+        </p>
+      </>
+    );
+  if (signedInAs && signedInAs !== inv.email)
+    return (
+      <>
+        {intro}
+        <p className="notice" role="alert">
+          You are signed in as {signedInAs}; this invitation is for {inv.email}. Sign out and open the link again.
+        </p>
+        <button
+          type="button"
+          onClick={async () => {
+            await authClient.signOut();
+            router.refresh();
+          }}
+        >
+          Sign out
+        </button>
+      </>
+    );
+  if (signedInAs)
+    return (
+      <>
+        {intro}
+        <ErrorBox error={(error ?? accept.error) as ConsoleError | null} />
+        <button
+          type="button"
+          disabled={accept.isPending}
+          onClick={() => join().catch((e: ConsoleError) => setError(e))}
+        >
+          {accept.isPending ? "Joining…" : `Join ${inv.tenantName}`}
+        </button>
+      </>
+    );
+  if (inv.accountExists)
+    return (
+      <>
+        {intro}
+        <p>{inv.email} already has a console account. Sign in with it to accept.</p>
+        <Link href={`/console/sign-in?next=${encodeURIComponent(here)}`}>Sign in to accept</Link>
+      </>
+    );
+  return (
+    <>
+      {intro}
+      <form
+        className="stack"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const f = new FormData(e.currentTarget);
+          const password = String(f.get("password"));
+          setError(null);
+          if (password !== String(f.get("repeat")))
+            return setError({ message: "The two passwords differ; type the same password twice." });
+          try {
+            await createAccount.mutateAsync({ invitationId: inv.id, name: String(f.get("name")), password });
+            const signedIn = await authClient.signIn.email({ email: inv.email, password });
+            if (signedIn.error) throw { message: signedIn.error.message ?? "Sign-in failed; try again." };
+            await join();
+          } catch (err) {
+            setError(err as ConsoleError);
+          }
+        }}
+      >
+        <label>
+          Email
+          <input value={inv.email} readOnly autoComplete="username" />
+        </label>
+        <label>
+          Your name
+          <input name="name" required autoComplete="name" />
+        </label>
+        <label>
+          Password <span className="hint">10 to 128 characters</span>
+          <input name="password" type="password" minLength={10} maxLength={128} required autoComplete="new-password" />
+        </label>
+        <label>
+          Repeat the password
+          <input name="repeat" type="password" required autoComplete="new-password" />
+        </label>
+        <ErrorBox error={error} />
+        <button type="submit" disabled={createAccount.isPending || accept.isPending}>
+          {createAccount.isPending || accept.isPending ? "Joining…" : "Set password and join"}
+        </button>
+      </form>
+    </>
+  );
+}

@@ -1,0 +1,31 @@
+import { optionalConsoleStaff } from "@/server/auth/console-session";
+import { getQueryClient, trpcServer } from "@/server/trpc/server";
+import { AcceptInvitation } from "./accept-invitation";
+
+export const dynamic = "force-dynamic";
+
+/**
+ * `/console/invitations/<id>`: the page an invitation link opens (public; the id is the secret). A new
+ * person sets a password; someone with an account signs in; either then accepts and joins the tenant.
+ */
+export default async function InvitationPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const staff = await optionalConsoleStaff();
+  const invitation = await getQueryClient()
+    .fetchQuery(trpcServer.team.invitation.queryOptions({ invitationId: id }))
+    .catch(() => null);
+  return (
+    <div className="console">
+      <main style={{ maxWidth: 520, margin: "8vh auto" }}>
+        <h1>Invitation to the console</h1>
+        {invitation ? (
+          <AcceptInvitation invitation={invitation} signedInAs={staff?.email ?? null} />
+        ) : (
+          <p className="notice" role="alert">
+            This invitation link is not valid. Ask the person who invited you for a new one.
+          </p>
+        )}
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,99 @@
+import { readFileSync } from "node:fs";
+import { expect, test, type Page } from "@playwright/test";
+
+// The team (issue 19 item 2) in Chromium: the owner invites a colleague with one right and copies the
+// link; a fresh browser accepts it and sets a password; the new member sees only what that right allows;
+// the owner removes them (after a confirmation) and the member's session is gone at once.
+// Sign-in is limited per account and address, so each person signs in once and the pages reuse it.
+
+const demo = () =>
+  JSON.parse(readFileSync(".data/e2e/demo.json", "utf8")) as { staff: { email: string; password: string } };
+
+test.use({ trace: "retain-on-failure", screenshot: "only-on-failure" });
+test.setTimeout(90_000);
+
+/** Signs the owner in on the sign-in page that asked for it; waits out the sign-in window once if needed. */
+async function signInOwner(page: Page, landing: string) {
+  const { staff } = demo();
+  await page.getByLabel("Email").fill(staff.email);
+  await page.getByLabel("Password").fill(staff.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  const there = page.getByRole("heading", { name: landing });
+  const limited = page.getByText("Too many");
+  await expect(there.or(limited)).toBeVisible();
+  if (await limited.isVisible()) {
+    await page.waitForTimeout(11_000);
+    await page.getByRole("button", { name: "Sign in" }).click();
+  }
+  await expect(there).toBeVisible();
+}
+
+test("invite, accept with a password, rights enforced, remove ends the member's session", async ({ page, browser }) => {
+  const email = `colleague-${Date.now()}@e2e.example`;
+  await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+  await page.goto("/console/team");
+  await signInOwner(page, "Team");
+
+  // The owner invites with manage_webhooks only and copies the link.
+  await page.getByLabel("Email").fill(email);
+  await page.getByRole("checkbox", { name: /manage_webhooks/ }).check();
+  await page.getByRole("button", { name: "Invite" }).click();
+  const linkBox = page.getByLabel("Invitation link");
+  await expect(linkBox).toBeVisible();
+  const link = await linkBox.inputValue();
+  expect(link).toMatch(/\/console\/invitations\/[0-9a-f-]{36}$/);
+  await page.getByRole("button", { name: "Copy link" }).first().click();
+  await expect(page.getByRole("button", { name: "Copied" })).toBeVisible();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(link);
+  await expect(page.getByTestId(`invitation-${email}`)).toContainText("pending");
+
+  // A fresh browser opens the link, sets a password and joins.
+  const memberContext = await browser.newContext();
+  const member = await memberContext.newPage();
+  await member.goto(new URL(link).pathname);
+  await expect(member.getByText(`invites ${email}`)).toBeVisible();
+  await member.getByLabel("Your name").fill("Colleague");
+  await member.getByLabel("Password", { exact: false }).first().fill("colleague-password-1");
+  await member.getByLabel("Repeat the password").fill("colleague-password-1");
+  await member.getByRole("button", { name: "Set password and join" }).click();
+  await expect(member.getByRole("row", { name: /Your rights/ })).toContainText("manage_webhooks");
+
+  // Only what manage_webhooks allows: no top-up, no team management, no journal; webhooks yes.
+  await member.goto("/console/wallet");
+  await expect(member.getByRole("heading", { name: "Wallet" })).toBeVisible();
+  await expect(member.getByTestId("balance")).toBeVisible();
+  await expect(member.getByRole("button", { name: "Top up" })).toHaveCount(0);
+  await member.goto("/console/team");
+  await expect(member.getByTestId(`member-${email}`)).toBeVisible();
+  await expect(member.getByRole("heading", { name: "Invite a member" })).toHaveCount(0);
+  await expect(member.getByRole("button", { name: "Remove" })).toHaveCount(0);
+  await member.goto("/console/journal");
+  await expect(member.getByText("needs the view_personal_data right")).toBeVisible();
+  await member.goto("/console/webhooks");
+  await expect(member.getByRole("heading", { name: "Webhooks" })).toBeVisible();
+  await expect(member.getByText("need the manage_webhooks right")).toHaveCount(0);
+
+  // The link worked once: opened again it says so.
+  await member.goto(new URL(link).pathname);
+  await expect(member.getByText("already been accepted")).toBeVisible();
+
+  // The owner removes the member after confirming.
+  await page.reload();
+  const row = page.getByTestId(`member-${email}`);
+  await expect(row).toContainText("manage_webhooks");
+  let question = "";
+  page.once("dialog", (d) => {
+    question = d.message();
+    void d.accept();
+  });
+  await row.getByRole("button", { name: "Remove" }).click();
+  await expect(row).toHaveCount(0);
+  expect(question).toContain(`Remove ${email}`);
+
+  // The member's session is gone: the next page asks them to sign in, and the console's API refuses them.
+  const refused = await member.request.get("/api/trpc/tenants.mine");
+  expect(refused.status()).toBe(401);
+  await member.goto("/console/wallet");
+  await expect(member.getByRole("heading", { name: "Sign in to the console" })).toBeVisible();
+  await memberContext.close();
+});

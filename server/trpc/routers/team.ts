@@ -1,0 +1,135 @@
+import { TRPCError } from "@trpc/server";
+import { APIError } from "better-auth";
+import { z } from "zod";
+import { auth } from "@/server/auth/auth";
+import { ApiError } from "@/server/errors";
+import {
+  checkInvitation,
+  createInvitedAccount,
+  invitationToRevoke,
+  invitationUrl,
+  listTeamInvitations,
+  viewInvitation,
+} from "@/server/services/team/invitations";
+import { listTeamMembers, memberToManage, setMemberRights } from "@/server/services/team/members";
+import { RIGHTS } from "@/server/schemas/scopes";
+import { publicProcedure, router, staffProcedure, tenantProcedure, withRight } from "../init";
+
+const rights = z.array(z.enum(RIGHTS)).max(RIGHTS.length);
+const invitationId = z.string().min(1).max(100);
+
+/** The request's headers, which carry the session the organization plugin acts with. */
+function sessionHeaders(headers: Headers | undefined): Headers {
+  if (!headers) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to continue." });
+  return headers;
+}
+
+/**
+ * Runs a call of the sign-in library's organization plugin; its refusals become catalog errors (a
+ * service's ApiError thrown by one of our hooks passes through unchanged).
+ */
+async function plugin<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof ApiError || !(err instanceof APIError)) throw err;
+    const message = err.body?.message ?? err.message;
+    const status = err.statusCode;
+    throw new ApiError(
+      status === 401 || status === 403 ? "scope_missing" : status === 404 ? "not_found" : "invalid_state",
+      message,
+    );
+  }
+}
+
+/**
+ * The team of a tenant (issue 19 item 2), on better-auth's organization plugin: members and their
+ * rights, invitations by email with rights, accepting one (the only sign-up there is), changing rights
+ * and removing a member, whose sessions end at once. Every change needs `manage_team`, and nobody
+ * hands on a right they do not hold; the checks run here on the server whatever the page shows.
+ */
+export const teamRouter = router({
+  /** Members of the tenant with their rights; any member may read it. */
+  members: tenantProcedure.query(({ ctx }) => listTeamMembers(ctx.db, ctx.actor)),
+
+  /** Pending (and recently expired) invitations with their links; `manage_team` only. */
+  invitations: withRight("manage_team").query(({ ctx }) => listTeamInvitations(ctx.db, ctx.actor)),
+
+  /** Invites an email with rights; the link is returned (and mailed when `SMTP_URL` is set). */
+  invite: withRight("manage_team")
+    .input(z.object({ email: z.string().trim().max(320), rights }))
+    .mutation(async ({ ctx, input }) => {
+      const checked = await checkInvitation(ctx.db, ctx.actor, input);
+      const a = await auth();
+      const invitation = await plugin(() =>
+        a.api.createInvitation({
+          headers: sessionHeaders(ctx.headers),
+          body: { email: checked.email, role: "member", organizationId: ctx.actor.tenantId, rights: checked.rights },
+        }),
+      );
+      return { id: invitation.id, email: invitation.email, url: invitationUrl(invitation.id) };
+    }),
+
+  /** Revokes a pending invitation; its link stops working at once. */
+  revokeInvitation: withRight("manage_team")
+    .input(z.object({ invitationId }))
+    .mutation(async ({ ctx, input }) => {
+      const inv = await invitationToRevoke(ctx.db, ctx.actor, input.invitationId);
+      const a = await auth();
+      await plugin(() =>
+        a.api.cancelInvitation({ headers: sessionHeaders(ctx.headers), body: { invitationId: inv.id } }),
+      );
+      return { id: inv.id, state: "canceled" as const };
+    }),
+
+  /** Replaces a member's rights (not one's own, not an owner's; only rights the caller holds change). */
+  setRights: withRight("manage_team")
+    .input(z.object({ memberId: z.string().min(1).max(100), rights }))
+    .mutation(async ({ ctx, input }) => ({
+      rights: await setMemberRights(ctx.db, ctx.actor, input),
+    })),
+
+  /** Removes a member (not oneself, not an owner) and ends every session of theirs at once. */
+  remove: withRight("manage_team")
+    .input(z.object({ memberId: z.string().min(1).max(100) }))
+    .mutation(async ({ ctx, input }) => {
+      const m = await memberToManage(ctx.db, ctx.actor, input.memberId);
+      const a = await auth();
+      await plugin(() =>
+        a.api.removeMember({
+          headers: sessionHeaders(ctx.headers),
+          body: { memberIdOrEmail: m.id, organizationId: ctx.actor.tenantId },
+        }),
+      );
+      // The plugin removes the membership only; the person's signed-in sessions end here, so their next
+      // request is refused rather than acting on with a session that outlived the membership.
+      await (await a.$context).internalAdapter.deleteUserSessions(m.staffUserId);
+      return { id: m.id };
+    }),
+
+  /** The invitation behind a link (public: the link is the secret). */
+  invitation: publicProcedure
+    .input(z.object({ invitationId }))
+    .query(({ ctx, input }) => viewInvitation(ctx.db, input.invitationId)),
+
+  /**
+   * Sets a password for the invited email (a new account), while the invitation is pending; the page then
+   * signs in and calls {@link accept}.
+   */
+  createAccount: publicProcedure
+    .input(z.object({ invitationId, name: z.string().max(200), password: z.string().max(1000) }))
+    .mutation(({ ctx, input }) => createInvitedAccount(ctx.db, input)),
+
+  /**
+   * Accepts an invitation as the signed-in user: the organization plugin checks it is pending, unexpired
+   * and addressed to this user's email, marks it accepted (once) and makes the membership with its rights.
+   */
+  accept: staffProcedure.input(z.object({ invitationId })).mutation(async ({ ctx, input }) => {
+    const a = await auth();
+    const r = await plugin(() =>
+      a.api.acceptInvitation({ headers: sessionHeaders(ctx.headers), body: { invitationId: input.invitationId } }),
+    );
+    if (!r) throw new ApiError("not_found", "Invitation not found.");
+    return { tenantId: r.invitation.organizationId };
+  }),
+});
