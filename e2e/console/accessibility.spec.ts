@@ -14,6 +14,7 @@ const PAGES: { path: string; heading: string | RegExp }[] = [
   { path: "/console/wallet", heading: "Wallet" },
   { path: "/console/operations", heading: "Operations" },
   { path: "/console/journal", heading: "Disclosure journal" },
+  { path: "/console/team", heading: "Team" },
   { path: "/developers/errors", heading: "API errors" },
 ];
 

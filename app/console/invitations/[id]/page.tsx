@@ -15,8 +15,8 @@ export default async function InvitationPage({ params }: { params: Promise<{ id:
     .fetchQuery(trpcServer.team.invitation.queryOptions({ invitationId: id }))
     .catch(() => null);
   return (
-    <div className="console">
-      <main style={{ maxWidth: 520, margin: "8vh auto" }}>
+    <div className="console bare">
+      <main className="card">
         <h1>Invitation to the console</h1>
         {invitation ? (
           <AcceptInvitation invitation={invitation} signedInAs={staff?.email ?? null} />
