@@ -1,32 +1,11 @@
 import { readFileSync } from "node:fs";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
+import { demo, signIn } from "./sign-in";
 
 // The disclosure journal page (issue 19 item 7): a personal-data answer of the API shows up with its
 // request id, the filters narrow it, and Export CSV downloads what the filters select.
 
-const demo = () =>
-  JSON.parse(readFileSync(".data/e2e/demo.json", "utf8")) as {
-    apiKey: string;
-    staff: { email: string; password: string };
-  };
-
 test.use({ trace: "retain-on-failure", screenshot: "only-on-failure" });
-
-/** Signs in on the page that asked for it; waits out better-auth's sign-in window once if needed. */
-async function signIn(page: Page) {
-  const { staff } = demo();
-  await page.getByLabel("Email").fill(staff.email);
-  await page.getByLabel("Password").fill(staff.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  const there = page.getByRole("heading", { name: "Disclosure journal" });
-  const limited = page.getByText("Too many requests");
-  await expect(there.or(limited)).toBeVisible();
-  if (await limited.isVisible()) {
-    await page.waitForTimeout(11_000);
-    await page.getByRole("button", { name: "Sign in" }).click();
-  }
-  await expect(there).toBeVisible();
-}
 
 test("an API answer with personal data is in the journal, found by its request id and exported as CSV", async ({
   page,
@@ -41,7 +20,7 @@ test("an API answer with personal data is in the journal, found by its request i
   expect(ids.length).toBeGreaterThan(0);
 
   await page.goto("/console/journal");
-  await signIn(page);
+  await signIn(page, "Disclosure journal");
   await expect(page.getByRole("cell", { name: requestId })).toBeVisible();
 
   await page.getByLabel("Request id").fill(requestId);

@@ -1,42 +1,11 @@
-import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { promisify } from "node:util";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
+import { demo, signIn } from "./sign-in";
+import { operatorCli } from "./operator-cli";
 
 // Paid operations in the console (issue 17): with the conversation-writes preview on, a customer message
 // answered by the AI seller is an operation the console lists with its status, cost and conversation.
 
-const run = promisify(execFile);
-const demo = () =>
-  JSON.parse(readFileSync(".data/e2e/demo.json", "utf8")) as {
-    tenantId: string;
-    apiKey: string;
-    staff: { email: string; password: string };
-  };
-const admin = (...args: string[]) =>
-  run("npx", ["tsx", "scripts/admin.ts", ...args, "--json"], {
-    env: { ...process.env, PGLITE_DIR: ".data/e2e/pglite", DATABASE_URL: "" },
-  }).catch((err: { message: string; stdout?: string }) => {
-    throw new Error(`${err.message}\nstdout: ${err.stdout ?? ""}`);
-  });
-
 test.use({ trace: "retain-on-failure", screenshot: "only-on-failure" });
-
-/** Signs in on the page that asked for it; waits out better-auth's sign-in window once if needed. */
-async function signIn(page: Page) {
-  const { staff } = demo();
-  await page.getByLabel("Email").fill(staff.email);
-  await page.getByLabel("Password").fill(staff.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  const there = page.getByRole("heading", { name: "Operations", exact: true }).first();
-  const limited = page.getByText("Too many requests");
-  await expect(there.or(limited)).toBeVisible();
-  if (await limited.isVisible()) {
-    await page.waitForTimeout(11_000);
-    await page.getByRole("button", { name: "Sign in" }).click();
-  }
-  await expect(there).toBeVisible();
-}
 
 test("a customer message answered by the AI seller shows up as a succeeded, charged operation", async ({
   page,
@@ -44,7 +13,7 @@ test("a customer message answered by the AI seller shows up as a succeeded, char
 }) => {
   test.setTimeout(120_000);
   const { tenantId, apiKey } = demo();
-  const { stdout } = await admin(
+  const { stdout } = await operatorCli(
     "preview:set",
     "--tenant",
     tenantId,
@@ -75,7 +44,7 @@ test("a customer message answered by the AI seller shows up as a succeeded, char
   expect(answer.operation.status).toBe("succeeded");
 
   await page.goto("/console/operations");
-  await signIn(page);
+  await signIn(page, /^Operations$/);
   const row = page.getByTestId("operations").locator("tbody tr", { hasText: conversationId });
   await expect(row).toHaveCount(1);
   await expect(row).toContainText("succeeded");

@@ -1,45 +1,13 @@
-import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { promisify } from "node:util";
-import type { Page } from "@playwright/test";
 import { expect, test } from "../api/validated-request";
+import { demo, signIn } from "./sign-in";
+import { operatorCli } from "./operator-cli";
 
 // Issue 18 in a real browser: a suspended tenant (negative wallet) tops up through the sandbox
 // checkout. Nothing is credited until "Pay"; then the API answers 200 again within 30 s and the
 // webhook delivery deferred while exchange was suspended goes out (nothing listens on
 // https://localhost:443 here, so going out shows as an attempt ending in network_error).
 
-const demo = () =>
-  JSON.parse(readFileSync(".data/e2e/demo.json", "utf8")) as {
-    apiKey: string;
-    tenantId: string;
-    staff: { email: string; password: string };
-  };
-const run = promisify(execFile);
-const cli = (...args: string[]) =>
-  run("npx", ["tsx", "scripts/admin.ts", ...args, "--json"], {
-    env: { ...process.env, PGLITE_DIR: ".data/e2e/pglite", DATABASE_URL: "" },
-  }).catch((err: { message: string; stdout?: string }) => {
-    throw new Error(`${err.message}\nstdout: ${err.stdout ?? ""}`);
-  });
-
 test.use({ trace: "retain-on-failure", screenshot: "only-on-failure" });
-
-/** Signs in on the page that asked for it; waits out better-auth's sign-in window once if needed. */
-async function signIn(page: Page, landing: RegExp) {
-  const { staff } = demo();
-  await page.getByLabel("Email").fill(staff.email);
-  await page.getByLabel("Password").fill(staff.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  const there = page.getByRole("heading", { name: landing });
-  const limited = page.getByText("Too many requests");
-  await expect(there.or(limited)).toBeVisible();
-  if (await limited.isVisible()) {
-    await page.waitForTimeout(11_000);
-    await page.getByRole("button", { name: "Sign in" }).click();
-  }
-  await expect(there).toBeVisible();
-}
 
 test("a suspended tenant pays through the sandbox checkout; the API and deferred webhooks resume", async ({
   page,
@@ -65,7 +33,7 @@ test("a suspended tenant pays through the sandbox checkout; the API and deferred
   // Suspend: the operator debits the wallet below zero.
   const wallet = await (await request.get("/api/public/v1/wallet", { headers })).json();
   const debit = (Number(wallet.balance.amount) + 100).toFixed(2);
-  await cli("wallet:debit", "--tenant", tenantId, "--amount", debit);
+  await operatorCli("wallet:debit", "--tenant", tenantId, "--amount", debit);
   const suspended = await request.get("/api/public/v1/cards", { headers });
   expect(suspended.status()).toBe(402);
   const problem = await suspended.json();
@@ -121,7 +89,7 @@ test("a suspended tenant pays through the sandbox checkout; the API and deferred
   expect(Date.now() - paidAt).toBeLessThan(60_000);
 
   await row.getByRole("button", { name: `Delete subscription ${url}` }).click();
-  await cli("wallet:credit", "--tenant", tenantId, "--amount", debit);
+  await operatorCli("wallet:credit", "--tenant", tenantId, "--amount", debit);
 });
 
 test("a declined sandbox payment credits nothing", async ({ page, request }) => {
