@@ -7,6 +7,7 @@ import { QueryState } from "../_components/query-state";
 import { useTRPC } from "../_components/trpc-provider";
 import type { Right } from "@/server/schemas/scopes";
 import { pickedRights, RightsPicker } from "./rights-picker";
+import { TableWrap } from "../_components/table-wrap";
 
 /** Team: members with rights; with `manage_team`: invite, pending invitations, change rights, remove. */
 export function TeamPanel({ tenantId }: { tenantId: string }) {
@@ -21,7 +22,7 @@ export function TeamPanel({ tenantId }: { tenantId: string }) {
       {canManage && <InviteForm tenantId={tenantId} held={held} />}
       <h2>Members</h2>
       <QueryState isLoading={members.isLoading} error={members.error} empty={members.data?.length === 0}>
-        <div className="table-wrap">
+        <TableWrap label="Members">
           <table>
             <thead>
               <tr>
@@ -37,7 +38,7 @@ export function TeamPanel({ tenantId }: { tenantId: string }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       </QueryState>
       {canManage ? (
         <Invitations tenantId={tenantId} />
@@ -224,7 +225,7 @@ function Invitations({ tenantId }: { tenantId: string }) {
         empty={list.data?.length === 0}
         emptyText="No pending invitations."
       >
-        <div className="table-wrap">
+        <TableWrap label="Invitations">
           <table>
             <thead>
               <tr>
@@ -269,7 +270,7 @@ function Invitations({ tenantId }: { tenantId: string }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
         <ErrorBox error={revoke.error as ConsoleError | null} />
       </QueryState>
     </>
