@@ -89,6 +89,9 @@ it.runIf(Boolean(process.env.DATABASE_URL))("PostgreSQL: counts in the database,
   for (let i = 0; i < 4; i++) rs.push(await call("GET", "/me", { key: t.key }));
   expect(statuses(rs)).toEqual([200, 200, 200, 429]);
   expect(limitStore().name).toBe("postgres");
-  const rows = await db.db.select().from(rateCounters).where(like(rateCounters.bucket, `key:${t.keyId}:%`));
+  const rows = await db.db
+    .select()
+    .from(rateCounters)
+    .where(like(rateCounters.bucket, `key:${t.keyId}:%`));
   expect(rows.map((r) => r.count)).toEqual([3]);
 });
