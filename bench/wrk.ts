@@ -1,6 +1,6 @@
 import { execFile, execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -57,7 +57,7 @@ const lua = (s: string) => `[==[${s}]==]`;
 function script(spec: LoadSpec): string {
   const prefix = randomUUID().slice(0, 8);
   const headers = Object.entries(spec.headers ?? {})
-    .map(([k, v]) => `[${lua(k)}] = ${lua(v)}`)
+    .map(([k, v]) => `[ ${lua(k)} ] = ${lua(v)}`) // spaced: "[[" would open a Lua long string
     .join(", ");
   const paths = (spec.paths ?? []).map(lua).join(", ");
   return `
@@ -99,11 +99,11 @@ export async function wrkLoad(spec: LoadSpec, cpus: string | null): Promise<Load
   const once = async (seconds: number) => {
     writeFileSync(file, script(spec));
     const args = ["-t1", `-c${spec.connections}`, `-d${seconds}s`, "--timeout", "10s", "-s", file, spec.url];
-    const { stdout } = cpus
+    const { stdout, stderr } = cpus
       ? await run("taskset", ["-c", cpus, "wrk", ...args], { encoding: "utf8" })
       : await run("wrk", args, { encoding: "utf8" });
     const line = stdout.split("\n").find((l) => l.startsWith("WRKJSON "));
-    if (!line) throw new Error(`wrk printed no figures for ${spec.name}:\n${stdout}`);
+    if (!line) throw new Error(`wrk printed no figures for ${spec.name}:\n${stdout}\n${stderr}`);
     return JSON.parse(line.slice("WRKJSON ".length)) as {
       requests: number;
       duration_us: number;
@@ -113,8 +113,13 @@ export async function wrkLoad(spec: LoadSpec, cpus: string | null): Promise<Load
       socket_errors: number;
     };
   };
-  if (spec.warmupS > 0) await once(spec.warmupS);
-  const r = await once(spec.durationS);
+  let r;
+  try {
+    if (spec.warmupS > 0) await once(spec.warmupS);
+    r = await once(spec.durationS);
+  } finally {
+    rmSync(file, { force: true });
+  }
   return {
     name: spec.name,
     rps: r.requests / (r.duration_us / 1e6),
