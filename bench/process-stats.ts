@@ -115,3 +115,16 @@ export function cpuSince(before: CpuSnapshot, after: CpuSnapshot): { appPct: num
 export function treeRss(appPid: number): number {
   return tree(allProcs(), appPid).reduce((sum, p) => sum + p.rssBytes, 0);
 }
+
+/**
+ * A cheap sampler of {@link treeRss} for a timer: it reads only the tree's known processes and looks for
+ * new ones (a scan of /proc) every `rescanEvery` calls, so sampling does not take CPU from the app.
+ */
+export function rssSampler(appPid: number, rescanEvery = 20): () => number {
+  let pids: number[] = [];
+  let calls = 0;
+  return () => {
+    if (calls++ % rescanEvery === 0) pids = tree(allProcs(), appPid).map((p) => p.pid);
+    return pids.reduce((sum, pid) => sum + (readProc(pid)?.rssBytes ?? 0), 0);
+  };
+}
