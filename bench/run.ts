@@ -557,13 +557,13 @@ function report(
     "",
     `${json.date}. Machine: ${machine.cpus} × ${machine.cpu}, ${machine.memory_gb} GiB, ${machine.platform}. Node ${versions.node}, Next.js ${versions.next}, ${EMBEDDED ? versions.postgres : `PostgreSQL ${versions.postgres}`}.`,
     `${CONNECTIONS} connections, ${WARMUP} s warm-up then ${DURATION} s per scenario; load from ${generator}, ${pinning}. Rate limits of the bench tenants and keys raised with \`limits:set\`.`,
-    `Peak RSS of the app server: ${mb(peakRss)} MB. CPU columns: % of one core during the scenario (app: its process tree; PostgreSQL: the backends of the bench database and the server's background processes${EMBEDDED ? "; none here, PGlite runs inside the app" : ""}).`,
+    `Peak RSS of the app server: ${mb(peakRss)} MB. CPU columns: % of one core during the scenario (app: its process tree; PostgreSQL: the backends of the bench database and the server's background processes${EMBEDDED ? "; none here, PGlite runs inside the app" : ""}). App CPU ms/req is the app's CPU time per answered request: unlike req/s it hardly moves when other work on the machine takes the app's core.`,
     "",
-    "| Scenario | req/s | p50 ms | p99 ms | non-2xx | ratio to GET /api/health | ratio to node:http | app CPU % | PostgreSQL CPU % | app RSS MB | target |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    "| Scenario | req/s | p50 ms | p99 ms | non-2xx | ratio to GET /api/health | ratio to node:http | app CPU % | PostgreSQL CPU % | app CPU ms/req | app RSS MB | target |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ...rows.map(
       (r) =>
-        `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.ratio_to_bare_route.toFixed(2)} | ${r.ratio_to_node_http.toFixed(2)} | ${r.appCpuPct.toFixed(0)} | ${EMBEDDED ? "–" : r.postgresCpuPct.toFixed(0)} | ${mb(r.rssBytes)} | ${r.target} |`,
+        `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.ratio_to_bare_route.toFixed(2)} | ${r.ratio_to_node_http.toFixed(2)} | ${r.appCpuPct.toFixed(0)} | ${EMBEDDED ? "–" : r.postgresCpuPct.toFixed(0)} | ${r.rps > 0 ? ((r.appCpuPct * 10) / r.rps).toFixed(2) : "–"} | ${mb(r.rssBytes)} | ${r.target} |`,
     ),
     "",
     deliveries
