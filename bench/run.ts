@@ -65,7 +65,8 @@ const dbEnv: Record<string, string> = EMBEDDED ? { DATABASE_URL: "", PGLITE_DIR:
 /** Leads of the big tenant: the seeded ones, topped up with one INSERT ... SELECT generate_series. */
 const BIG_LEADS = 100_000;
 const SPLIT = cpuSplit();
-const WRK = haveWrk();
+/** wrk when installed; `BENCH_LOAD=autocannon` forces the fallback (to compare the two generators). */
+const WRK = process.env.BENCH_LOAD !== "autocannon" && haveWrk();
 const admin = postgres(`${PG}/postgres`, { max: 1, onnotice: () => {} });
 const children: ChildProcess[] = [];
 const execFileAsync = promisify(execFile);
