@@ -1,6 +1,6 @@
 import { execFile, execFileSync, fork, spawn, type ChildProcess } from "node:child_process";
 import { promisify } from "node:util";
-import { openSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -8,7 +8,7 @@ import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { openDatabase } from "@/db/client";
 import { seedTenantData } from "@/server/services/seed/seed-data";
-import { products } from "@/db/schema";
+import { leads, products } from "@/db/schema";
 import { setTestEnv } from "@/server/testing/test-db";
 import { SCOPES } from "@/server/schemas/scopes";
 import { createIntegration } from "@/server/services/integrations/integrations";
@@ -18,11 +18,16 @@ import { changeBalance } from "@/server/services/wallet/wallet-ledger";
 import { benchDeliveries, type DeliveryFigures } from "./deliveries";
 import { benchOperations, type OperationFigures } from "./operations";
 import type { LoadSpec } from "./load";
+import { cpuSince, cpuSnapshot, rssSampler, treeRss } from "./process-stats";
+import { cpuSplit, haveWrk, wrkLoad, type LoadFigures } from "./wrk";
 
-// `npm run bench`: builds the app, seeds a fresh PostgreSQL database, starts the app as in production
-// (`npm start`: our server around Next.js), and drives it from separate processes with autocannon.
-// Baselines measured in the same run: GET /api/health of the same app and a bare node:http server.
-// Never part of `npm test`.
+// `npm run bench`: builds the app, seeds a fresh database (`--database postgres`, the default: a new
+// database on the local PostgreSQL server; `--database embedded`: a new PGlite directory, the demo's
+// default), starts the app as in production (`npm start`: our server around Next.js), and drives it with
+// wrk (one thread, pinned with taskset to a core the app does not run on) or, without wrk, autocannon in
+// a separate process pinned the same way. Each row shows the app's and PostgreSQL's CPU and the app's
+// resident memory. Baselines measured in the same run: GET /api/health of the same app and a bare
+// node:http server. Never part of `npm test`.
 
 // --only <text>: run the baselines and the scenarios whose name contains <text>, skip deliveries, write no
 // results file. --profile: record a CPU profile of the app (bench/profiles/) and print where its time went.
@@ -34,11 +39,17 @@ const { values: flags } = parseArgs({
     duration: { type: "string", default: "10" },
     only: { type: "string" },
     profile: { type: "boolean" },
+    database: { type: "string", default: "postgres" },
+    // The app's port; the bare node:http baseline takes the next one.
+    port: { type: "string", default: "3900" },
   },
 });
+if (flags.database !== "postgres" && flags.database !== "embedded")
+  throw new Error(`--database is embedded or postgres, not ${flags.database}`);
+const EMBEDDED = flags.database === "embedded";
 const PG = process.env.BENCH_PG_BASE ?? "postgres://postgres@127.0.0.1:5432";
-const APP_PORT = 3900;
-const BARE_PORT = 3901;
+const APP_PORT = Number(flags.port);
+const BARE_PORT = APP_PORT + 1;
 const DURATION = Number(flags.duration);
 const WARMUP = 3;
 const CONNECTIONS = 16;
@@ -47,17 +58,35 @@ const log = (m: string) => console.log(`[bench ${new Date().toISOString().slice(
 
 const dbName = `bench_${Date.now()}`;
 const dbUrl = `${PG}/${dbName}`;
+/** The embedded run's PGlite directory (fresh, removed afterwards unless --keep). */
+const pgliteDir = EMBEDDED ? path.join(mkdtempSync(path.join(os.tmpdir(), "bench-pglite-")), "pglite") : "";
+/** The database environment of the app, the seeding and the CLI. */
+const dbEnv: Record<string, string> = EMBEDDED ? { DATABASE_URL: "", PGLITE_DIR: pgliteDir } : { DATABASE_URL: dbUrl };
+/** Leads of the big tenant: the seeded ones, topped up with one INSERT ... SELECT generate_series. */
+const BIG_LEADS = 100_000;
+const SPLIT = cpuSplit();
+/** wrk when installed; `BENCH_LOAD=autocannon` forces the fallback (to compare the two generators). */
+const WRK = process.env.BENCH_LOAD !== "autocannon" && haveWrk();
 const admin = postgres(`${PG}/postgres`, { max: 1, onnotice: () => {} });
 const children: ChildProcess[] = [];
 const execFileAsync = promisify(execFile);
 
 async function main() {
-  await admin.unsafe(`create database ${dbName}`);
+  if (!EMBEDDED) await admin.unsafe(`create database ${dbName}`);
+  if (!WRK)
+    log(
+      "wrk is not installed (Debian/Ubuntu: apt-get install wrk): falling back to autocannon, a Node load generator that needs a core of its own",
+    );
+  log(
+    SPLIT
+      ? `load generator pinned to CPU ${SPLIT.load}, the app to CPU ${SPLIT.app} (taskset)`
+      : "one core or no taskset: the load generator shares the app's cores, so the figures understate the app",
+  );
   if (!flags["skip-build"]) {
     log("next build");
     execFileSync("npx", ["next", "build"], { stdio: "ignore" });
   }
-  setTestEnv({ DATABASE_URL: dbUrl, CELL_ORIGIN_RU: `http://localhost:${APP_PORT}` });
+  setTestEnv({ ...dbEnv, CELL_ORIGIN_RU: `http://localhost:${APP_PORT}` });
   const seeded = await seed();
   log(
     "raising the bench tenants' and keys' rate limits with the operator CLI (limits:set), so the starting limits do not cap the measurement",
@@ -76,37 +105,39 @@ async function main() {
   });
   children.push(bare);
   await new Promise((r) => bare.once("message", r));
+  if (SPLIT) execFileSync("taskset", ["-a", "-p", "-c", SPLIT.app, String(bare.pid)], { stdio: "ignore" });
   const profileDir = path.join(import.meta.dirname, "profiles");
   const profiling = flags.profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
-  const app = spawn(process.execPath, [...profiling, "--import", "tsx", "server/main.ts"], {
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      PORT: String(APP_PORT),
-      DATABASE_URL: dbUrl,
-      APP_SECRET: "bench-secret-0123456789abcdef0123456789",
-      LOG_LEVEL: "warn",
-      // Production requires every cell's public https origin (server/env.ts); they only appear in links
-      // of answers, the bench itself calls http://localhost:APP_PORT.
-      CELL_ORIGIN_RU: "https://api.bench.example.ru",
-      CELL_ORIGIN_EN: "https://api.bench.example.com",
-      CELL_ORIGIN_ID: "https://api.bench.example.id",
-      // Production refuses the sandbox payment provider unless allowed; the bench takes no payments.
-      PAYMENT_SANDBOX: "allow",
+  const nodeArgs = [...profiling, "--import", "tsx", "server/main.ts"];
+  const app = spawn(
+    SPLIT ? "taskset" : process.execPath,
+    SPLIT ? ["-c", SPLIT.app, process.execPath, ...nodeArgs] : nodeArgs,
+    {
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        PORT: String(APP_PORT),
+        ...dbEnv,
+        APP_SECRET: "bench-secret-0123456789abcdef0123456789",
+        LOG_LEVEL: "warn",
+        // Production requires every cell's public https origin (server/env.ts); they only appear in links
+        // of answers, the bench itself calls http://localhost:APP_PORT.
+        CELL_ORIGIN_RU: "https://api.bench.example.ru",
+        CELL_ORIGIN_EN: "https://api.bench.example.com",
+        CELL_ORIGIN_ID: "https://api.bench.example.id",
+        // Production refuses the sandbox payment provider unless allowed; the bench takes no payments.
+        PAYMENT_SANDBOX: "allow",
+      },
+      // The app's log lines (warnings and errors only, LOG_LEVEL=warn) are kept in bench/app.log.
+      stdio: ["ignore", openSync(path.join(import.meta.dirname, "app.log"), "w"), "inherit"],
     },
-    // The app's log lines (warnings and errors only, LOG_LEVEL=warn) are kept in bench/app.log.
-    stdio: ["ignore", openSync(path.join(import.meta.dirname, "app.log"), "w"), "inherit"],
-  });
+  );
   children.push(app);
   await waitFor(`http://localhost:${APP_PORT}/api/health`);
   let peakRss = 0;
+  const sampleRss = rssSampler(app.pid!);
   const rssTimer = setInterval(() => {
-    try {
-      const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${app.pid}/status`, "utf8"))?.[1] ?? 0);
-      peakRss = Math.max(peakRss, kb * 1024);
-    } catch {
-      /* process gone */
-    }
+    peakRss = Math.max(peakRss, sampleRss());
   }, 250);
 
   const base = `http://localhost:${APP_PORT}`;
@@ -173,7 +204,7 @@ async function main() {
     );
   }
 
-  const results = [];
+  const results: Result[] = [];
   // A profile shows the chosen scenario alone: the app's own baseline (GET /api/health) is left out of it.
   const chosen = flags.only
     ? scenarios.filter(
@@ -182,15 +213,14 @@ async function main() {
     : scenarios;
   for (const s of chosen) {
     log(`${s.name}: ${CONNECTIONS} connections, ${WARMUP} s warm-up, ${DURATION} s`);
-    // Asynchronous, so the RSS sampler keeps running while the load runs.
-    const { stdout: out } = await execFileAsync(
-      process.execPath,
-      ["--import", "tsx", path.join(import.meta.dirname, "load.ts"), JSON.stringify(s)],
-      { encoding: "utf8" },
+    const before = cpuSnapshot(app.pid!, EMBEDDED ? null : dbName);
+    const r = await drive(s);
+    const cpu = cpuSince(before, cpuSnapshot(app.pid!, EMBEDDED ? null : dbName));
+    const rss = treeRss(app.pid!);
+    results.push({ ...r, group: s.group, appCpuPct: cpu.appPct, postgresCpuPct: cpu.postgresPct, rssBytes: rss });
+    log(
+      `  app CPU ${cpu.appPct.toFixed(0)}%, PostgreSQL CPU ${EMBEDDED ? "n/a (embedded)" : `${cpu.postgresPct.toFixed(0)}%`}; app RSS ${(rss / 2 ** 20).toFixed(0)} MB (peak ${(peakRss / 2 ** 20).toFixed(0)} MB)`,
     );
-    const r = JSON.parse(out.trim().split("\n").pop()!);
-    results.push({ ...r, group: s.group });
-    log(`  app RSS so far: peak ${(peakRss / 2 ** 20).toFixed(0)} MB`);
     const codes = Object.entries((r.statusCodes ?? {}) as Record<string, { count: number }>)
       .filter(([c]) => !c.startsWith("2"))
       .map(([c, v]) => `${c}×${v.count}`);
@@ -221,6 +251,12 @@ async function main() {
       );
   }
   if (flags.only) return;
+  if (EMBEDDED) {
+    // The deliveries and operations scenarios measure worker processes on a shared PostgreSQL.
+    log("deliveries and operations are measured with --database postgres only");
+    report(results, peakRss, seeded, null, null);
+    return;
+  }
   const deliveries = await benchDeliveries(
     dbUrl,
     log,
@@ -240,6 +276,17 @@ async function main() {
     `  operations ${Math.round(ops.burst.perSecond)}/s per worker; create-to-completed p50 ${ops.steady.p50Ms} ms, p95 ${ops.steady.p95Ms} ms`,
   );
   report(results, peakRss, seeded, deliveries, ops);
+}
+
+/** Runs one scenario with wrk, or with autocannon (bench/load.ts) in a separate process when wrk is absent. */
+async function drive(s: LoadSpec): Promise<LoadFigures> {
+  if (WRK) return wrkLoad(s, SPLIT?.load ?? null);
+  // Asynchronous, so the RSS sampler keeps running while the load runs.
+  const args = ["--import", "tsx", path.join(import.meta.dirname, "load.ts"), JSON.stringify(s)];
+  const { stdout: out } = SPLIT
+    ? await execFileAsync("taskset", ["-c", SPLIT.load, process.execPath, ...args], { encoding: "utf8" })
+    : await execFileAsync(process.execPath, args, { encoding: "utf8" });
+  return JSON.parse(out.trim().split("\n").pop()!) as LoadFigures;
 }
 
 function spec(name: string, url: string, headers: Record<string, string>, group: string): LoadSpec & { group: string } {
@@ -277,7 +324,9 @@ interface SeededTenant {
 }
 
 async function seed(): Promise<{ tenants: SeededTenant[] }> {
-  const d = await openDatabase({ url: dbUrl, migrate: true, poolSize: 4 });
+  const d = EMBEDDED
+    ? await openDatabase({ dir: pgliteDir, migrate: true })
+    : await openDatabase({ url: dbUrl, migrate: true, poolSize: 4 });
   const tenants: SeededTenant[] = [];
   for (const scale of [100, BIG_SCALE]) {
     log(`seeding a tenant at scale ${scale} (${(100 * scale).toLocaleString("en")} messages)`);
@@ -302,6 +351,17 @@ async function seed(): Promise<{ tenants: SeededTenant[] }> {
       })),
     );
     const counts = await seedTenantData(d.db, t.id, scale, i.id);
+    if (scale === BIG_SCALE && counts.leads < BIG_LEADS) {
+      const more = BIG_LEADS - counts.leads;
+      log(`adding ${more.toLocaleString("en")} leads with one INSERT ... SELECT generate_series`);
+      await d.db.execute(sql`
+        insert into ${leads} (tenant_id, status, title, source, owner, created_at, updated_at)
+        select ${t.id}::uuid, (array['new','qualified','proposal','negotiation','won','lost'])[1 + g % 6],
+               'Bench lead ' || g, 'bench', 'internal',
+               now() - make_interval(mins => g), now() - make_interval(mins => g)
+        from generate_series(1, ${more}::int) as g`);
+      counts.leads = BIG_LEADS;
+    }
     tenants.push({
       tenantId: t.id,
       integrationId: i.id,
@@ -320,7 +380,7 @@ async function seed(): Promise<{ tenants: SeededTenant[] }> {
 
 function cli(...args: string[]) {
   execFileSync(process.execPath, ["--import", "tsx", "scripts/admin.ts", ...args, "--json"], {
-    env: { ...process.env, DATABASE_URL: dbUrl },
+    env: { ...process.env, ...dbEnv },
     stdio: "ignore",
   });
 }
@@ -337,48 +397,88 @@ async function waitFor(url: string) {
   throw new Error(`${url} did not come up`);
 }
 
-type Result = { name: string; rps: number; p50: number; p99: number; non2xx: number; group: string };
+type Result = LoadFigures & {
+  group: string;
+  /** CPU of the app's process tree during the scenario, % of one core. */
+  appCpuPct: number;
+  /** CPU of the bench database's PostgreSQL processes during the scenario, % of one core (0 when embedded). */
+  postgresCpuPct: number;
+  /** Resident memory of the app's process tree at the end of the scenario, bytes. */
+  rssBytes: number;
+};
 
-/** The targets of issue "Benchmark" 6, each with the figure of this run and whether it is met. */
+/** Issue 22 item 6: each scenario's least ratio to GET /api/health of the same run, per database. */
+const RATIO_TARGETS: Record<"postgres" | "embedded", [prefix: string, min: number][]> = {
+  postgres: [
+    ["GET /me", 0.8],
+    ["GET /cards?limit=10", 0.7],
+    ["GET /cards (50 cards)", 0.55],
+    ["POST /cards", 0.4],
+    ["GET /leads", 0.5],
+  ],
+  embedded: [
+    ["GET /me", 0.7],
+    ["GET /cards?limit=10", 0.5],
+    ["GET /leads", 0.3],
+  ],
+};
+/** Every read's p99 at 16 connections, ms; resident memory of the server, bytes. */
+const P99_TARGET_MS = EMBEDDED ? 100 : 50;
+const RSS_TARGET = 400 * 2 ** 20;
+
+const isRead = (r: { group: string; name: string }) =>
+  r.group !== "baseline" && r.group !== "ai" && !r.name.startsWith("POST");
+
+/** A row's targets (ratio to the bare route, read p99) and whether this run met them; "" when it has none. */
+function rowTarget(r: Result, bare: number): string {
+  const parts: { text: string; met: boolean }[] = [];
+  const ratio = RATIO_TARGETS[EMBEDDED ? "embedded" : "postgres"].find(([prefix]) => r.name.startsWith(prefix));
+  if (ratio) parts.push({ text: `≥ ${ratio[1]}`, met: r.rps / bare >= ratio[1] });
+  if (isRead(r)) parts.push({ text: `p99 ≤ ${P99_TARGET_MS}`, met: r.p99 <= P99_TARGET_MS });
+  return parts.map((p) => `${p.text} ${p.met ? "met" : "**missed**"}`).join("; ");
+}
+
+/** The targets of issue 22 item 6 (and the earlier data and delivery ones), each with this run's figure. */
 function targets(
   results: Result[],
   peakRss: number,
-  deliveries: DeliveryFigures,
+  deliveries: DeliveryFigures | null,
 ): { target: string; figure: string; met: boolean }[] {
   const bare = results.find((r) => r.name.startsWith("GET /api/health"))!.rps;
   const by = (prefix: string) => results.find((r) => r.name.startsWith(prefix));
-  const ratio = (prefix: string, min: number) => {
+  const ratio = ([prefix, min]: [string, number]) => {
     const r = by(prefix);
     return {
-      target: `${prefix} ≥ ${min} of the bare route's req/s`,
+      target: `${prefix} ≥ ${min} of GET /api/health's req/s`,
       figure: r ? (r.rps / bare).toFixed(2) : "not run",
       met: Boolean(r && r.rps / bare >= min),
     };
   };
-  const reads = results.filter((r) => r.group !== "baseline" && r.group !== "ai" && !r.name.startsWith("POST"));
+  const reads = results.filter(isRead);
   const worstP99 = Math.max(...reads.map((r) => r.p99));
   const pages = results.filter((r) => r.name.startsWith("message page,"));
   const pageRatio = pages.length === 2 ? pages[0].rps / pages[1].rps : NaN;
-  return [
-    ratio("GET /me", 0.7),
-    ratio("GET /cards?limit=10", 0.6),
-    ratio("GET /cards (50 cards)", 0.5),
-    ratio("POST /cards", 0.35),
+  const goals = [
+    ...RATIO_TARGETS[EMBEDDED ? "embedded" : "postgres"].map(ratio),
     {
-      target: "read p99 ≤ 50 ms at 16 connections (worst read scenario)",
+      target: `every read's p99 ≤ ${P99_TARGET_MS} ms at ${CONNECTIONS} connections (worst read scenario)`,
       figure: `${worstP99} ms`,
-      met: worstP99 <= 50,
+      met: worstP99 <= P99_TARGET_MS,
     },
     {
       target: "server RSS ≤ 400 MB under load",
       figure: `${(peakRss / 2 ** 20).toFixed(0)} MB`,
-      met: peakRss <= 400 * 2 ** 20,
+      met: peakRss <= RSS_TARGET,
     },
     {
       target: "message page at 1,000,000 messages within 1.3× the time at 10,000",
       figure: Number.isNaN(pageRatio) ? "not run" : `${pageRatio.toFixed(2)}×`,
       met: pageRatio <= 1.3,
     },
+  ];
+  if (!deliveries) return goals;
+  return [
+    ...goals,
     {
       target: "≥ 200 deliveries/s per worker process",
       figure: `${Math.round(deliveries.burst.perSecond)}/s`,
@@ -401,19 +501,21 @@ function report(
   results: Result[],
   peakRss: number,
   seeded: { tenants: SeededTenant[] },
-  deliveries: DeliveryFigures,
-  ops: OperationFigures,
+  deliveries: DeliveryFigures | null,
+  ops: OperationFigures | null,
 ) {
   const bare = results.find((r) => r.name.startsWith("GET /api/health"))!.rps;
   const node = results.find((r) => r.name.startsWith("bare node"))!.rps;
   const versions = {
     node: process.version,
     next: pkgVersion("next"),
-    postgres: String(
-      execFileSync("psql", ["-h", "127.0.0.1", "-U", "postgres", "-tAc", "show server_version", "postgres"], {
-        encoding: "utf8",
-      }),
-    ).trim(),
+    postgres: EMBEDDED
+      ? `PGlite ${pkgVersion("@electric-sql/pglite")} (embedded)`
+      : String(
+          execFileSync("psql", ["-h", "127.0.0.1", "-U", "postgres", "-tAc", "show server_version", "postgres"], {
+            encoding: "utf8",
+          }),
+        ).trim(),
   };
   const machine = {
     cpus: os.cpus().length,
@@ -421,12 +523,23 @@ function report(
     memory_gb: Math.round(os.totalmem() / 2 ** 30),
     platform: `${os.platform()} ${os.release()}`,
   };
-  const rows = results.map((r) => ({ ...r, ratio_to_bare_route: r.rps / bare, ratio_to_node_http: r.rps / node }));
+  const rows = results.map((r) => ({
+    ...r,
+    ratio_to_bare_route: r.rps / bare,
+    ratio_to_node_http: r.rps / node,
+    target: rowTarget(r, bare),
+  }));
   const goals = targets(results, peakRss, deliveries);
+  const generator = WRK ? "wrk, one thread" : "autocannon, a separate process";
+  const pinning = SPLIT
+    ? `pinned to CPU ${SPLIT.load}, the app to CPU ${SPLIT.app} (taskset)`
+    : "not pinned (one core or no taskset)";
   const json = {
     date: new Date().toISOString(),
+    database: flags.database,
     machine,
     versions,
+    load_generator: { name: WRK ? "wrk" : "autocannon", pinning },
     connections: CONNECTIONS,
     duration_s: DURATION,
     warmup_s: WARMUP,
@@ -437,31 +550,39 @@ function report(
     operations: ops,
     targets: goals,
   };
-  writeFileSync(path.join(import.meta.dirname, "results.json"), `${JSON.stringify(json, null, 2)}\n`);
+  const base = EMBEDDED ? "results-embedded" : "results";
+  writeFileSync(path.join(import.meta.dirname, `${base}.json`), `${JSON.stringify(json, null, 2)}\n`);
+  const mb = (b: number) => (b / 2 ** 20).toFixed(0);
   const md = [
-    "# Benchmark results",
+    `# Benchmark results${EMBEDDED ? " (embedded database)" : ""}`,
     "",
-    `${json.date}. Machine: ${machine.cpus} × ${machine.cpu}, ${machine.memory_gb} GiB, ${machine.platform}. Node ${versions.node}, Next.js ${versions.next}, PostgreSQL ${versions.postgres}.`,
-    `${CONNECTIONS} connections, ${WARMUP} s warm-up then ${DURATION} s per scenario; load from a separate process (autocannon). Rate limits of the bench tenants and keys raised with \`limits:set\`.`,
-    `Peak RSS of the app server: ${(peakRss / 2 ** 20).toFixed(0)} MB.`,
+    `${json.date}. Machine: ${machine.cpus} × ${machine.cpu}, ${machine.memory_gb} GiB, ${machine.platform}. Node ${versions.node}, Next.js ${versions.next}, ${EMBEDDED ? versions.postgres : `PostgreSQL ${versions.postgres}`}.`,
+    `${CONNECTIONS} connections, ${WARMUP} s warm-up then ${DURATION} s per scenario; load from ${generator}, ${pinning}. Rate limits of the bench tenants and keys raised with \`limits:set\`.`,
+    `Peak RSS of the app server: ${mb(peakRss)} MB. CPU columns: % of one core during the scenario (app: its process tree; PostgreSQL: the backends of the bench database and the server's background processes${EMBEDDED ? "; none here, PGlite runs inside the app" : ""}). App CPU ms/req is the app's CPU time per answered request: unlike req/s it hardly moves when other work on the machine takes the app's core.`,
     "",
-    "| Scenario | req/s | p50 ms | p99 ms | non-2xx | ratio to GET /api/health | ratio to node:http |",
-    "|---|---:|---:|---:|---:|---:|---:|",
+    "| Scenario | req/s | p50 ms | p99 ms | non-2xx | ratio to GET /api/health | ratio to node:http | app CPU % | PostgreSQL CPU % | app CPU ms/req | app RSS MB | target |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ...rows.map(
       (r) =>
-        `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.ratio_to_bare_route.toFixed(2)} | ${r.ratio_to_node_http.toFixed(2)} |`,
+        `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.ratio_to_bare_route.toFixed(2)} | ${r.ratio_to_node_http.toFixed(2)} | ${r.appCpuPct.toFixed(0)} | ${EMBEDDED ? "–" : r.postgresCpuPct.toFixed(0)} | ${r.rps > 0 ? ((r.appCpuPct * 10) / r.rps).toFixed(2) : "–"} | ${mb(r.rssBytes)} | ${r.target} |`,
     ),
     "",
-    `Deliveries (one worker process, local HTTPS receiver): burst of ${deliveries.burst.events} events in ${deliveries.burst.seconds.toFixed(1)} s = ${Math.round(deliveries.burst.perSecond)} deliveries/s; steady ${deliveries.steady.ratePerSec} events/s: enqueue-to-delivered p50 ${deliveries.steady.p50Ms} ms, p95 ${deliveries.steady.p95Ms} ms; top-up to first deferred delivery ${deliveries.topupToFirstDeliveryMs} ms.`,
+    deliveries
+      ? `Deliveries (one worker process, local HTTPS receiver): burst of ${deliveries.burst.events} events in ${deliveries.burst.seconds.toFixed(1)} s = ${Math.round(deliveries.burst.perSecond)} deliveries/s; steady ${deliveries.steady.ratePerSec} events/s: enqueue-to-delivered p50 ${deliveries.steady.p50Ms} ms, p95 ${deliveries.steady.p95Ms} ms; top-up to first deferred delivery ${deliveries.topupToFirstDeliveryMs} ms.`
+      : "Deliveries and paid operations: measured with `--database postgres` only.",
     "",
-    `Paid operations (AI replies, catalog model, one operations worker process): burst of ${ops.burst.operations} in ${ops.burst.seconds.toFixed(1)} s = ${Math.round(ops.burst.perSecond)} operations/s; steady ${ops.steady.ratePerSec}/s: create-to-completed p50 ${ops.steady.p50Ms} ms, p95 ${ops.steady.p95Ms} ms.`,
-    "",
+    ...(ops
+      ? [
+          `Paid operations (AI replies, catalog model, one operations worker process): burst of ${ops.burst.operations} in ${ops.burst.seconds.toFixed(1)} s = ${Math.round(ops.burst.perSecond)} operations/s; steady ${ops.steady.ratePerSec}/s: create-to-completed p50 ${ops.steady.p50Ms} ms, p95 ${ops.steady.p95Ms} ms.`,
+          "",
+        ]
+      : []),
     "| Target | This run | Met |",
     "|---|---|---|",
     ...goals.map((g) => `| ${g.target} | ${g.figure} | ${g.met ? "yes" : "**no**"} |`),
     "",
   ].join("\n");
-  writeFileSync(path.join(import.meta.dirname, "results.md"), md);
+  writeFileSync(path.join(import.meta.dirname, `${base}.md`), md);
   console.log(`\n${md}`);
 }
 
@@ -475,6 +596,7 @@ try {
 } finally {
   for (const c of children) c.kill("SIGTERM");
   await new Promise((r) => setTimeout(r, 1000));
-  if (!flags.keep) await admin.unsafe(`drop database if exists ${dbName} with (force)`).catch(() => {});
+  if (!flags.keep && !EMBEDDED) await admin.unsafe(`drop database if exists ${dbName} with (force)`).catch(() => {});
+  if (!flags.keep && EMBEDDED) rmSync(path.dirname(pgliteDir), { recursive: true, force: true });
   await admin.end();
 }

@@ -83,31 +83,23 @@ export async function postCustomerMessage(
   const c = await findConversation(db, actor, conversationId, true);
   const [channel] = c.channelId ? await db.select().from(channels).where(eq(channels.id, c.channelId)) : [];
   const reason = await skipReason(db, c, channel, input.content);
+  if (!reason && !actor.scopes.includes("ai_seller:invoke"))
+    throw new ApiError(
+      "scope_missing",
+      "An AI reply needs the scope ai_seller:invoke; the key's scopes are listed in GET /me.",
+    );
   const [m] = await db
     .insert(messages)
-    .values({ tenantId: actor.tenantId, conversationId: c.id, sender: "customer", content: input.content })
+    .values({
+      tenantId: actor.tenantId,
+      conversationId: c.id,
+      sender: "customer",
+      content: input.content,
+      ...(reason ? { aiReplyStatus: "skipped", aiReplyReason: reason } : { aiReplyStatus: "queued" }),
+    })
     .returning();
   if (reason === "daily_limit") await requestHandoff(db, actor.tenantId, c.id, actor.keyMode === "live");
   const livemode = actor.keyMode === "live";
-  if (reason) {
-    await db.update(messages).set({ aiReplyStatus: "skipped", aiReplyReason: reason }).where(eq(messages.id, m!.id));
-  } else {
-    if (!actor.scopes.includes("ai_seller:invoke"))
-      throw new ApiError(
-        "scope_missing",
-        "An AI reply needs the scope ai_seller:invoke; the key's scopes are listed in GET /me.",
-      );
-    const op = await createPaidOperation(db, actor, {
-      type: "conversation.ai_reply",
-      maxCostMinor: maxCostMinor(paid.model),
-      paidConcurrency: paid.paidConcurrency,
-      conversationId: c.id,
-      messageId: m!.id,
-      channelId: channel!.id,
-    });
-    await db.update(messages).set({ aiReplyStatus: "queued" }).where(eq(messages.id, m!.id));
-    announceOperations([op.id]);
-  }
   await db
     .update(conversations)
     .set({ updatedAt: m!.createdAt, ...(c.status === "closed" ? { status: "open" } : {}) })
@@ -123,6 +115,20 @@ export async function postCustomerMessage(
       ai_reply: reason ? { status: "skipped", reason } : { status: "queued" },
     },
   });
+  if (!reason) {
+    // Last in the transaction: createPaidOperation locks the tenant's wallet row until the commit, so
+    // every other write of this request is done before the lock is taken (concurrent paid requests of
+    // one tenant queue on that lock). A refusal rolls back the message and its event with it.
+    const op = await createPaidOperation(db, actor, {
+      type: "conversation.ai_reply",
+      maxCostMinor: maxCostMinor(paid.model),
+      paidConcurrency: paid.paidConcurrency,
+      conversationId: c.id,
+      messageId: m!.id,
+      channelId: channel!.id,
+    });
+    announceOperations([op.id]);
+  }
   return m!.id;
 }
 

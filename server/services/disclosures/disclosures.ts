@@ -20,21 +20,94 @@ export interface DisclosureRow {
 /**
  * Writes the disclosure-journal row of an answer carrying personal data (spec general fact 6), before
  * the answer leaves. Call it with the ids that are about to be returned (an empty page records nothing).
- * @throws ApiError 503 `service_unavailable` when the row cannot be written: then no data may leave.
+ * Rows of concurrent answers are written together (group commit, see {@link GROUP_COMMIT_WINDOW_MS}):
+ * one multi-row insert, one commit; this resolves only once that insert has committed, so every answer
+ * still waits until its own row is durable.
+ * @throws ApiError 503 `service_unavailable` when the row cannot be written (every answer of a failed
+ *   batch gets it): then no data may leave.
  */
 export async function recordDisclosure(db: Db, row: DisclosureRow): Promise<void> {
   if (row.resourceIds.length === 0) return;
-  const input = row;
   try {
-    await writeDisclosureRow(db, row);
+    await enqueue(db, row);
   } catch (err) {
-    log().error({ request_id: input.requestId, err: (err as Error).message }, "disclosure journal write failed");
+    log().error({ request_id: row.requestId, err: (err as Error).message }, "disclosure journal write failed");
     throw new ApiError(
       "service_unavailable",
       "Personal data cannot be returned right now because its disclosure cannot be recorded; retry after a pause.",
       {},
       { "retry-after": "5" },
     );
+  }
+}
+
+/**
+ * How long the first row of a batch waits for others, in ms. Short against a request (a personal-data
+ * read takes several ms) and long enough for the answers that are being computed at the same moment to
+ * join; under load the batch also grows while the previous insert is in flight.
+ */
+export const GROUP_COMMIT_WINDOW_MS = 2;
+
+/** The most rows one insert carries (7 parameters a row, well under PostgreSQL's 65,535). */
+const MAX_BATCH_ROWS = 1000;
+
+interface Waiting {
+  row: DisclosureRow;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+/** Per database: rows waiting for the next insert, the window's timer, whether an insert is in flight. */
+interface Journal {
+  queue: Waiting[];
+  timer: ReturnType<typeof setTimeout> | null;
+  writing: boolean;
+}
+
+const journals = new WeakMap<Db, Journal>();
+
+/**
+ * A test hook run before each batch insert with the batch's rows: it counts the inserts, can hold the
+ * batch (return a promise) or fail it (throw). Undefined in production.
+ */
+export type DisclosureBatchHook = (rows: readonly DisclosureRow[]) => void | Promise<void>;
+let batchHook: DisclosureBatchHook | undefined;
+
+/** Installs (or with `undefined` removes) the {@link DisclosureBatchHook}; tests only. */
+export function setDisclosureBatchHook(hook: DisclosureBatchHook | undefined): void {
+  batchHook = hook;
+}
+
+function enqueue(db: Db, row: DisclosureRow): Promise<void> {
+  let j = journals.get(db);
+  if (!j) journals.set(db, (j = { queue: [], timer: null, writing: false }));
+  const journal = j;
+  return new Promise<void>((resolve, reject) => {
+    journal.queue.push({ row, resolve, reject });
+    // While an insert is in flight the row waits for it to end (then `flush` goes on with the queue).
+    if (!journal.writing && !journal.timer)
+      journal.timer = setTimeout(() => void flush(db, journal), GROUP_COMMIT_WINDOW_MS);
+  });
+}
+
+/** Inserts the waiting rows in batches, one statement (one commit) each, until none wait. */
+async function flush(db: Db, journal: Journal): Promise<void> {
+  journal.timer = null;
+  journal.writing = true;
+  try {
+    while (journal.queue.length > 0) {
+      const batch = journal.queue.splice(0, MAX_BATCH_ROWS);
+      try {
+        const rows = batch.map((w) => w.row);
+        await batchHook?.(rows);
+        await db.insert(disclosures).values(rows);
+        for (const w of batch) w.resolve();
+      } catch (err) {
+        for (const w of batch) w.reject(err);
+      }
+    }
+  } finally {
+    journal.writing = false;
   }
 }
 

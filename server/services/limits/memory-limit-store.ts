@@ -2,8 +2,12 @@ import type { BucketLimit, LimitStore, TakeResult } from "./limit-store";
 import { previousWeight, WINDOW_S, windowStart } from "./sliding-window";
 
 /**
- * In-process counters with the same sliding-window rule. Used as the soft limit for reads while the real
- * store is unreachable (spec "Limits"): each process then limits on its own.
+ * In-process counters with the same sliding-window rule; `take` counts all buckets or none, synchronously
+ * (nothing else runs between its check and its count). Accuracy: exact for the requests of this one
+ * process, lost at a restart (right after one, a key may get up to one more minute's limit), and with N
+ * processes each counts alone (up to N times the limit). Used as the store of the embedded database,
+ * which one process owns (see `databaseLimitStore`), and as the soft limit for reads while the real store
+ * is unreachable (spec "Limits"). Windows older than the previous one are pruned as the window turns.
  */
 export function memoryLimitStore(): LimitStore {
   const counters = new Map<string, number>();

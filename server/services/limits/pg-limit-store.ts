@@ -4,8 +4,12 @@ import type { BucketLimit, LimitStore, TakeResult } from "./limit-store";
 import { previousWeight, windowStart } from "./sliding-window";
 
 /**
- * Limit store in PostgreSQL (the default): one call of the function `rate_limit_take`
- * (db/migrations/0002), which locks the buckets' rows in order and counts all or none.
+ * Limit store in PostgreSQL (with `DATABASE_URL` and no `REDIS_URL`): one call of the function
+ * `rate_limit_take` (db/migrations/0002) per request, which locks the buckets' rows in order and counts
+ * all or none. Accuracy: exact across every process on the database (the row locks serialize the takes
+ * of one bucket), at the cost of one round trip and a short row lock on the tenant's bucket per request.
+ * Not batched: a batch would trade that exactness (or each request's wait) for fewer round trips, and
+ * Redis is the store for deployments where the round trip matters.
  */
 export function pgLimitStore(getDb: () => Promise<Db>): LimitStore {
   return {

@@ -1,11 +1,11 @@
-import { getDb } from "@/db/client";
+import { database } from "@/db/client";
 import { env } from "@/server/env";
 import { ApiError } from "@/server/errors";
 import { nowMs } from "@/server/lib/clock";
 import { log } from "@/server/log";
 import type { LimitStore } from "./limit-store";
 import { memoryLimitStore } from "./memory-limit-store";
-import { pgLimitStore } from "./pg-limit-store";
+import { databaseLimitStore } from "./database-limit-store";
 import type { RateLimits } from "./rate-limits";
 import { redisLimitStore } from "./redis-limit-store";
 import { previousWeight, remaining, resetSeconds, retryAfterSeconds } from "./sliding-window";
@@ -18,10 +18,16 @@ const SOFT = Symbol.for("platform.softLimitStore");
 const ADDRESS = Symbol.for("platform.addressLimitStore");
 type Holder = { [KEY]?: LimitStore; [SOFT]?: LimitStore; [ADDRESS]?: LimitStore };
 
-/** The limit store of this process: Redis when `REDIS_URL` is set, else PostgreSQL. */
+/**
+ * The limit store of this process (README "Rate limits: accuracy of each store"):
+ * - `REDIS_URL` set: Redis, one script call per request for both buckets, exact across processes;
+ * - embedded database (PGlite, no `DATABASE_URL`): counters in this process, exact, no round trip
+ *   (the process owns the database, so no other process serves its keys; a restart forgets the minute);
+ * - PostgreSQL: one `rate_limit_take` call per request, exact across processes.
+ */
 export function limitStore(): LimitStore {
   const g = globalThis as Holder;
-  return (g[KEY] ??= env().redisUrl ? redisLimitStore(env().redisUrl!) : pgLimitStore(getDb));
+  return (g[KEY] ??= env().redisUrl ? redisLimitStore(env().redisUrl!) : databaseLimitStore(database));
 }
 
 /** Replaces the limit store (tests); `undefined` goes back to the configured one. */

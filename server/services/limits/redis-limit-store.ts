@@ -32,7 +32,10 @@ return out
 type WithTake = Redis & { rlTake(...args: (string | number)[]): Promise<number[]> };
 
 /**
- * Limit store in Redis (when `REDIS_URL` is set): one Lua script per request, atomic in Redis.
+ * Limit store in Redis (when `REDIS_URL` is set): one script call per request (EVALSHA through ioredis's
+ * `defineCommand`, EVAL once when Redis does not have the script yet) checks and counts every bucket
+ * (the key's and the tenant's) atomically in Redis. Accuracy: exact across every process on that Redis;
+ * counters live two windows plus 10 s.
  * Commands fail fast while Redis is unreachable (no offline queue, 500 ms timeout), so a down store is
  * noticed at once; the client reconnects by itself.
  */

@@ -70,6 +70,11 @@ export async function createPaidOperation(
       {},
       { "retry-after": "30" },
     );
+  // Read before the lock (a setting, not a balance), so the locked section holds only the sums and writes.
+  const [integ] = await db
+    .select({ limit: integrations.dailySpendLimitMinor })
+    .from(integrations)
+    .where(eq(integrations.id, actor.integrationId));
   const [w] = await db.select().from(wallets).where(eq(wallets.tenantId, actor.tenantId)).for("update");
   if (!w)
     throw new ApiError("upstream_unavailable", "The tenant's wallet cannot be read.", {}, { "retry-after": "30" });
@@ -99,10 +104,6 @@ export async function createPaidOperation(
     if (BigInt(spent?.used ?? "0") + w.heldMinor + hold > w.dailySpendLimitMinor)
       throw spendLimit(`tenant's daily spend limit (${formatMinor(w.dailySpendLimitMinor)} RUB)`);
   }
-  const [integ] = await db
-    .select({ limit: integrations.dailySpendLimitMinor })
-    .from(integrations)
-    .where(eq(integrations.id, actor.integrationId));
   if (integ?.limit != null) {
     const [used] = await db
       .select({ used: integrationDailySpend.usedMinor })
