@@ -2,6 +2,7 @@ import { createCallerFactory, router } from "./init";
 import { integrationsRouter } from "./routers/integrations";
 import { journalRouter } from "./routers/journal";
 import { operationsRouter } from "./routers/operations";
+import { settingsRouter } from "./routers/settings";
 import { tenantsRouter } from "./routers/tenants";
 import { walletRouter } from "./routers/wallet";
 import { webhooksRouter } from "./routers/webhooks";
@@ -14,6 +15,7 @@ export const appRouter = router({
   wallet: walletRouter,
   webhooks: webhooksRouter,
   operations: operationsRouter,
+  settings: settingsRouter,
 });
 export type AppRouter = typeof appRouter;
 export const createCaller = createCallerFactory(appRouter);
