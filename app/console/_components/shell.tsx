@@ -10,6 +10,7 @@ const LINKS = [
   { href: "/console/wallet", label: "Wallet" },
   { href: "/console/operations", label: "Operations" },
   { href: "/console/journal", label: "Disclosure journal" },
+  { href: "/console/settings", label: "Settings" },
 ];
 
 /** Frame of every console page: navigation, tenant switcher, sign-out. */

@@ -40,7 +40,6 @@ export function keyNameInput(name: string | null | undefined, errors: FieldError
   const n = name?.trim() ?? "";
   if (n.length > KEY_NAME_MAX)
     errors.push({ field: "/name", code: "invalid_length", message: `name may be at most ${KEY_NAME_MAX} characters.` });
-  // eslint-disable-next-line no-control-regex
   else if (/[\u0000-\u001f\u007f]/.test(n))
     errors.push({ field: "/name", code: "invalid_format", message: "name may not hold control characters." });
   return n || null;

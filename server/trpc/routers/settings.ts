@@ -30,7 +30,14 @@ export const settingsRouter = router({
     .input(z.object({ mainDomain: z.string().max(300).nullable() }))
     .mutation(({ ctx, input }) => setMainDomain(ctx.db, ctx.actor.tenantId, input.mainDomain)),
   setChannelAi: manage
-    .input(z.object({ channelId: z.uuid(), aiDailyLimit: z.number(), aiEnabled: z.boolean() }))
+    .input(
+      z.object({
+        channelId: z.uuid(),
+        // Range and whole number are the service's checks (field /ai_daily_limit); here only "a number".
+        aiDailyLimit: z.number({ error: "Enter a whole number from 0 to 10,000." }),
+        aiEnabled: z.boolean(),
+      }),
+    )
     .mutation(({ ctx, input }) =>
       setTenantChannelAi(ctx.db, ctx.actor.tenantId, input.channelId, {
         aiDailyLimit: input.aiDailyLimit,
