@@ -103,8 +103,10 @@ function MainDomain({
           onSubmit={(e) => {
             e.preventDefault();
             const value = String(new FormData(e.currentTarget).get("mainDomain") ?? "").trim();
-            // A change of an existing domain moves every card link at once: confirm it first.
-            if (current && value.toLowerCase() !== current) setPending(value);
+            // A change of an existing domain moves every card link at once: confirm it first. What is
+            // plainly no host name goes straight to the server, which says what is wrong beside the field.
+            const hostLike = value === "" || /^[^\s/:?#@]+\.[^\s/:?#@]+$/.test(value);
+            if (current && hostLike && value.toLowerCase() !== current) setPending(value);
             else submit(value);
           }}
         >
