@@ -74,6 +74,7 @@ test("name, roll (now and with a delay) and revoke a key", async ({ page, reques
   const roll = page.getByRole("alertdialog", { name: `Roll key ${firstId}?` });
   await expect(roll.getByRole("button", { name: "Cancel" })).toBeFocused();
   await roll.getByLabel("Now").check();
+  await page.screenshot({ path: "test-results/roll-dialog.png" });
   await roll.getByRole("button", { name: "Roll key" }).click();
   await expect(roll).toHaveCount(0);
   const second = (await page.getByTestId("new-key").textContent())!.trim();

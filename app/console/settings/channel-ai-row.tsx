@@ -28,7 +28,8 @@ export function ChannelAiRow({
 }) {
   const trpc = useTRPC();
   const save = useMutation(trpc.settings.setChannelAi.mutationOptions({ onSuccess: onSaved }));
-  const label = c.integrationName ? `${c.name} (${c.integrationName})` : c.name;
+  // An api channel is named after its integration when made; the integration may have been renamed since.
+  const label = c.integrationName && !c.name.includes(c.integrationName) ? `${c.name} (${c.integrationName})` : c.name;
   const limitError = fieldMessage(save.error as ConsoleError | null, "/ai_daily_limit", "/aiDailyLimit");
   const other = save.error && !limitError ? save.error.message : null;
   const errorId = `channel-${c.id}-error`;

@@ -43,8 +43,14 @@ export function SettingsPanel({ tenantId }: { tenantId: string }) {
                     <tr>
                       <th>Type</th>
                       <th>Channel</th>
-                      <th>AI replies a day</th>
-                      <th>AI</th>
+                      {s.canEdit ? (
+                        <th colSpan={2}>AI replies a day, on or off</th>
+                      ) : (
+                        <>
+                          <th>AI replies a day</th>
+                          <th>AI</th>
+                        </>
+                      )}
                     </tr>
                   </thead>
                   <tbody>
