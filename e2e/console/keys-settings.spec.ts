@@ -126,6 +126,14 @@ test("name, roll (now and with a delay) and revoke a key", async ({ page, reques
   await confirm.getByRole("button", { name: "Revoke key" }).click();
   await expect(keyRow(page, thirdId)).toContainText("revoked");
   expect((await me(request, third)).status()).toBe(401);
+
+  // Revoking the whole integration asks first too; the rolled key still in its delay stops with it.
+  await page.getByRole("button", { name: "Revoke", exact: true }).click();
+  const whole = page.getByRole("alertdialog", { name: `Revoke ${name}?` });
+  await whole.getByRole("button", { name: "Revoke integration" }).click();
+  await expect(page.getByRole("heading", { name })).toContainText("revoked");
+  const closed = await me(request, second);
+  expect([closed.status(), ((await closed.json()) as { code: string }).code]).toEqual([403, "integration_inactive"]);
 });
 
 test("edit the main domain, a channel's AI and the spend limits; they persist", async ({ page, request }) => {
