@@ -133,7 +133,7 @@ test("name, roll (now and with a delay) and revoke a key", async ({ page, reques
   await whole.getByRole("button", { name: "Revoke integration" }).click();
   await expect(page.getByRole("heading", { name })).toContainText("revoked");
   const closed = await me(request, second);
-  expect([closed.status(), ((await closed.json()) as { code: string }).code]).toEqual([403, "integration_inactive"]);
+  expect([closed.status(), ((await closed.json()) as { code: string }).code]).toEqual([401, "integration_inactive"]);
 });
 
 test("edit the main domain, a channel's AI and the spend limits; they persist", async ({ page, request }) => {
