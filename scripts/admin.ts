@@ -6,6 +6,7 @@ import { registerInngestNotifier } from "@/inngest/notifier";
 import { ApiError } from "@/server/errors";
 import { formatMinor } from "@/server/lib/money";
 import { createIntegration, setIntegrationStatus } from "@/server/services/integrations/integrations";
+import { rollKey } from "@/server/services/keys/key-roll";
 import { issueKey, revokeKey } from "@/server/services/keys/keys";
 import { setLimitOverride } from "@/server/services/limits/limit-overrides";
 import type { Right } from "@/server/schemas/scopes";
@@ -114,11 +115,12 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   "key:issue": {
-    usage: "--integration ID [--mode live|test] [--expires-at ISO] [--ip-allowlist CIDR,...]",
+    usage: "--integration ID [--name N] [--mode live|test] [--expires-at ISO] [--ip-allowlist CIDR,...]",
     run: async (db, o) => {
       const expires = o["expires-at"] as string | undefined;
       const k = await issueKey(db, {
         integrationId: need(o, "integration"),
+        name: (o.name as string | undefined) ?? null,
         mode: o.mode as string | undefined,
         expiresAt: expires ? new Date(expires) : null,
         ipAllowlist: list(o["ip-allowlist"]) ?? null,
@@ -126,11 +128,28 @@ const COMMANDS: Record<string, Command> = {
       return {
         key: k.key,
         key_id: k.keyId,
+        name: k.name,
         integration_id: k.integrationId,
         tenant_id: k.tenantId,
         mode: k.mode,
         expires_at: k.expiresAt.toISOString(),
         ip_allowlist: k.ipAllowlist,
+      };
+    },
+  },
+  "key:roll": {
+    usage:
+      "--key-id kid_... --delay now|1h|24h|7d (a new key with the same settings; the old one expires after the delay)",
+    run: async (db, o) => {
+      const r = await rollKey(db, { keyId: need(o, "key-id"), delay: need(o, "delay") });
+      return {
+        key: r.key.key,
+        key_id: r.key.keyId,
+        name: r.key.name,
+        integration_id: r.key.integrationId,
+        mode: r.key.mode,
+        expires_at: r.key.expiresAt.toISOString(),
+        old_key: { key_id: r.old.keyId, expires_at: r.old.expiresAt.toISOString() },
       };
     },
   },
@@ -240,6 +259,7 @@ async function main(): Promise<number> {
       "mode",
       "expires-at",
       "key-id",
+      "delay",
       "amount",
       "read",
       "write",

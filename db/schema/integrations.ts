@@ -69,10 +69,14 @@ export const apiKeys = pgTable(
       .notNull()
       .references(() => integrations.id, { onDelete: "cascade" }),
     mode: text("mode").notNull(), // live | test
+    /** What the tenant calls this key in the console (e.g. "shop backend"); null = unnamed. */
+    name: text("name"),
     secretHash: text("secret_hash").notNull(), // hex SHA-256 of the secret part
     expiresAt: timestamp("expires_at", { withTimezone: true, precision: 3 }).notNull(),
     ipAllowlist: text("ip_allowlist").array(),
     revokedAt: timestamp("revoked_at", { withTimezone: true, precision: 3 }),
+    /** `key_id` of the key this one was rolled to (server/services/keys/key-roll.ts); null = never rolled. */
+    replacedBy: text("replaced_by"),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true, precision: 3 }),
     /** When the 30-day `api_key.expiring` notice was recorded (server/jobs/key-expiry.ts); null = not yet. */
     expiryWarned30At: timestamp("expiry_warned_30_at", { withTimezone: true, precision: 3 }),

@@ -3,6 +3,7 @@ import { integrationsRouter } from "./routers/integrations";
 import { journalRouter } from "./routers/journal";
 import { operationsRouter } from "./routers/operations";
 import { teamRouter } from "./routers/team";
+import { settingsRouter } from "./routers/settings";
 import { tenantsRouter } from "./routers/tenants";
 import { walletRouter } from "./routers/wallet";
 import { webhooksRouter } from "./routers/webhooks";
@@ -16,6 +17,7 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   operations: operationsRouter,
   team: teamRouter,
+  settings: settingsRouter,
 });
 export type AppRouter = typeof appRouter;
 export const createCaller = createCallerFactory(appRouter);

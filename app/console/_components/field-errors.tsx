@@ -34,3 +34,23 @@ export function parseList(text: string): string[] | null {
     .filter(Boolean);
   return list.length ? list : null;
 }
+
+/**
+ * The message of the first field error of `error` whose JSON Pointer is one of `fields` (a procedure's
+ * input name such as `/mainDomain`, or the service's spec name such as `/main_domain`); null when none.
+ */
+export function fieldMessage(error: ConsoleError | null | undefined, ...fields: string[]): string | null {
+  return error?.data?.errors?.find((e) => fields.includes(e.field))?.message ?? null;
+}
+
+/**
+ * A validation message shown beside its field. Give the field `aria-invalid={Boolean(message)}` and
+ * `aria-describedby={id}` so a screen reader reads the message with it.
+ */
+export function FieldMessage({ id, message }: { id: string; message: string | null }) {
+  return (
+    <span id={id} className="field-error" role={message ? "alert" : undefined}>
+      {message ?? ""}
+    </span>
+  );
+}

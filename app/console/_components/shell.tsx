@@ -11,6 +11,7 @@ const LINKS = [
   { href: "/console/operations", label: "Operations" },
   { href: "/console/journal", label: "Disclosure journal" },
   { href: "/console/team", label: "Team" },
+  { href: "/console/settings", label: "Settings" },
 ];
 
 /** Frame of every console page: a sidebar (a top bar on phones) with navigation, tenant switcher, sign-out. */

@@ -66,12 +66,16 @@ export async function getIntegration(db: Db, tenantId: string, integrationId: st
 /** A key as listed: never its secret. `state` is active, expired or revoked. */
 export interface KeyView {
   keyId: string;
+  /** The tenant's name for the key; null = unnamed. */
+  name: string | null;
   mode: string;
   createdAt: string;
   lastUsedAt: string | null;
   expiresAt: string;
   ipAllowlist: string[] | null;
   state: "active" | "expired" | "revoked";
+  /** `key_id` of the key this one was rolled to; it stops working at `expiresAt`. Null = never rolled. */
+  replacedBy: string | null;
 }
 
 /** Keys of an integration of the tenant, newest first. */
@@ -84,11 +88,13 @@ export async function listKeys(db: Db, tenantId: string, integrationId: string):
   const now = nowMs();
   return rows.map((k) => ({
     keyId: k.keyId,
+    name: k.name,
     mode: k.mode,
     createdAt: k.createdAt.toISOString(),
     lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
     expiresAt: k.expiresAt.toISOString(),
     ipAllowlist: k.ipAllowlist,
     state: k.revokedAt ? "revoked" : k.expiresAt.getTime() <= now ? "expired" : "active",
+    replacedBy: k.replacedBy,
   }));
 }

@@ -15,11 +15,16 @@ export const DEFAULT_KEY_LIFETIME_MS = 365 * 24 * 3600 * 1000;
 /** Longest lifetime a key may be issued with, ms (three years). */
 export const MAX_KEY_LIFETIME_MS = 3 * 365 * 24 * 3600 * 1000;
 
+/** Longest name of a key, characters. */
+export const KEY_NAME_MAX = 100;
+
 /** A freshly issued key: `key` is the full secret string, shown once and never stored. */
 export interface IssuedKey {
   id: string;
   keyId: string;
   key: string;
+  /** The name the tenant gave it; null = unnamed. */
+  name: string | null;
   mode: KeyMode;
   integrationId: string;
   tenantId: string;
@@ -28,12 +33,26 @@ export interface IssuedKey {
 }
 
 /**
+ * A key name as stored: trimmed, null when empty. Pushes a `/name` field error when it is longer than
+ * {@link KEY_NAME_MAX} characters or holds control characters.
+ */
+export function keyNameInput(name: string | null | undefined, errors: FieldError[]): string | null {
+  const n = name?.trim() ?? "";
+  if (n.length > KEY_NAME_MAX)
+    errors.push({ field: "/name", code: "invalid_length", message: `name may be at most ${KEY_NAME_MAX} characters.` });
+  else if (/[\u0000-\u001f\u007f]/.test(n))
+    errors.push({ field: "/name", code: "invalid_format", message: "name may not hold control characters." });
+  return n || null;
+}
+
+/**
  * Issues a key for an active integration. Only the SHA-256 of the secret is stored (DESIGN "Decisions").
+ * @param input.name optional, at most {@link KEY_NAME_MAX} characters; shown in the console's key list.
  * @param input.expiresAt must lie in the future and at most {@link MAX_KEY_LIFETIME_MS} ahead.
  * @param input.issuer the staff member issuing through the console: their rights must cover every scope
  *   the key would carry ({@link rightsMissingToIssue}). Absent for platform staff (operator CLI, demo seed).
  * @throws ApiError `not_found` (integration, or another tenant's when `tenantId` is given),
- *   `invalid_state` (integration not active), `validation_failed` (mode, expiry, allowlist),
+ *   `invalid_state` (integration not active), `validation_failed` (name, mode, expiry, allowlist),
  *   403 `scope_missing` naming the right the issuer lacks.
  */
 export async function issueKey(
@@ -41,6 +60,7 @@ export async function issueKey(
   input: {
     integrationId: string;
     tenantId?: string;
+    name?: string | null;
     mode?: string;
     expiresAt?: Date | null;
     ipAllowlist?: string[] | null;
@@ -70,6 +90,7 @@ export async function issueKey(
     }
   }
   const errors: FieldError[] = [];
+  const name = keyNameInput(input.name, errors);
   const mode = input.mode ?? "live";
   if (mode !== "live" && mode !== "test")
     errors.push({ field: "/mode", code: "invalid_value", message: "mode must be live or test." });
@@ -92,6 +113,7 @@ export async function issueKey(
       tenantId: i.tenantId,
       integrationId: i.id,
       mode,
+      name,
       secretHash: g.secretHash,
       expiresAt,
       ipAllowlist: allowlist,
@@ -101,6 +123,7 @@ export async function issueKey(
     id: row.id,
     keyId: g.keyId,
     key: g.key,
+    name,
     mode: mode as KeyMode,
     integrationId: i.id,
     tenantId: i.tenantId,
@@ -123,4 +146,28 @@ export async function revokeKey(db: Db, keyId: string, tenantId?: string): Promi
   const [row] = await db.select({ keyId: apiKeys.keyId, revokedAt: apiKeys.revokedAt }).from(apiKeys).where(where);
   if (!row) throw notFound("Key");
   return { keyId: row.keyId, revokedAt: row.revokedAt! };
+}
+
+/**
+ * Names or renames a key by its public `key_id` (the console); an empty name clears it. Revoked and
+ * expired keys may be renamed too: the name only labels the row.
+ * @throws ApiError `not_found` (also another tenant's key when `tenantId` is given), `validation_failed` on `/name`.
+ */
+export async function renameKey(
+  db: Db,
+  keyId: string,
+  name: string | null,
+  tenantId?: string,
+): Promise<{ keyId: string; name: string | null }> {
+  const errors: FieldError[] = [];
+  const stored = keyNameInput(name, errors);
+  if (errors.length) throw new ApiError("validation_failed", "The key name is not valid.", { errors });
+  const where = tenantId ? and(eq(apiKeys.keyId, keyId), eq(apiKeys.tenantId, tenantId)) : eq(apiKeys.keyId, keyId);
+  const [row] = await db
+    .update(apiKeys)
+    .set({ name: stored })
+    .where(where)
+    .returning({ keyId: apiKeys.keyId, name: apiKeys.name });
+  if (!row) throw notFound("Key");
+  return row;
 }

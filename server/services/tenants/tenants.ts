@@ -4,12 +4,10 @@ import { tenants, wallets } from "@/db/schema";
 import { CELLS, env, type Cell } from "@/server/env";
 import { invalidField, notFound } from "@/server/errors";
 import { FEATURE_NAMES, type Feature } from "@/server/schemas/scopes";
+import { mainDomainInput } from "./main-domain";
 
 /** A tenant as operators and the console see it. */
 export type Tenant = typeof tenants.$inferSelect;
-
-/** Host name of a tenant's own site (no scheme, no path), used to expand site paths of cards. */
-const DOMAIN_RE = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
 /**
  * Creates a tenant with an empty wallet (balance 0, RUB minor units) in one transaction. Without `cell` the
@@ -25,9 +23,8 @@ export async function createTenant(
   const cell = input.cell ?? env().cell;
   if (!(CELLS as readonly string[]).includes(cell))
     throw invalidField("/cell", "invalid_value", `cell must be one of ${CELLS.join(", ")}.`);
-  const mainDomain = input.mainDomain?.trim().toLowerCase() || null;
-  if (mainDomain && !DOMAIN_RE.test(mainDomain))
-    throw invalidField("/main_domain", "invalid_format", "main domain must be a host name such as shop.example.ru.");
+  const { domain: mainDomain, error } = mainDomainInput(input.mainDomain);
+  if (error) throw invalidField(error.field, error.code, error.message);
   return db.transaction(async (tx) => {
     const [t] = await tx.insert(tenants).values({ name, cell, mainDomain }).returning();
     await tx.insert(wallets).values({ tenantId: t.id });

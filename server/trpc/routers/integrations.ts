@@ -3,11 +3,14 @@ import { SCOPES, ROLE_NAMES } from "@/server/schemas/scopes";
 import { getIntegration, listIntegrations, listKeys } from "@/server/services/integrations/integration-queries";
 import { createIntegration, setIntegrationStatus } from "@/server/services/integrations/integrations";
 import { updateIntegration } from "@/server/services/integrations/integration-update";
-import { issueKey, revokeKey } from "@/server/services/keys/keys";
+import { ROLL_DELAY_NAMES, rollKey } from "@/server/services/keys/key-roll";
+import { issueKey, renameKey, revokeKey } from "@/server/services/keys/keys";
 import { router, tenantProcedure, withRight } from "../init";
 
 const manage = withRight("manage_integrations");
 const list = z.array(z.string().trim().min(1)).max(50);
+/** A key's name as the forms send it; the service trims it, checks its length and stores "" as none. */
+const keyName = z.string().max(1000).nullish();
 /** An integration's settings as the create and edit forms send them. */
 const settings = z.object({
   name: z.string(),
@@ -62,6 +65,7 @@ export const integrationsRouter = router({
     .input(
       z.object({
         integrationId: z.uuid(),
+        name: keyName,
         mode: z.enum(["live", "test"]),
         expiresAt: z.iso.datetime({ offset: true }).nullable(),
         ipAllowlist: list.nullable(),
@@ -71,13 +75,40 @@ export const integrationsRouter = router({
       const k = await issueKey(ctx.db, {
         integrationId: input.integrationId,
         tenantId: ctx.actor.tenantId,
+        name: input.name,
         mode: input.mode,
         expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
         ipAllowlist: input.ipAllowlist,
         issuer: ctx.actor,
       });
       // The only time the full key leaves the server.
-      return { key: k.key, keyId: k.keyId, mode: k.mode, expiresAt: k.expiresAt.toISOString() };
+      return { key: k.key, keyId: k.keyId, name: k.name, mode: k.mode, expiresAt: k.expiresAt.toISOString() };
+    }),
+  renameKey: manage
+    .input(z.object({ keyId: z.string().min(1), name: keyName }))
+    .mutation(({ ctx, input }) => renameKey(ctx.db, input.keyId, input.name ?? null, ctx.actor.tenantId)),
+  /**
+   * A new key with the old one's settings; the old key expires after `delay` (now, 1h, 24h, 7d). The
+   * same rights as issuing a key: the new key's scopes must be covered by the member's rights.
+   */
+  rollKey: manage
+    .input(z.object({ keyId: z.string().min(1), delay: z.enum(ROLL_DELAY_NAMES) }))
+    .mutation(async ({ ctx, input }) => {
+      const r = await rollKey(ctx.db, {
+        keyId: input.keyId,
+        delay: input.delay,
+        tenantId: ctx.actor.tenantId,
+        issuer: ctx.actor,
+      });
+      // The only time the new key's secret leaves the server.
+      return {
+        key: r.key.key,
+        keyId: r.key.keyId,
+        name: r.key.name,
+        mode: r.key.mode,
+        expiresAt: r.key.expiresAt.toISOString(),
+        old: { keyId: r.old.keyId, expiresAt: r.old.expiresAt.toISOString() },
+      };
     }),
   revokeKey: manage.input(z.object({ keyId: z.string().min(1) })).mutation(async ({ ctx, input }) => {
     const r = await revokeKey(ctx.db, input.keyId, ctx.actor.tenantId);

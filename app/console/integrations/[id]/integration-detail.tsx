@@ -1,6 +1,7 @@
 "use client";
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { ConfirmDialog } from "../../_components/confirm-dialog";
 import { ErrorBox, type ConsoleError } from "../../_components/field-errors";
 import { QueryState } from "../../_components/query-state";
 import { useTRPC } from "../../_components/trpc-provider";
@@ -21,10 +22,7 @@ export function IntegrationDetail({ tenantId, integrationId }: { tenantId: strin
     }),
   );
   const i = q.data;
-  const act = (status: "active" | "suspended" | "revoked", question?: string) => {
-    if (question && !window.confirm(question)) return;
-    setStatus.mutate({ tenantId, integrationId, status });
-  };
+  const act = (status: "active" | "suspended" | "revoked") => setStatus.mutate({ tenantId, integrationId, status });
   return (
     <QueryState isLoading={q.isLoading} error={q.error}>
       {i && (
@@ -112,14 +110,17 @@ export function IntegrationDetail({ tenantId, integrationId }: { tenantId: strin
                   Reactivate
                 </button>
               )}
-              <button
-                type="button"
-                className="danger"
-                onClick={() => act("revoked", "Revoke this integration and all its keys? This cannot be undone.")}
-                disabled={setStatus.isPending}
-              >
-                Revoke
-              </button>
+              <ConfirmDialog
+                trigger={
+                  <button type="button" className="danger" disabled={setStatus.isPending}>
+                    Revoke
+                  </button>
+                }
+                title={`Revoke ${i.name}?`}
+                description="The integration and all its keys stop working at once: every request with them is refused. This cannot be undone."
+                confirmLabel="Revoke integration"
+                onConfirm={() => act("revoked")}
+              />
             </div>
           )}
           <ErrorBox error={setStatus.error as ConsoleError | null} />

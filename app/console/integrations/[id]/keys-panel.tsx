@@ -2,12 +2,23 @@
 
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { ErrorBox, parseList, type ConsoleError } from "../../_components/field-errors";
+import { ConfirmDialog } from "../../_components/confirm-dialog";
+import { ErrorBox, fieldMessage, FieldMessage, parseList, type ConsoleError } from "../../_components/field-errors";
 import { QueryState } from "../../_components/query-state";
 import { useTRPC } from "../../_components/trpc-provider";
 import { TableWrap } from "../../_components/table-wrap";
+import { KeyNameDialog } from "./key-name-dialog";
+import { RollKeyDialog } from "./roll-key-dialog";
 
-/** Keys of an integration: list, issue (full key shown once), revoke. */
+/** A key just issued or rolled: its secret (shown once) and, after a roll, when the old key stops working. */
+interface ShownKey {
+  key: string;
+  keyId: string;
+  /** After a roll: the old key, when it stops working, and whether it already has. */
+  old?: { keyId: string; expiresAt: string; stopped: boolean };
+}
+
+/** Keys of an integration: list, name, issue and roll (full key shown once), revoke (after a confirmation). */
 export function KeysPanel({
   tenantId,
   integrationId,
@@ -24,7 +35,8 @@ export function KeysPanel({
   const keys = useQuery(trpc.integrations.keys.queryOptions({ tenantId, integrationId }));
   const refresh = () =>
     qc.invalidateQueries({ queryKey: trpc.integrations.keys.queryKey({ tenantId, integrationId }) });
-  const [shown, setShown] = useState<{ key: string; keyId: string } | null>(null);
+  const [shown, setShown] = useState<ShownKey | null>(null);
+  const [copied, setCopied] = useState(false);
   const issue = useMutation(
     trpc.integrations.issueKey.mutationOptions({
       onSuccess: (k) => {
@@ -33,8 +45,17 @@ export function KeysPanel({
       },
     }),
   );
+  const roll = useMutation(
+    trpc.integrations.rollKey.mutationOptions({
+      onSuccess: (k, asked) => {
+        setShown({ ...k, old: { ...k.old, stopped: asked.delay === "now" } });
+        setCopied(false);
+        void refresh();
+      },
+    }),
+  );
   const revoke = useMutation(trpc.integrations.revokeKey.mutationOptions({ onSuccess: () => void refresh() }));
-  const [copied, setCopied] = useState(false);
+  const nameError = fieldMessage(issue.error as ConsoleError | null, "/name");
   return (
     <>
       <h2>API keys</h2>
@@ -43,6 +64,14 @@ export function KeysPanel({
           <p style={{ marginTop: 0 }}>
             <strong>Copy this key now.</strong> It is shown only once; we keep only a hash of it.
           </p>
+          {shown.old && (
+            <p data-testid="rolled-old">
+              Key <code>{shown.old.keyId}</code>{" "}
+              {shown.old.stopped
+                ? "has stopped working."
+                : `keeps working until ${new Date(shown.old.expiresAt).toLocaleString()}.`}
+            </p>
+          )}
           <pre data-testid="new-key">{shown.key}</pre>
           <div className="row">
             <button
@@ -80,6 +109,7 @@ export function KeysPanel({
             <thead>
               <tr>
                 <th>Key id</th>
+                <th>Name</th>
                 <th>Mode</th>
                 <th>Created</th>
                 <th>Last used</th>
@@ -97,28 +127,57 @@ export function KeysPanel({
                   <td>
                     <code>{k.keyId}</code>
                   </td>
+                  <td>{k.name ?? <span className="hint">unnamed</span>}</td>
                   <td>{k.mode}</td>
                   <td>{new Date(k.createdAt).toLocaleString()}</td>
                   <td>{k.lastUsedAt ? new Date(k.lastUsedAt).toLocaleString() : "never"}</td>
-                  <td>{new Date(k.expiresAt).toLocaleDateString()}</td>
+                  <td>
+                    {k.replacedBy ? new Date(k.expiresAt).toLocaleString() : new Date(k.expiresAt).toLocaleDateString()}
+                    {k.replacedBy && (
+                      <div className="hint">
+                        rolled to <code>{k.replacedBy}</code>
+                      </div>
+                    )}
+                  </td>
                   <td>{k.ipAllowlist?.join(", ") ?? "any"}</td>
                   <td>
                     <span className={`badge ${k.state}`}>{k.state}</span>
                   </td>
                   <td>
-                    {canManage && k.state === "active" && (
-                      <button
-                        type="button"
-                        className="danger"
-                        aria-label={`Revoke key ${k.keyId}`}
-                        disabled={revoke.isPending}
-                        onClick={() =>
-                          window.confirm(`Revoke ${k.keyId}? Requests with it will answer 401 at once.`) &&
-                          revoke.mutate({ tenantId, keyId: k.keyId })
-                        }
-                      >
-                        Revoke
-                      </button>
+                    {canManage && (
+                      <div className="row">
+                        <KeyNameDialog
+                          tenantId={tenantId}
+                          keyId={k.keyId}
+                          name={k.name}
+                          onSaved={() => void refresh()}
+                        />
+                        {k.state === "active" && !k.replacedBy && (
+                          <RollKeyDialog
+                            keyId={k.keyId}
+                            disabled={roll.isPending}
+                            onRoll={(delay) => roll.mutate({ tenantId, keyId: k.keyId, delay })}
+                          />
+                        )}
+                        {k.state === "active" && (
+                          <ConfirmDialog
+                            trigger={
+                              <button
+                                type="button"
+                                className="danger"
+                                aria-label={`Revoke key ${k.keyId}`}
+                                disabled={revoke.isPending}
+                              >
+                                Revoke
+                              </button>
+                            }
+                            title={`Revoke key ${k.keyId}?`}
+                            description="Requests with it will answer 401 at once. This cannot be undone."
+                            confirmLabel="Revoke key"
+                            onConfirm={() => revoke.mutate({ tenantId, keyId: k.keyId })}
+                          />
+                        )}
+                      </div>
                     )}
                   </td>
                 </tr>
@@ -127,7 +186,7 @@ export function KeysPanel({
           </table>
         </TableWrap>
       </QueryState>
-      <ErrorBox error={revoke.error as ConsoleError | null} />
+      <ErrorBox error={(revoke.error ?? roll.error) as ConsoleError | null} />
       {canManage && (
         <>
           <h2>Issue a key</h2>
@@ -140,12 +199,23 @@ export function KeysPanel({
               issue.mutate({
                 tenantId,
                 integrationId,
+                name: String(f.get("name") ?? ""),
                 mode: f.get("mode") === "test" ? "test" : "live",
                 expiresAt: date ? new Date(`${date}T23:59:59Z`).toISOString() : null,
                 ipAllowlist: parseList(String(f.get("ipAllowlist") ?? "")),
               });
             }}
           >
+            <label>
+              Name <span className="hint">optional, such as &quot;shop backend&quot;</span>
+              <input
+                name="name"
+                maxLength={100}
+                aria-invalid={Boolean(nameError)}
+                aria-describedby="issue-key-name-error"
+              />
+              <FieldMessage id="issue-key-name-error" message={nameError} />
+            </label>
             <label>
               Mode
               <select name="mode" defaultValue="live">
