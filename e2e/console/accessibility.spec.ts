@@ -15,6 +15,7 @@ const PAGES: { path: string; heading: string | RegExp }[] = [
   { path: "/console/operations", heading: "Operations" },
   { path: "/console/journal", heading: "Disclosure journal" },
   { path: "/console/team", heading: "Team" },
+  { path: "/console/settings", heading: "Settings" },
   { path: "/developers/errors", heading: "API errors" },
 ];
 

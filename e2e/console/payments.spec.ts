@@ -15,7 +15,6 @@ test("a suspended tenant pays through the sandbox checkout; the API and deferred
 }) => {
   // Two operator CLI runs (each a tsx process, ~10 s on a busy 2-core machine) plus the browser steps.
   test.setTimeout(120_000);
-  page.on("dialog", (d) => void d.accept());
   const { apiKey, tenantId } = demo();
   const headers = { authorization: `Bearer ${apiKey}` };
 
@@ -89,6 +88,8 @@ test("a suspended tenant pays through the sandbox checkout; the API and deferred
   expect(Date.now() - paidAt).toBeLessThan(60_000);
 
   await row.getByRole("button", { name: `Delete subscription ${url}` }).click();
+  await page.getByRole("alertdialog").getByRole("button", { name: "Delete subscription" }).click();
+  await expect(page.getByRole("row").filter({ hasText: url })).toHaveCount(0);
   await operatorCli("wallet:credit", "--tenant", tenantId, "--amount", debit);
 });
 

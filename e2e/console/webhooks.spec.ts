@@ -14,7 +14,6 @@ test.use({ trace: "retain-on-failure", screenshot: "only-on-failure" });
 test("manage a webhook subscription and read its delivery journal", async ({ page }) => {
   test.setTimeout(60_000);
   const { staff } = demo();
-  page.on("dialog", (d) => void d.accept());
   await page.goto("/console/webhooks");
   await page.getByLabel("Email").fill(staff.email);
   await page.getByLabel("Password").fill(staff.password);
@@ -66,10 +65,17 @@ test("manage a webhook subscription and read its delivery journal", async ({ pag
   await expect(row.getByText("active", { exact: true })).toBeVisible();
 
   await row.getByRole("button", { name: "Rotate secret" }).click();
+  const confirm = page.getByRole("alertdialog");
+  await expect(confirm).toContainText("The current one keeps signing for 24 hours");
+  await confirm.getByRole("button", { name: "Rotate secret" }).click();
   await expect(secret).toHaveText(/^whsec_/);
   await page.getByRole("button", { name: "I have stored it" }).click();
   await expect(row.getByText("no rotation window")).toHaveCount(0);
 
   await row.getByRole("button", { name: `Delete subscription ${url}` }).click();
+  await page.getByRole("alertdialog").getByRole("button", { name: "Cancel" }).click();
+  await expect(page.getByRole("row").filter({ hasText: url })).toHaveCount(1); // Cancel deletes nothing
+  await row.getByRole("button", { name: `Delete subscription ${url}` }).click();
+  await page.getByRole("alertdialog").getByRole("button", { name: "Delete subscription" }).click();
   await expect(page.getByRole("row").filter({ hasText: url })).toHaveCount(0);
 });

@@ -7,6 +7,7 @@ import { fieldMessage, FieldMessage, type ConsoleError } from "../_components/fi
 import { QueryState } from "../_components/query-state";
 import { useTRPC } from "../_components/trpc-provider";
 import { ChannelAiRow } from "./channel-ai-row";
+import { TableWrap } from "../_components/table-wrap";
 
 /**
  * The tenant's settings: main domain (expands the site paths of cards), each channel's AI replies a day
@@ -37,7 +38,7 @@ export function SettingsPanel({ tenantId }: { tenantId: string }) {
             {s.channels.length === 0 ? (
               <p className="hint">No channels yet: each integration brings its API channel.</p>
             ) : (
-              <div className="table-wrap">
+              <TableWrap label="AI seller per channel">
                 <table data-testid="channels">
                   <thead>
                     <tr>
@@ -59,7 +60,7 @@ export function SettingsPanel({ tenantId }: { tenantId: string }) {
                     ))}
                   </tbody>
                 </table>
-              </div>
+              </TableWrap>
             )}
             <SpendLimits tenantId={tenantId} limits={s.limits} canEdit={s.canEdit} onSaved={refresh} />
             <h2>CRM</h2>

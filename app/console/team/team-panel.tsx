@@ -8,6 +8,7 @@ import { useTRPC } from "../_components/trpc-provider";
 import type { Right } from "@/server/schemas/scopes";
 import { pickedRights, RightsPicker } from "./rights-picker";
 import { TableWrap } from "../_components/table-wrap";
+import { ConfirmDialog } from "../_components/confirm-dialog";
 
 /** Team: members with rights; with `manage_team`: invite, pending invitations, change rights, remove. */
 export function TeamPanel({ tenantId }: { tenantId: string }) {
@@ -187,17 +188,17 @@ function MemberRow({
               <button type="button" onClick={() => setEditing(true)}>
                 Change rights
               </button>{" "}
-              <button
-                type="button"
-                className="danger"
-                disabled={remove.isPending}
-                onClick={() =>
-                  window.confirm(`Remove ${m.email} from the team? They are signed out at once.`) &&
-                  remove.mutate({ tenantId, memberId: m.id })
+              <ConfirmDialog
+                trigger={
+                  <button type="button" className="danger" disabled={remove.isPending}>
+                    Remove
+                  </button>
                 }
-              >
-                Remove
-              </button>
+                title={`Remove ${m.email} from the team?`}
+                description="They are signed out at once and lose access to this tenant."
+                confirmLabel="Remove member"
+                onConfirm={() => remove.mutate({ tenantId, memberId: m.id })}
+              />
               <ErrorBox error={remove.error as ConsoleError | null} />
             </>
           )}
@@ -253,16 +254,17 @@ function Invitations({ tenantId }: { tenantId: string }) {
                         >
                           Copy link
                         </button>{" "}
-                        <button
-                          type="button"
-                          className="danger"
-                          onClick={() =>
-                            window.confirm(`Revoke the invitation of ${i.email}? Its link stops working.`) &&
-                            revoke.mutate({ tenantId, invitationId: i.id })
+                        <ConfirmDialog
+                          trigger={
+                            <button type="button" className="danger">
+                              Revoke
+                            </button>
                           }
-                        >
-                          Revoke
-                        </button>
+                          title={`Revoke the invitation of ${i.email}?`}
+                          description="Its link stops working."
+                          confirmLabel="Revoke invitation"
+                          onConfirm={() => revoke.mutate({ tenantId, invitationId: i.id })}
+                        />
                       </>
                     )}
                   </td>

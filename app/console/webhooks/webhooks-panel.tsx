@@ -10,6 +10,7 @@ import { DeliveriesPanel } from "./deliveries-panel";
 import { SecretBox } from "./secret-box";
 import { SubscriptionForm } from "./subscription-form";
 import { TableWrap } from "../_components/table-wrap";
+import { ConfirmDialog } from "../_components/confirm-dialog";
 
 /** Webhook subscriptions of the chosen integration: list, create, edit, pause/resume, rotate, test, delete. */
 export function WebhooksPanel({ tenantId }: { tenantId: string }) {
@@ -161,17 +162,18 @@ function Subscriptions({ tenantId, integrationId }: { tenantId: string; integrat
                       >
                         {w.status === "active" ? "Pause" : "Resume"}
                       </button>
-                      <button
-                        type="button"
-                        className="secondary"
-                        disabled={busy}
-                        onClick={() =>
-                          window.confirm("Issue a new signing secret? The current one keeps signing for 24 hours.") &&
-                          rotate.mutate({ tenantId, subscriptionId: w.id })
+                      <ConfirmDialog
+                        trigger={
+                          <button type="button" className="secondary" disabled={busy}>
+                            Rotate secret
+                          </button>
                         }
-                      >
-                        Rotate secret
-                      </button>
+                        title="Issue a new signing secret?"
+                        description="The current one keeps signing for 24 hours, so receivers can switch."
+                        confirmLabel="Rotate secret"
+                        destructive={false}
+                        onConfirm={() => rotate.mutate({ tenantId, subscriptionId: w.id })}
+                      />
                       <button
                         type="button"
                         className="secondary"
@@ -189,19 +191,22 @@ function Subscriptions({ tenantId, integrationId }: { tenantId: string; integrat
                       >
                         Journal
                       </button>
-                      <button
-                        type="button"
-                        className="danger"
-                        aria-label={`Delete subscription ${w.url}`}
-                        disabled={busy}
-                        onClick={() =>
-                          window.confirm(
-                            `Delete the subscription to ${w.url}? Its delivery journal is deleted with it.`,
-                          ) && remove.mutate({ tenantId, subscriptionId: w.id })
+                      <ConfirmDialog
+                        trigger={
+                          <button
+                            type="button"
+                            className="danger"
+                            aria-label={`Delete subscription ${w.url}`}
+                            disabled={busy}
+                          >
+                            Delete
+                          </button>
                         }
-                      >
-                        Delete
-                      </button>
+                        title={`Delete the subscription to ${w.url}?`}
+                        description="Its delivery journal is deleted with it."
+                        confirmLabel="Delete subscription"
+                        onConfirm={() => remove.mutate({ tenantId, subscriptionId: w.id })}
+                      />
                     </div>
                   </td>
                 </tr>
