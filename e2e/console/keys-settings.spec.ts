@@ -1,46 +1,13 @@
-import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { promisify } from "node:util";
 import { expect, test, type Page } from "@playwright/test";
+import { operatorCli } from "./operator-cli";
+import { demo, signIn } from "./sign-in";
 
 // Keys and Settings in the console (issue 19 items 3 and 4): name a key, roll it (the new secret shown
 // once; with "Now" the old key answers 401 at once, with a delay it keeps working), revoke behind a
 // confirmation, and edit the tenant's settings (main domain, a channel's AI, spend limits) so they persist.
 // A member without manage_integrations sees the settings without edit controls.
 
-const run = promisify(execFile);
-const demo = () =>
-  JSON.parse(readFileSync(".data/e2e/demo.json", "utf8")) as {
-    tenantId: string;
-    apiKey: string;
-    staff: { email: string; password: string };
-  };
-const admin = (...args: string[]) =>
-  run("npx", ["tsx", "scripts/admin.ts", ...args, "--json"], {
-    env: { ...process.env, PGLITE_DIR: ".data/e2e/pglite", DATABASE_URL: "" },
-  }).catch((err: { message: string; stdout?: string }) => {
-    throw new Error(`${err.message}\nstdout: ${err.stdout ?? ""}`);
-  });
-
 test.use({ trace: "retain-on-failure", screenshot: "only-on-failure" });
-
-/**
- * Signs in on the sign-in page a console address sent us to and waits for `heading`; waits out the
- * sign-in rate limit (10 a minute per account and address) once if another spec used it up.
- */
-async function signIn(page: Page, heading: string, who = demo().staff) {
-  await page.getByLabel("Email").fill(who.email);
-  await page.getByLabel("Password").fill(who.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  const there = page.getByRole("heading", { name: heading, exact: true }).first();
-  const limited = page.getByText("Too many requests");
-  await expect(there.or(limited)).toBeVisible();
-  if (await limited.isVisible()) {
-    await page.waitForTimeout(61_000);
-    await page.getByRole("button", { name: "Sign in" }).click();
-  }
-  await expect(there).toBeVisible();
-}
 
 /** The key list's row of a key: the one whose first cell holds its id (another row may name it as "rolled to"). */
 const keyRow = (page: Page, keyId: string) =>
@@ -212,7 +179,7 @@ test("a member without manage_integrations sees settings and keys without edit c
   test.setTimeout(120_000);
   const { tenantId } = demo();
   const email = `viewer-${Date.now()}@demo-shop.example`;
-  const { stdout } = await admin(
+  const { stdout } = await operatorCli(
     "staff:create",
     "--tenant",
     tenantId,

@@ -1,38 +1,19 @@
-import { readFileSync } from "node:fs";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
+import { signIn } from "./sign-in";
 
 // The team (issue 19 item 2) in Chromium: the owner invites a colleague with one right and copies the
 // link; a fresh browser accepts it and sets a password; the new member sees only what that right allows;
 // the owner removes them (after a confirmation) and the member's session is gone at once.
 // Sign-in is limited per account and address, so each person signs in once and the pages reuse it.
 
-const demo = () =>
-  JSON.parse(readFileSync(".data/e2e/demo.json", "utf8")) as { staff: { email: string; password: string } };
-
 test.use({ trace: "retain-on-failure", screenshot: "only-on-failure" });
 test.setTimeout(90_000);
-
-/** Signs the owner in on the sign-in page that asked for it; waits out the sign-in window once if needed. */
-async function signInOwner(page: Page, landing: string) {
-  const { staff } = demo();
-  await page.getByLabel("Email").fill(staff.email);
-  await page.getByLabel("Password").fill(staff.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  const there = page.getByRole("heading", { name: landing });
-  const limited = page.getByText("Too many");
-  await expect(there.or(limited)).toBeVisible();
-  if (await limited.isVisible()) {
-    await page.waitForTimeout(11_000);
-    await page.getByRole("button", { name: "Sign in" }).click();
-  }
-  await expect(there).toBeVisible();
-}
 
 test("invite, accept with a password, rights enforced, remove ends the member's session", async ({ page, browser }) => {
   const email = `colleague-${Date.now()}@e2e.example`;
   await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
   await page.goto("/console/team");
-  await signInOwner(page, "Team");
+  await signIn(page, "Team");
 
   // The owner invites with manage_webhooks only and copies the link.
   await page.getByLabel("Email").fill(email);
