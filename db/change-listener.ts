@@ -109,6 +109,7 @@ async function listenPostgres(
           max_lifetime: null, // nor for age (postgres.js would otherwise recycle it every 30-60 min)
           connect_timeout: 5,
           fetch_types: false,
+          connection: { application_name: `listen:${channel}` }, // to find it in pg_stat_activity
           onnotice: () => {},
           onnotify: (c: string, payload: string) => {
             if (c === channel && sql === s) handlers.onNotify(payload);

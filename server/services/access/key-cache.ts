@@ -29,21 +29,26 @@ interface Entry<Row> {
  *
  * Trust rules: an entry is served only while the change listener is connected, only for the UTC day it
  * was read for, and only for `freshMs` after it was read (a safety net; notifications do the real work).
- * A notification drops the tenant's entries (`*` drops all). A row read while any invalidation arrived
- * is not stored (a read that raced a change could hold the old state), which is what
- * {@link KeyCache.begin} and the token of {@link KeyCache.put} are for. Losing or regaining the listener
+ * A notification drops the tenant's entries (`*` drops all). A row read while an invalidation of its
+ * tenant (or of everything) arrived is not stored (a read that raced a change could hold the old state),
+ * which is what {@link KeyCache.begin} and the token of {@link KeyCache.put} are for. Losing or regaining the listener
  * drops everything.
  */
 export class KeyCache<Row extends CachedKeyRow> {
   private readonly entries = new Map<string, Entry<Row>>();
   private readonly byTenant = new Map<string, Set<string>>();
+  /** Counts every invalidation; `begin()` hands out its current value. */
   private generation = 0;
+  /** Generation of the last invalidation of everything (`*`, listener lost or regained). */
+  private allSince = 0;
+  /** Generation of the last invalidation per tenant (cleared, as an invalidation of everything, when large). */
+  private readonly tenantSince = new Map<string, number>();
   private up = false;
   private readonly freshMs: number;
   private readonly maxEntries: number;
   private readonly now: () => number;
-  /** Lookups answered from the cache and sent to the database, since start (for the bench and tests). */
-  readonly stats = { hits: 0, misses: 0, invalidations: 0 };
+  /** Lookups answered from the cache or not, invalidations heard and listener losses, since start (bench, tests). */
+  readonly stats = { hits: 0, misses: 0, invalidations: 0, disconnects: 0 };
 
   constructor(opts: { freshMs?: number; maxEntries?: number; now?: () => number } = {}) {
     this.freshMs = Math.min(opts.freshMs ?? KEY_CACHE_FRESH_MS, 10_000);
@@ -73,12 +78,13 @@ export class KeyCache<Row extends CachedKeyRow> {
 
   /** Call before reading a row from the database; pass the result to {@link put}. */
   begin(): number {
+    // Invalidations after this value are exactly those with a larger generation.
     return this.generation;
   }
 
   /** Stores a row read after `begin()` returned `token`, unless anything was invalidated since. */
   put(keyId: string, day: string, row: Row, token: number): void {
-    if (!this.up || token !== this.generation) return;
+    if (!this.up || token < this.allSince || token < (this.tenantSince.get(row.tenantId) ?? 0)) return;
     this.remove(keyId);
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next().value;
@@ -94,10 +100,15 @@ export class KeyCache<Row extends CachedKeyRow> {
   invalidate(tenantId: string): void {
     this.generation++;
     this.stats.invalidations++;
-    if (tenantId === "*") {
-      this.clear();
-      return;
+    if (tenantId === "*" || this.tenantSince.size >= this.maxEntries) {
+      this.allSince = this.generation;
+      this.tenantSince.clear();
+      if (tenantId === "*") {
+        this.clear();
+        return;
+      }
     }
+    this.tenantSince.set(tenantId, this.generation);
     const keys = this.byTenant.get(tenantId);
     if (!keys) return;
     for (const k of keys) this.entries.delete(k);
@@ -106,7 +117,10 @@ export class KeyCache<Row extends CachedKeyRow> {
 
   /** The listener connected (`true`: start trusting, from empty) or was lost (`false`: bypass). */
   setConnected(up: boolean): void {
+    if (this.up && !up) this.stats.disconnects++;
     this.generation++;
+    this.allSince = this.generation;
+    this.tenantSince.clear();
     this.clear();
     this.up = up;
   }
