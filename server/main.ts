@@ -21,7 +21,12 @@ async function main(): Promise<void> {
   const { count, notice } = processCount(dev ? { ...e, webConcurrency: 1 } : e);
   if (notice && cluster.isPrimary) console.error(notice);
   await serveInProcesses(count, async () => {
-    const app = await startApp({ dev });
+    // A start that fails (database unreachable, port taken, no build) ends the process with 1: Next.js
+    // only logs unhandled rejections, and a process that serves nothing must not look alive.
+    const app = await startApp({ dev }).catch((err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    });
     const who = cluster.isWorker ? `, process ${cluster.worker!.id} of ${count}, pid ${process.pid}` : "";
     console.log(`Console and API on ${app.url} (database: ${app.database.kind}${who})`);
     stopOnSignals(app);
