@@ -22,7 +22,7 @@ export interface ChangeListener {
 
 /** Options of {@link listenForChanges}. */
 export interface ChangeListenerOptions {
-  /** PostgreSQL: how often the listening connection is proven alive with a query, ms; default 2000. */
+  /** PostgreSQL: how often the listening connection is proven alive with a query, ms; default 1000. */
   heartbeatMs?: number;
   /** PostgreSQL: pause between reconnection attempts, ms; default 500. */
   retryMs?: number;
@@ -71,7 +71,7 @@ async function listenPostgres(
   opts: ChangeListenerOptions,
 ): Promise<ChangeListener> {
   const { default: postgres } = await import("postgres");
-  const heartbeatMs = opts.heartbeatMs ?? 2000;
+  const heartbeatMs = opts.heartbeatMs ?? 1000;
   const retryMs = opts.retryMs ?? 500;
   type Sql = ReturnType<typeof postgres>;
   let sql: Sql | null = null;

@@ -4,15 +4,17 @@ import path from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiKeys, tenants, wallets } from "@/db/schema";
+import { listenForChanges } from "@/db/change-listener";
 import { openForScript, shareEmbedded } from "@/db/shared-embedded";
 import { ApiError } from "@/server/errors";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
+import { tcpProxy } from "@/server/testing/tcp-proxy";
 import { openTestDatabase } from "@/server/testing/test-db";
 import { revokeKey } from "../keys/keys";
 import { setLimitOverride } from "../limits/limit-overrides";
 import { changeBalance } from "../wallet/wallet-ledger";
 import { authenticate } from "./authenticate";
-import { startKeyCache, type RunningKeyCache } from "./key-cache";
+import { KEY_CACHE_CHANNEL, startKeyCache, type RunningKeyCache } from "./key-cache";
 
 // The key cache against a real database (PGlite by default, PostgreSQL with DATABASE_URL): the triggers'
 // NOTIFY reaches the listener for every change the key query depends on, and nothing else drops it.
@@ -130,6 +132,30 @@ describe("key cache", () => {
     } finally {
       await unshare();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.runIf(pg)("distrusts a listening connection that went silent (no answer to its heartbeat)", async () => {
+    const proxy = await tcpProxy(Number(new URL(db.url!).port || 5432), new URL(db.url!).hostname);
+    const url = new URL(db.url!);
+    url.host = `127.0.0.1:${proxy.port}`;
+    const states: boolean[] = [];
+    const listener = await listenForChanges(
+      { ...db, url: url.toString() },
+      KEY_CACHE_CHANNEL,
+      { onNotify: () => {}, onConnected: (up) => states.push(up) },
+      { heartbeatMs: 200, retryMs: 100 },
+    );
+    try {
+      expect(listener.connected()).toBe(true);
+      proxy.stall();
+      const stalledAt = Date.now();
+      await eventually(() => !listener.connected(), 2000);
+      expect(Date.now() - stalledAt).toBeLessThan(1000);
+      expect(states).toEqual([true, false]);
+    } finally {
+      await listener.stop();
+      await proxy.stop();
     }
   });
 
