@@ -8,8 +8,8 @@ export const KEY_CACHE_CHANNEL = "key_cache";
 /** How long a cached key row is trusted without any notification, ms (issue 22: at most 10 s). */
 export const KEY_CACHE_FRESH_MS = 5000;
 
-/** Entries kept at most; the oldest go first (a key row is about 1 KB). */
-export const KEY_CACHE_MAX_ENTRIES = 20_000;
+/** Entries kept at most; the oldest go first (a key row with its arrays is 1-2 KB, so ~20 MB at most). */
+export const KEY_CACHE_MAX_ENTRIES = 10_000;
 
 /** What the cache needs to know of a cached row: the tenant it belongs to (invalidation granularity). */
 export interface CachedKeyRow {
