@@ -43,6 +43,8 @@ const LAST_USED_EVERY_MS = 60_000;
  * Authenticates a public request (spec "Authentication" 1-5), in the pipeline's order:
  * key (401 `invalid_api_key`, `wrong_cell`, `integration_inactive`) → 403 `tenant_inactive` →
  * 403 `ip_not_allowed` → 403 `feature_not_in_plan`. Returns the caller with its effective scopes.
+ * The key's row comes from the process's key cache when one was started for `db` (key-cache.ts: no
+ * database round trip for a known key); every check above still runs on each request.
  * @param authorization the raw `Authorization` header
  * @param callerIp the caller's address as decided by the trusted-proxy configuration
  * @throws ApiError with the codes above
