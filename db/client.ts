@@ -14,6 +14,8 @@ export interface Database {
   close(): Promise<void>;
   /** The PGlite instance in embedded mode (for the socket that `npm run admin` uses). */
   pglite?: import("@electric-sql/pglite").PGlite;
+  /** The connection string on PostgreSQL, for a dedicated connection (LISTEN, db/change-listener.ts). */
+  url?: string;
 }
 
 const MIGRATIONS = path.join(process.cwd(), "db/migrations");
@@ -50,7 +52,7 @@ export async function openDatabase(opts: {
       idle_timeout: 60,
     } as Parameters<typeof postgres>[1]);
     const db = drizzle(client, { schema }) as unknown as Db;
-    return { db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
+    return { db, kind: "postgres", url: opts.url, close: () => client.end({ timeout: 5 }) };
   }
   const { PGlite } = await import("@electric-sql/pglite");
   const { drizzle } = await import("drizzle-orm/pglite");

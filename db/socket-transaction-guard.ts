@@ -20,6 +20,13 @@ import type { PGlite } from "@electric-sql/pglite";
  */
 export function guardSocketTransactions(pglite: PGlite): PGlite {
   let release: (() => void) | null = null;
+  // A socket client's notifications (NOTIFY from the key-cache triggers) go back to that client in the
+  // raw protocol stream, never to this process's `pglite.listen`; so whatever a socket client ran is
+  // announced here once it is committed (no transaction block open any more).
+  const announce = () => {
+    if (pglite.isInTransaction()) return;
+    for (const fn of socketWriteListeners(pglite)) fn();
+  };
 
   const hold = (): Promise<void> =>
     new Promise<void>((acquired) => {
@@ -52,6 +59,7 @@ export function guardSocketTransactions(pglite: PGlite): PGlite {
         return await pglite.runExclusive(fn);
       } finally {
         settle();
+        announce();
       }
     },
     // pglite-socket calls exec("ROLLBACK") when a client leaves inside a transaction. PGlite's own exec
@@ -75,4 +83,29 @@ function simpleQuery(sql: string): Uint8Array {
   msg.writeInt32BE(4 + text.length, 1);
   text.copy(msg, 5);
   return new Uint8Array(msg);
+}
+
+const LISTENERS = Symbol.for("platform.socketWriteListeners");
+type Holder = { [LISTENERS]?: WeakMap<PGlite, Set<() => void>> };
+
+function socketWriteListeners(pglite: PGlite): Set<() => void> {
+  const g = globalThis as Holder;
+  const all = (g[LISTENERS] ??= new WeakMap());
+  let set = all.get(pglite);
+  if (!set) all.set(pglite, (set = new Set()));
+  return set;
+}
+
+/**
+ * Calls `fn` after each message of a socket client (the operator CLI, scripts) that ran outside a
+ * transaction block or ended one, i.e. whenever such a client may have committed a change. Used by the
+ * embedded change listener (db/change-listener.ts) because the triggers' NOTIFY of a socket client's
+ * transaction never reaches this process's own listeners. Kept on globalThis so that Next.js's bundled
+ * copy of this module and the server's see one registry.
+ * @returns a function that removes `fn`
+ */
+export function onSocketWrite(pglite: PGlite, fn: () => void): () => void {
+  const set = socketWriteListeners(pglite);
+  set.add(fn);
+  return () => set.delete(fn);
 }

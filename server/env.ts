@@ -36,6 +36,7 @@ const EnvSchema = z.object({
     .optional(),
   MAIL_FROM: z.string().min(3).optional(),
   JOBS_DRIVER: z.enum(["local", "inngest"]).default("local"),
+  WEB_CONCURRENCY: z.coerce.number().int().min(1, "must be a whole number from 1 to 64").max(64).default(1),
   AI_PROVIDER: z.enum(["catalog", "openai"], { message: "must be catalog or openai" }).default("catalog"),
   AI_BASE_URL: z
     .url({ protocol: /^https?$/, message: "must be an http(s) URL such as https://api.openai.com/v1" })
@@ -121,6 +122,8 @@ export interface Env {
   /** Sender address of outgoing mail (`MAIL_FROM`, default `Platform console <no-reply@localhost>`). */
   mailFrom: string;
   jobsDriver: "local" | "inngest";
+  /** App processes `npm start` runs (`WEB_CONCURRENCY`, default 1); 1 on the embedded database (server/lib/cluster.ts). */
+  webConcurrency: number;
   /**
    * The AI seller's language model (server/services/ai-seller): `catalog` (offline, deterministic, the
    * default) or `openai` (any OpenAI-compatible Chat Completions endpoint at `baseUrl` with `apiKey`).
@@ -225,6 +228,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM ?? "Platform console <no-reply@localhost>",
     jobsDriver: e.JOBS_DRIVER,
+    webConcurrency: e.WEB_CONCURRENCY,
     ai: {
       provider: e.AI_PROVIDER,
       baseUrl: e.AI_BASE_URL,

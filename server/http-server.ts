@@ -7,6 +7,7 @@ import { startDailySchedule } from "@/server/jobs/daily-schedule";
 import { startLocalDriver } from "@/server/jobs/local-driver";
 import { registerInngestNotifier } from "@/inngest/notifier";
 import { log } from "@/server/log";
+import { startKeyCache } from "@/server/services/access/key-cache";
 import { PEER_HEADER } from "@/server/lib/client-ip";
 
 /** Where the app listens when `HOST` is unset: loopback only, IPv4 and IPv6. */
@@ -37,6 +38,8 @@ export async function startApp(opts: { dev: boolean; database?: Database }): Pro
   installDatabase(database);
   const unshare =
     database.pglite && !e.databaseUrl ? await shareEmbedded(database, e.pgliteDir, e.pgliteSocketPort) : null;
+  // Key rows cached in process, dropped on the triggers' NOTIFY (server/services/access/key-cache.ts).
+  const keyCache = await startKeyCache(database);
   // JOBS_DRIVER=local (default): webhook deliveries are worked in this process (server/jobs/local-driver.ts).
   // JOBS_DRIVER=inngest: due work is announced to Inngest as events (inngest/notifier.ts).
   const jobs = e.jobsDriver === "local" ? startLocalDriver(database.db) : null;
@@ -71,6 +74,7 @@ export async function startApp(opts: { dev: boolean; database?: Database }): Pro
       unnotify?.();
       await daily?.stop();
       await app.close?.();
+      await keyCache.stop();
       await unshare?.();
       await database.close();
     },

@@ -6,7 +6,12 @@ import net from "node:net";
  */
 export async function tcpProxy(targetPort: number, targetHost = "127.0.0.1") {
   const sockets = new Set<net.Socket>();
+  let stalled = false;
   const server = net.createServer((client) => {
+    if (stalled) {
+      sockets.add(client.on("error", () => {}));
+      return; // accepted, never answered
+    }
     const upstream = net.connect(targetPort, targetHost);
     sockets.add(client).add(upstream);
     client.pipe(upstream).pipe(client);
@@ -29,7 +34,19 @@ export async function tcpProxy(targetPort: number, targetHost = "127.0.0.1") {
       const closed = new Promise<void>((r) => server.close(() => r()));
       for (const s of sockets) s.destroy();
       sockets.clear();
+      stalled = false;
       await closed;
+    },
+    /**
+     * Stops passing bytes either way without closing anything, like a network path that went silent:
+     * open connections hang, new ones are accepted and never answered. `stop()` ends it.
+     */
+    stall() {
+      stalled = true;
+      for (const s of sockets) {
+        s.unpipe();
+        s.pause();
+      }
     },
     /** Accepts connections again on the same port. */
     async start() {

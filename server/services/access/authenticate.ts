@@ -15,6 +15,7 @@ import { baseUrl, env, type Cell } from "@/server/env";
 import { ApiError } from "@/server/errors";
 import type { ApiCaller } from "../actor";
 import { isAllowed } from "./ip-allowlist";
+import { keyCacheOf } from "./key-cache";
 import { effectiveScopes } from "./scopes";
 import { parseKey, secretMatches } from "../keys/key-format";
 import { resolveLimits, tenantLimits, type LimitOverride } from "../limits/rate-limits";
@@ -42,6 +43,8 @@ const LAST_USED_EVERY_MS = 60_000;
  * Authenticates a public request (spec "Authentication" 1-5), in the pipeline's order:
  * key (401 `invalid_api_key`, `wrong_cell`, `integration_inactive`) → 403 `tenant_inactive` →
  * 403 `ip_not_allowed` → 403 `feature_not_in_plan`. Returns the caller with its effective scopes.
+ * The key's row comes from the process's key cache when one was started for `db` (key-cache.ts: no
+ * database round trip for a known key); every check above still runs on each request.
  * @param authorization the raw `Authorization` header
  * @param callerIp the caller's address as decided by the trusted-proxy configuration
  * @throws ApiError with the codes above
@@ -66,8 +69,16 @@ export async function authenticate(
       },
     );
   }
-  const rows = await keyQuery(db).execute({ keyId: parsed.keyId, day: now.toISOString().slice(0, 10) });
-  const r = rows[0];
+  const day = now.toISOString().slice(0, 10);
+  // The row comes from the in-process cache when one runs for this database (key-cache.ts: trusted only
+  // while its change listener is connected); every check below runs on each request either way.
+  const cache = keyCacheOf<KeyRow>(db);
+  let r = cache?.get(parsed.keyId, day);
+  if (!r) {
+    const token = cache?.begin() ?? 0;
+    r = (await keyQuery(db).execute({ keyId: parsed.keyId, day }))[0];
+    if (r && cache) cache.put(parsed.keyId, day, r, token);
+  }
   // The hash is compared even for a missing key's stand-in so both paths take the same time.
   const ok = secretMatches(parsed.secret, r?.secretHash ?? "0".repeat(64));
   if (!r || !ok || r.mode !== parsed.mode || r.expiresAt.getTime() <= now.getTime() || r.tenantCell !== env().cell) {
@@ -98,6 +109,8 @@ export async function authenticate(
 
   if (!r.lastUsedAt || now.getTime() - r.lastUsedAt.getTime() > LAST_USED_EVERY_MS) {
     // Best effort and off the request's path: a lost last-used stamp must not fail or slow the request.
+    // The (possibly cached) row remembers the stamp, so a cached key is not stamped on every request.
+    r.lastUsedAt = now;
     void db
       .update(apiKeys)
       .set({ lastUsedAt: sql`now()` })
@@ -235,6 +248,8 @@ function buildKeyQuery(db: Db) {
 }
 
 type KeyQuery = ReturnType<typeof buildKeyQuery>;
+/** One row of the key query, as cached by key-cache.ts. */
+type KeyRow = Awaited<ReturnType<KeyQuery["execute"]>>[number];
 const keyQueries = new WeakMap<Db, KeyQuery>();
 
 function keyQuery(db: Db): KeyQuery {
