@@ -7,6 +7,7 @@ import { startDailySchedule } from "@/server/jobs/daily-schedule";
 import { startLocalDriver } from "@/server/jobs/local-driver";
 import { registerInngestNotifier } from "@/inngest/notifier";
 import { log } from "@/server/log";
+import { flushRequestLog } from "@/server/services/request-log/writer";
 import { PEER_HEADER } from "@/server/lib/client-ip";
 
 /** Where the app listens when `HOST` is unset: loopback only, IPv4 and IPv6. */
@@ -67,6 +68,8 @@ export async function startApp(opts: { dev: boolean; database?: Database }): Pro
     url,
     async stop() {
       await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+      // The request log's last rows, before the database closes (a failure is logged, never thrown).
+      await flushRequestLog();
       await jobs?.stop();
       unnotify?.();
       await daily?.stop();

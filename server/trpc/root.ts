@@ -2,7 +2,9 @@ import { createCallerFactory, router } from "./init";
 import { integrationsRouter } from "./routers/integrations";
 import { journalRouter } from "./routers/journal";
 import { operationsRouter } from "./routers/operations";
+import { requestLogRouter } from "./routers/request-log";
 import { tenantsRouter } from "./routers/tenants";
+import { usageRouter } from "./routers/usage";
 import { walletRouter } from "./routers/wallet";
 import { webhooksRouter } from "./routers/webhooks";
 
@@ -14,6 +16,8 @@ export const appRouter = router({
   wallet: walletRouter,
   webhooks: webhooksRouter,
   operations: operationsRouter,
+  requestLog: requestLogRouter,
+  usage: usageRouter,
 });
 export type AppRouter = typeof appRouter;
 export const createCaller = createCallerFactory(appRouter);

@@ -98,7 +98,10 @@ export function KeysPanel({
                   </td>
                   <td>{k.mode}</td>
                   <td>{new Date(k.createdAt).toLocaleString()}</td>
-                  <td>{k.lastUsedAt ? new Date(k.lastUsedAt).toLocaleString() : "never"}</td>
+                  <td>
+                    {k.lastUsedAt ? new Date(k.lastUsedAt).toLocaleString() : "never"}
+                    {k.lastUsedAddress && <div className="hint">from {k.lastUsedAddress}</div>}
+                  </td>
                   <td>{new Date(k.expiresAt).toLocaleDateString()}</td>
                   <td>{k.ipAllowlist?.join(", ") ?? "any"}</td>
                   <td>
