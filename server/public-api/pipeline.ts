@@ -85,7 +85,12 @@ function toProblem(s: RequestState, err: unknown): ApiError {
  * Refusals that authentication makes only after the key's secret matched: the row may name that key's
  * tenant (the writer looks it up), since only the key's holder can cause it.
  */
-const VERIFIED_KEY_REFUSALS = new Set(["integration_inactive", "tenant_inactive", "ip_not_allowed", "feature_not_in_plan"]);
+const VERIFIED_KEY_REFUSALS = new Set([
+  "integration_inactive",
+  "tenant_inactive",
+  "ip_not_allowed",
+  "feature_not_in_plan",
+]);
 
 /**
  * One line per request (ids, status and duration in ms; never a key, a body or personal data), and the

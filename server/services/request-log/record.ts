@@ -53,7 +53,12 @@ export async function writeRequestLog(db: Db, entries: readonly RequestLogEntry[
   const owners = new Map<string, { id: string; tenantId: string; integrationId: string }>();
   if (refused.length) {
     const found = await db
-      .select({ id: apiKeys.id, keyId: apiKeys.keyId, tenantId: apiKeys.tenantId, integrationId: apiKeys.integrationId })
+      .select({
+        id: apiKeys.id,
+        keyId: apiKeys.keyId,
+        tenantId: apiKeys.tenantId,
+        integrationId: apiKeys.integrationId,
+      })
       .from(apiKeys)
       .where(inArray(apiKeys.keyId, refused));
     for (const k of found) owners.set(k.keyId, k);

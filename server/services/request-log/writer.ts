@@ -101,7 +101,10 @@ export class RequestLogWriter {
     } catch (err) {
       this.stats.failedFlushes++;
       const e = err as { message?: string; code?: string };
-      log().warn({ rows: batch.length, err: { message: e?.message?.slice(0, 300), code: e?.code } }, "request log flush failed; rows dropped");
+      log().warn(
+        { rows: batch.length, err: { message: e?.message?.slice(0, 300), code: e?.code } },
+        "request log flush failed; rows dropped",
+      );
     }
     if (this.stats.dropped) {
       log().warn({ dropped: this.stats.dropped }, "request log buffer was full; rows dropped");

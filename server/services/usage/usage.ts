@@ -66,7 +66,9 @@ function rowsOf<T>(res: unknown): T[] {
 export async function usageSummary(db: Db, actor: StaffActor): Promise<UsageSummary> {
   const today = Math.floor(nowMs() / DAY_MS) * DAY_MS;
   const from = new Date(today - (USAGE_DAYS - 1) * DAY_MS);
-  const days = Array.from({ length: USAGE_DAYS }, (_, i) => new Date(from.getTime() + i * DAY_MS).toISOString().slice(0, 10));
+  const days = Array.from({ length: USAGE_DAYS }, (_, i) =>
+    new Date(from.getTime() + i * DAY_MS).toISOString().slice(0, 10),
+  );
   const t = actor.tenantId;
   const fromIso = from.toISOString();
 
@@ -119,7 +121,9 @@ export async function usageSummary(db: Db, actor: StaffActor): Promise<UsageSumm
   const nameOf = new Map(names.map((n) => [n.id, n.name]));
 
   const spent = new Map(rowsOf<{ day: string; minor: string }>(spendRows).map((r) => [r.day, BigInt(r.minor ?? "0")]));
-  const deliveries = new Map<string, DeliveriesDay>(days.map((day) => [day, { day, delivered: 0, failed: 0, dead: 0 }]));
+  const deliveries = new Map<string, DeliveriesDay>(
+    days.map((day) => [day, { day, delivered: 0, failed: 0, dead: 0 }]),
+  );
   for (const r of rowsOf<{ day: string; state: "delivered" | "failed" | "dead"; n: number }>(deliveryRows)) {
     const d = deliveries.get(r.day);
     if (d) d[r.state] += Number(r.n);
