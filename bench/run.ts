@@ -17,6 +17,7 @@ import { createTenant } from "@/server/services/tenants/tenants";
 import { changeBalance } from "@/server/services/wallet/wallet-ledger";
 import { benchDeliveries, type DeliveryFigures } from "./deliveries";
 import { benchOperations, type OperationFigures } from "./operations";
+import { benchRequestLogCost, type RequestLogCost } from "./request-log-cost";
 import type { LoadSpec } from "./load";
 
 // `npm run bench`: builds the app, seeds a fresh PostgreSQL database, starts the app as in production
@@ -43,6 +44,7 @@ const DURATION = Number(flags.duration);
 const WARMUP = 3;
 const CONNECTIONS = 16;
 const BIG_SCALE = flags.quick ? 1000 : 10_000; // messages = 100 × scale
+const REQUEST_LOG_SCENARIO = "GET /me (request log on/off)";
 const log = (m: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${m}`);
 
 const dbName = `bench_${Date.now()}`;
@@ -78,22 +80,23 @@ async function main() {
   await new Promise((r) => bare.once("message", r));
   const profileDir = path.join(import.meta.dirname, "profiles");
   const profiling = flags.profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
+  const appEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: "production",
+    PORT: String(APP_PORT),
+    DATABASE_URL: dbUrl,
+    APP_SECRET: "bench-secret-0123456789abcdef0123456789",
+    LOG_LEVEL: "warn",
+    // Production requires every cell's public https origin (server/env.ts); they only appear in links
+    // of answers, the bench itself calls http://localhost:APP_PORT.
+    CELL_ORIGIN_RU: "https://api.bench.example.ru",
+    CELL_ORIGIN_EN: "https://api.bench.example.com",
+    CELL_ORIGIN_ID: "https://api.bench.example.id",
+    // Production refuses the sandbox payment provider unless allowed; the bench takes no payments.
+    PAYMENT_SANDBOX: "allow",
+  };
   const app = spawn(process.execPath, [...profiling, "--import", "tsx", "server/main.ts"], {
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      PORT: String(APP_PORT),
-      DATABASE_URL: dbUrl,
-      APP_SECRET: "bench-secret-0123456789abcdef0123456789",
-      LOG_LEVEL: "warn",
-      // Production requires every cell's public https origin (server/env.ts); they only appear in links
-      // of answers, the bench itself calls http://localhost:APP_PORT.
-      CELL_ORIGIN_RU: "https://api.bench.example.ru",
-      CELL_ORIGIN_EN: "https://api.bench.example.com",
-      CELL_ORIGIN_ID: "https://api.bench.example.id",
-      // Production refuses the sandbox payment provider unless allowed; the bench takes no payments.
-      PAYMENT_SANDBOX: "allow",
-    },
+    env: appEnv,
     // The app's log lines (warnings and errors only, LOG_LEVEL=warn) are kept in bench/app.log.
     stdio: ["ignore", openSync(path.join(import.meta.dirname, "app.log"), "w"), "inherit"],
   });
@@ -207,6 +210,21 @@ async function main() {
   const appExited = new Promise((r) => app.once("exit", r));
   app.kill("SIGTERM");
   await appExited;
+  // What the request log costs a request: GET /me on two fresh app processes, log on and off.
+  const logCost =
+    !flags.profile && (!flags.only || REQUEST_LOG_SCENARIO.includes(flags.only))
+      ? await benchRequestLogCost({
+          env: appEnv,
+          port: APP_PORT + 2,
+          dbUrl,
+          key: small.key,
+          connections: CONNECTIONS,
+          durationS: DURATION,
+          warmupS: WARMUP,
+          log,
+          waitFor,
+        })
+      : null;
   if (flags.profile) {
     // tsx adds a loader thread with its own (idle) profile: the main thread's is the largest file.
     const newest = readdirSync(profileDir)
@@ -239,7 +257,7 @@ async function main() {
   log(
     `  operations ${Math.round(ops.burst.perSecond)}/s per worker; create-to-completed p50 ${ops.steady.p50Ms} ms, p95 ${ops.steady.p95Ms} ms`,
   );
-  report(results, peakRss, seeded, deliveries, ops);
+  report(results, peakRss, seeded, deliveries, ops, logCost);
 }
 
 function spec(name: string, url: string, headers: Record<string, string>, group: string): LoadSpec & { group: string } {
@@ -403,6 +421,7 @@ function report(
   seeded: { tenants: SeededTenant[] },
   deliveries: DeliveryFigures,
   ops: OperationFigures,
+  logCost: RequestLogCost | null,
 ) {
   const bare = results.find((r) => r.name.startsWith("GET /api/health"))!.rps;
   const node = results.find((r) => r.name.startsWith("bare node"))!.rps;
@@ -435,6 +454,7 @@ function report(
     results: rows,
     deliveries,
     operations: ops,
+    request_log: logCost,
     targets: goals,
   };
   writeFileSync(path.join(import.meta.dirname, "results.json"), `${JSON.stringify(json, null, 2)}\n`);
@@ -455,6 +475,10 @@ function report(
     `Deliveries (one worker process, local HTTPS receiver): burst of ${deliveries.burst.events} events in ${deliveries.burst.seconds.toFixed(1)} s = ${Math.round(deliveries.burst.perSecond)} deliveries/s; steady ${deliveries.steady.ratePerSec} events/s: enqueue-to-delivered p50 ${deliveries.steady.p50Ms} ms, p95 ${deliveries.steady.p95Ms} ms; top-up to first deferred delivery ${deliveries.topupToFirstDeliveryMs} ms.`,
     "",
     `Paid operations (AI replies, catalog model, one operations worker process): burst of ${ops.burst.operations} in ${ops.burst.seconds.toFixed(1)} s = ${Math.round(ops.burst.perSecond)} operations/s; steady ${ops.steady.ratePerSec}/s: create-to-completed p50 ${ops.steady.p50Ms} ms, p95 ${ops.steady.p95Ms} ms.`,
+    "",
+    logCost
+      ? `Request log (${REQUEST_LOG_SCENARIO}, two fresh app processes one after the other, identical but for \`REQUEST_LOG=off\`): on ${Math.round(logCost.on.rps)} req/s (p99 ${logCost.on.p99} ms), off ${Math.round(logCost.off.rps)} req/s (p99 ${logCost.off.p99} ms); ratio on/off ${logCost.ratio.toFixed(2)}, about ${Math.round(logCost.costUsPerRequest)} µs of app time per request; ${logCost.rowsWritten} rows written by the "on" run (warm-up included; ${logCost.on.total} measured requests).`
+      : "Request log cost: not measured in this run.",
     "",
     "| Target | This run | Met |",
     "|---|---|---|",
