@@ -29,6 +29,7 @@ const EnvSchema = z.object({
   TRUST_PROXY: z.union([z.literal("none"), z.coerce.number().int().min(1).max(10)]).default("none"),
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   JOBS_DRIVER: z.enum(["local", "inngest"]).default("local"),
+  REQUEST_LOG: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
   AI_PROVIDER: z.enum(["catalog", "openai"], { message: "must be catalog or openai" }).default("catalog"),
   AI_BASE_URL: z
     .url({ protocol: /^https?$/, message: "must be an http(s) URL such as https://api.openai.com/v1" })
@@ -110,6 +111,12 @@ export interface Env {
   trustProxy: "none" | number;
   redisUrl: string | undefined;
   jobsDriver: "local" | "inngest";
+  /**
+   * The API request log's writer (server/services/request-log/writer.ts); `REQUEST_LOG=off` exists so the
+   * bench can measure what the log costs a request. Keep it on: the console's request log and keys' last
+   * use come from it.
+   */
+  requestLog: boolean;
   /**
    * The AI seller's language model (server/services/ai-seller): `catalog` (offline, deterministic, the
    * default) or `openai` (any OpenAI-compatible Chat Completions endpoint at `baseUrl` with `apiKey`).
@@ -212,6 +219,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     trustProxy: e.TRUST_PROXY,
     redisUrl: e.REDIS_URL,
     jobsDriver: e.JOBS_DRIVER,
+    requestLog: e.REQUEST_LOG === "on",
     ai: {
       provider: e.AI_PROVIDER,
       baseUrl: e.AI_BASE_URL,

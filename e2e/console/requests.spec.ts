@@ -69,11 +69,11 @@ test("a request just made is in the request log, the usage charts render, the ke
     "href",
     "/developers/errors#not_found",
   );
+  await page.screenshot({ path: "test-results/requests.png", fullPage: true });
   // A filter that selects nothing says so.
   await page.getByLabel("Request id").fill("req_nothing_like_this");
   await page.getByRole("button", { name: "Apply" }).click();
   await expect(page.getByText("No requests match these filters in the last 30 days.")).toBeVisible();
-  await page.screenshot({ path: "test-results/requests.png", fullPage: true });
 
   await page.getByRole("link", { name: "Usage" }).click();
   await expect(page.getByRole("heading", { name: "Usage", exact: true })).toBeVisible();
@@ -83,11 +83,14 @@ test("a request just made is in the request log, the usage charts render, the ke
     await expect(chart.locator("svg.recharts-surface").first()).toBeVisible();
   }
   const byStatus = page.getByRole("figure", { name: "API requests by status" });
-  await expect(byStatus.getByRole("img")).toHaveAttribute("aria-label", /2xx [1-9]/);
-  await byStatus.getByText("Table of api requests by status").click();
+  await expect(byStatus.getByRole("img", { name: /^API requests by status, last 30 days/ })).toHaveAttribute(
+    "aria-label",
+    /2xx [1-9]/,
+  );
+  await byStatus.getByText("Table: API requests by status").click();
   const today = new Date().toISOString().slice(0, 10);
   await expect(byStatus.getByRole("rowheader", { name: today })).toBeVisible();
-  await expect(byStatus.locator("rect.recharts-rectangle").first()).toBeVisible();
+  await expect(byStatus.locator(".recharts-bar-rectangle").first()).toBeVisible();
   await page.screenshot({ path: "test-results/usage.png", fullPage: true });
 
   await page.goto(`/console/integrations/${demo().integrationId}`);

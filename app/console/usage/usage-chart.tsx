@@ -69,7 +69,7 @@ export function DailyChart({
         <p className="hint">{emptyText}</p>
       ) : (
         <details>
-          <summary>Table of {title.toLowerCase()}</summary>
+          <summary>Table: {title}</summary>
           <div className="table-wrap">
             <table>
               <thead>

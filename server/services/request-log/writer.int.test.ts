@@ -4,8 +4,8 @@ import { apiKeys, requestLog } from "@/db/schema";
 import { runRetention } from "@/server/jobs/retention";
 import { call } from "@/server/testing/api-client";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
-import { openTestDatabase } from "@/server/testing/test-db";
-import { RequestLogWriter, setRequestLogWriter } from "./writer";
+import { openTestDatabase, setTestEnv } from "@/server/testing/test-db";
+import { flushRequestLog, RequestLogWriter, requestLogWriter, setRequestLogWriter } from "./writer";
 
 // The request log's writer (issue 19 item 5): every public request becomes one row, written in batches
 // off the request's path; the same flush stamps each key's last use; retention keeps 30 days.
@@ -138,6 +138,26 @@ describe("batching", () => {
     expect(writer.stats.dropped).toBe(2);
     await writer.flush();
     expect(writer.stats.written).toBe(3);
+  });
+});
+
+describe("REQUEST_LOG=off (the bench's comparison)", () => {
+  it("writes no row and stamps no key", async () => {
+    setTestEnv({ REQUEST_LOG: "off" });
+    try {
+      setRequestLogWriter(undefined);
+      expect(requestLogWriter()).toBeNull();
+      const k = await makeTenant(db.db);
+      const r = await call("GET", "/me", { key: k.key });
+      expect(r.status).toBe(200);
+      await flushRequestLog();
+      expect(await rowsOf(r.headers.get("x-request-id")!)).toEqual([]);
+      expect((await db.db.select().from(apiKeys).where(eq(apiKeys.keyId, k.keyId)))[0].lastUsedAt).toBeNull();
+    } finally {
+      setTestEnv();
+      setRequestLogWriter(undefined);
+    }
+    expect(requestLogWriter()).not.toBeNull();
   });
 });
 

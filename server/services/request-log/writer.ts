@@ -1,5 +1,6 @@
 import type { Db } from "@/db/client";
 import { getDb } from "@/db/client";
+import { env } from "@/server/env";
 import { log } from "@/server/log";
 import { writeRequestLog, type RequestLogEntry } from "./record";
 
@@ -117,20 +118,13 @@ const KEY = Symbol.for("platform.requestLog");
 type Holder = { [KEY]?: RequestLogWriter | null };
 
 /**
- * `REQUEST_LOG=off` turns the writer off (the bench measures what the log costs a request with it on and
- * off); anything else, or unset, keeps it on.
- */
-function enabled(): boolean {
-  return process.env.REQUEST_LOG !== "off";
-}
-
-/**
- * The process's writer, or null when `REQUEST_LOG=off`. Kept on globalThis because Next.js bundles route
- * modules apart from the server entry, which flushes it on shutdown.
+ * The process's writer, or null when `REQUEST_LOG=off` (the bench measures the log's cost with it on and
+ * off). Kept on globalThis because Next.js bundles route modules apart from the server entry, which
+ * flushes it on shutdown.
  */
 export function requestLogWriter(): RequestLogWriter | null {
   const g = globalThis as Holder;
-  if (g[KEY] === undefined) g[KEY] = enabled() ? new RequestLogWriter() : null;
+  if (g[KEY] === undefined) g[KEY] = env().requestLog ? new RequestLogWriter() : null;
   return g[KEY];
 }
 
