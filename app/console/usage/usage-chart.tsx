@@ -58,7 +58,7 @@ export function DailyChart({
             <XAxis dataKey="day" tickFormatter={shortDay} minTickGap={16} fontSize={12} />
             <YAxis allowDecimals={false} width={48} fontSize={12} tickFormatter={(v: number) => compact.format(v)} />
             <Tooltip formatter={(v) => format(Number(v))} labelFormatter={(l) => String(l)} />
-            <Legend />
+            <Legend itemSorter={(item) => series.findIndex((s) => s.key === item.dataKey)} />
             {series.map((s) => (
               <Bar key={s.key} dataKey={s.key} name={s.name} stackId="day" fill={s.color} isAnimationActive={false} />
             ))}
