@@ -3,7 +3,7 @@ import { promisify } from "node:util";
 import postgres from "postgres";
 import type { LoadSpec } from "./load";
 
-/** One side of the comparison: throughput and latency of GET /me. */
+/** One side of the comparison: throughput and latency of GET /me (means of its runs; `total` their sum). */
 export interface LoadFigures {
   rps: number;
   p50: number;
@@ -22,16 +22,16 @@ export interface RequestLogCost {
    * bottleneck of GET /me (README "Benchmark"), so its time per request is 1/rps.
    */
   costUsPerRequest: number;
-  /** Rows the "on" run wrote (PostgreSQL's count of inserted tuples), against its requests. */
+  /** Rows the two "on" runs wrote, warm-ups included (their measured requests are `on.total`). */
   rowsWritten: number;
 }
 
 const execFileAsync = promisify(execFile);
 
 /**
- * GET /me against two fresh app processes started one after the other, identical but for
- * `REQUEST_LOG=off` in the second (the switch exists for this measurement only), each with its own
- * warm-up. Fresh processes on both sides so that neither carries the heap of earlier scenarios.
+ * GET /me against fresh app processes started one after the other, identical but for `REQUEST_LOG=off`
+ * (the switch exists for this measurement only), in the order on, off, off, on, each with its own warm-up.
+ * Fresh processes on both sides so that neither carries the heap of earlier scenarios.
  * @param opts.env the app's environment (as the bench starts it), `PORT` included
  */
 export async function benchRequestLogCost(opts: {
@@ -46,11 +46,8 @@ export async function benchRequestLogCost(opts: {
   waitFor: (url: string) => Promise<void>;
 }): Promise<RequestLogCost> {
   const sql = postgres(opts.dbUrl, { max: 1, onnotice: () => {} });
-  const inserted = async () =>
-    Number(
-      (await sql`select coalesce(n_tup_ins, 0)::bigint as n from pg_stat_user_tables where relname = 'request_log'`)[0]
-        ?.n ?? 0,
-    );
+  // Exact rows (the statistics views lag by seconds); only the bench's own requests write this table.
+  const rows = async () => Number((await sql`select count(*)::bigint as n from request_log`)[0]?.n ?? 0);
   try {
     const measure = async (requestLog: "on" | "off"): Promise<LoadFigures> => {
       const app: ChildProcess = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
@@ -83,11 +80,23 @@ export async function benchRequestLogCost(opts: {
         await exited;
       }
     };
-    const before = await inserted();
-    const on = await measure("on");
-    await new Promise((r) => setTimeout(r, 700)); // statistics reach pg_stat_user_tables with a short delay
-    const rowsWritten = (await inserted()) - before;
-    const off = await measure("off");
+    // A B B A: each side runs once early and once late, so a drift of the machine's load during the
+    // measurement weighs on both alike; each side's figures are the mean of its two runs.
+    const runs: Record<"on" | "off", LoadFigures[]> = { on: [], off: [] };
+    let rowsWritten = 0;
+    for (const side of ["on", "off", "off", "on"] as const) {
+      const before = await rows();
+      runs[side].push(await measure(side));
+      if (side === "on") rowsWritten += (await rows()) - before; // the app flushed its last rows on SIGTERM
+    }
+    const mean = (xs: LoadFigures[]): LoadFigures => ({
+      rps: xs.reduce((n, x) => n + x.rps, 0) / xs.length,
+      p50: xs.reduce((n, x) => n + x.p50, 0) / xs.length,
+      p99: xs.reduce((n, x) => n + x.p99, 0) / xs.length,
+      total: xs.reduce((n, x) => n + x.total, 0),
+    });
+    const on = mean(runs.on);
+    const off = mean(runs.off);
     const cost = {
       on,
       off,
@@ -96,7 +105,7 @@ export async function benchRequestLogCost(opts: {
       rowsWritten,
     };
     opts.log(
-      `  request log: on/off ${cost.ratio.toFixed(2)}, ≈${Math.round(cost.costUsPerRequest)} µs of app time per request; ${rowsWritten} rows written by the on run`,
+      `  request log: on ${Math.round(on.rps)} req/s, off ${Math.round(off.rps)} req/s, on/off ${cost.ratio.toFixed(2)}, ≈${Math.round(cost.costUsPerRequest)} µs of app time per request; ${rowsWritten} rows written by the on runs`,
     );
     return cost;
   } finally {
