@@ -1,6 +1,10 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { promisify } from "node:util";
 import postgres from "postgres";
+import { openDatabase } from "@/db/client";
+import type { RequestLogEntry } from "@/server/services/request-log/record";
+import { writeRequestLog } from "@/server/services/request-log/record";
+import { RequestLogWriter } from "@/server/services/request-log/writer";
 import type { LoadSpec } from "./load";
 
 /** One side of the comparison: throughput and latency of GET /me (means of its runs; `total` their sum). */
@@ -24,6 +28,65 @@ export interface RequestLogCost {
   costUsPerRequest: number;
   /** Rows the two "on" runs wrote, warm-ups included (their measured requests are `on.total`). */
   rowsWritten: number;
+  /**
+   * The same cost taken apart in this process, less exposed to the machine's other load than two
+   * throughput runs: CPU time (user + system) per row of queueing a row, and of writing batches of
+   * `batchRows` rows (the multi-row INSERT and the last-used UPDATE, client side), µs; and the wall time
+   * of one such batch, ms (off the requests' path).
+   */
+  parts: { pushCpuUs: number; writeCpuUsPerRow: number; batchRows: number; batchWallMs: number };
+}
+
+/** CPU (user + system) of this process while `fn` runs, µs, with its wall time, ms. */
+async function cpuOf(fn: () => Promise<void> | void): Promise<{ cpuUs: number; wallMs: number }> {
+  const t = performance.now();
+  const c = process.cpuUsage();
+  await fn();
+  const d = process.cpuUsage(c);
+  return { cpuUs: d.user + d.system, wallMs: performance.now() - t };
+}
+
+/** See {@link RequestLogCost.parts}: 200,000 pushes, then 20 batches of 500 rows (5 of them warm-up). */
+async function measureParts(
+  dbUrl: string,
+  key: { id: string; tenantId: string; integrationId: string; keyId: string },
+) {
+  const batchRows = 500;
+  const entry = (i: number): RequestLogEntry => ({
+    createdAt: new Date(),
+    tenantId: key.tenantId,
+    integrationId: key.integrationId,
+    apiKeyId: key.id,
+    keyId: key.keyId,
+    method: "GET",
+    path: "/me",
+    status: 200,
+    problemCode: null,
+    latencyMs: 1.5,
+    requestId: `req_bench_parts_${i}`,
+    callerAddress: "127.0.0.1",
+  });
+  const pushes = 200_000;
+  const writer = new RequestLogWriter({ intervalMs: 3_600_000, flushRows: pushes + 1, capacity: pushes });
+  const entries = Array.from({ length: pushes }, (_, i) => entry(i));
+  const push = await cpuOf(() => entries.forEach((e) => writer.push(e)));
+  const d = await openDatabase({ url: dbUrl, poolSize: 1 });
+  try {
+    const batch = () => writeRequestLog(d.db, entries.slice(0, batchRows)).then(() => {});
+    for (let i = 0; i < 5; i++) await batch();
+    const n = 15;
+    const write = await cpuOf(async () => {
+      for (let i = 0; i < n; i++) await batch();
+    });
+    return {
+      pushCpuUs: push.cpuUs / pushes,
+      writeCpuUsPerRow: write.cpuUs / (n * batchRows),
+      batchRows,
+      batchWallMs: write.wallMs / n,
+    };
+  } finally {
+    await d.close();
+  }
 }
 
 const execFileAsync = promisify(execFile);
@@ -97,15 +160,21 @@ export async function benchRequestLogCost(opts: {
     });
     const on = mean(runs.on);
     const off = mean(runs.off);
+    const [k] = await sql<{ id: string; tenantId: string; integrationId: string; keyId: string }[]>`
+      select id, tenant_id as "tenantId", integration_id as "integrationId", key_id as "keyId"
+      from api_keys order by created_at limit 1`;
+    const parts = await measureParts(opts.dbUrl, k!);
+    await sql`delete from request_log where request_id like 'req_bench_parts_%'`;
     const cost = {
       on,
       off,
       ratio: on.rps / off.rps,
       costUsPerRequest: (1 / on.rps - 1 / off.rps) * 1e6,
       rowsWritten,
+      parts,
     };
     opts.log(
-      `  request log: on ${Math.round(on.rps)} req/s, off ${Math.round(off.rps)} req/s, on/off ${cost.ratio.toFixed(2)}, ≈${Math.round(cost.costUsPerRequest)} µs of app time per request; ${rowsWritten} rows written by the on runs`,
+      `  request log: on ${Math.round(on.rps)} req/s, off ${Math.round(off.rps)} req/s, on/off ${cost.ratio.toFixed(2)}, ≈${Math.round(cost.costUsPerRequest)} µs of app time per request; ${rowsWritten} rows written by the on runs; in this process: queueing ${parts.pushCpuUs.toFixed(2)} µs CPU per row, writing ${parts.writeCpuUsPerRow.toFixed(1)} µs CPU per row (batches of ${parts.batchRows} rows, ${parts.batchWallMs.toFixed(1)} ms each)`,
     );
     return cost;
   } finally {
