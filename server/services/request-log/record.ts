@@ -35,11 +35,12 @@ export interface RequestLogEntry {
   callerAddress: string | null;
 }
 
-/** Rows per INSERT statement: 11 parameters each stays far below PostgreSQL's 65,535 bind parameters. */
+/** Rows per INSERT statement (its one JSON parameter stays a few hundred KB). */
 export const REQUEST_LOG_INSERT_ROWS = 1_000;
 
 /**
- * Writes a batch of request-log rows with one multi-row INSERT per {@link REQUEST_LOG_INSERT_ROWS}, then
+ * Writes a batch of request-log rows with one multi-row INSERT per {@link REQUEST_LOG_INSERT_ROWS} (the rows
+ * as one JSON parameter expanded by `json_to_recordset`), then
  * stamps each verified key's `last_used_at` and `last_used_address` with its latest request of the batch
  * (one UPDATE for all keys; a stamp never moves backwards when batches of two processes cross).
  * Rows of refused-but-verified keys (`refusedKeyId`) are first attributed to their key's tenant,
@@ -66,23 +67,33 @@ export async function writeRequestLog(db: Db, entries: readonly RequestLogEntry[
   const rows = entries.map((e) => {
     const owner = !e.tenantId && e.refusedKeyId ? owners.get(e.refusedKeyId) : undefined;
     return {
-      createdAt: e.createdAt,
-      tenantId: e.tenantId ?? owner?.tenantId ?? null,
-      integrationId: e.integrationId ?? owner?.integrationId ?? null,
-      apiKeyId: e.apiKeyId ?? owner?.id ?? null,
-      keyId: e.keyId ?? (owner ? e.refusedKeyId! : null),
+      created_at: e.createdAt.toISOString(),
+      tenant_id: e.tenantId ?? owner?.tenantId ?? null,
+      integration_id: e.integrationId ?? owner?.integrationId ?? null,
+      api_key_id: e.apiKeyId ?? owner?.id ?? null,
+      key_id: e.keyId ?? (owner ? e.refusedKeyId! : null),
       method: e.method.slice(0, 16),
       path: e.path.slice(0, 1000),
       status: e.status,
-      problemCode: e.problemCode,
-      latencyMs: e.latencyMs,
-      requestId: e.requestId,
-      callerAddress: e.callerAddress?.slice(0, 100) ?? null,
+      problem_code: e.problemCode,
+      latency_ms: e.latencyMs,
+      request_id: e.requestId,
+      caller_address: e.callerAddress?.slice(0, 100) ?? null,
     };
   });
   let statements = 0;
   for (let i = 0; i < rows.length; i += REQUEST_LOG_INSERT_ROWS) {
-    await db.insert(requestLog).values(rows.slice(i, i + REQUEST_LOG_INSERT_ROWS));
+    // The batch travels as one JSON parameter: building a 12-parameter-per-row INSERT cost ~45 µs of CPU
+    // per row in the query builder (npm run bench), JSON.stringify a fraction of that.
+    const json = JSON.stringify(rows.slice(i, i + REQUEST_LOG_INSERT_ROWS));
+    await db.execute(sql`
+      insert into ${requestLog} (created_at, tenant_id, integration_id, api_key_id, key_id, method, path, status,
+                                 problem_code, latency_ms, request_id, caller_address)
+      select created_at, tenant_id, integration_id, api_key_id, key_id, method, path, status,
+             problem_code, latency_ms, request_id, caller_address
+      from json_to_recordset(${json}::json) as x(created_at timestamptz, tenant_id uuid, integration_id uuid,
+        api_key_id uuid, key_id text, method text, path text, status smallint, problem_code text, latency_ms real,
+        request_id text, caller_address text)`);
     statements++;
   }
   await stampLastUsed(db, entries);
