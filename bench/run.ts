@@ -17,7 +17,9 @@ import { createTenant } from "@/server/services/tenants/tenants";
 import { changeBalance } from "@/server/services/wallet/wallet-ledger";
 import { benchDeliveries, type DeliveryFigures } from "./deliveries";
 import { benchOperations, type OperationFigures } from "./operations";
+import { benchRequestLogCost, type RequestLogCost } from "./request-log-cost";
 import type { LoadSpec } from "./load";
+import { ensureServerBundle, SERVER_NODE_FLAGS } from "../scripts/server-bundle";
 import { cpuSince, cpuSnapshot, rssSampler, treeRss } from "./process-stats";
 import { cpuSplit, haveWrk, wrkLoad, type LoadFigures } from "./wrk";
 
@@ -54,6 +56,7 @@ const DURATION = Number(flags.duration);
 const WARMUP = 3;
 const CONNECTIONS = 16;
 const BIG_SCALE = flags.quick ? 1000 : 10_000; // messages = 100 × scale
+const REQUEST_LOG_SCENARIO = "GET /me (request log on/off)";
 const log = (m: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${m}`);
 
 const dbName = `bench_${Date.now()}`;
@@ -108,26 +111,28 @@ async function main() {
   if (SPLIT) execFileSync("taskset", ["-a", "-p", "-c", SPLIT.app, String(bare.pid)], { stdio: "ignore" });
   const profileDir = path.join(import.meta.dirname, "profiles");
   const profiling = flags.profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
-  const nodeArgs = [...profiling, "--import", "tsx", "server/main.ts"];
+  const appEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: "production",
+    PORT: String(APP_PORT),
+    ...dbEnv,
+    APP_SECRET: "bench-secret-0123456789abcdef0123456789",
+    LOG_LEVEL: "warn",
+    // Production requires every cell's public https origin (server/env.ts); they only appear in links
+    // of answers, the bench itself calls http://localhost:APP_PORT.
+    CELL_ORIGIN_RU: "https://api.bench.example.ru",
+    CELL_ORIGIN_EN: "https://api.bench.example.com",
+    CELL_ORIGIN_ID: "https://api.bench.example.id",
+    // Production refuses the sandbox payment provider unless allowed; the bench takes no payments.
+    PAYMENT_SANDBOX: "allow",
+  };
+  // The app as `npm start` runs it: our server compiled into one module (scripts/server-bundle.ts).
+  const nodeArgs = [...profiling, ...SERVER_NODE_FLAGS, await ensureServerBundle("server/main.ts", "main")];
   const app = spawn(
     SPLIT ? "taskset" : process.execPath,
     SPLIT ? ["-c", SPLIT.app, process.execPath, ...nodeArgs] : nodeArgs,
     {
-      env: {
-        ...process.env,
-        NODE_ENV: "production",
-        PORT: String(APP_PORT),
-        ...dbEnv,
-        APP_SECRET: "bench-secret-0123456789abcdef0123456789",
-        LOG_LEVEL: "warn",
-        // Production requires every cell's public https origin (server/env.ts); they only appear in links
-        // of answers, the bench itself calls http://localhost:APP_PORT.
-        CELL_ORIGIN_RU: "https://api.bench.example.ru",
-        CELL_ORIGIN_EN: "https://api.bench.example.com",
-        CELL_ORIGIN_ID: "https://api.bench.example.id",
-        // Production refuses the sandbox payment provider unless allowed; the bench takes no payments.
-        PAYMENT_SANDBOX: "allow",
-      },
+      env: appEnv,
       // The app's log lines (warnings and errors only, LOG_LEVEL=warn) are kept in bench/app.log.
       stdio: ["ignore", openSync(path.join(import.meta.dirname, "app.log"), "w"), "inherit"],
     },
@@ -237,8 +242,24 @@ async function main() {
   const appExited = new Promise((r) => app.once("exit", r));
   app.kill("SIGTERM");
   await appExited;
+  // What the request log costs a request: GET /me on fresh app processes, log on and off (bench/request-log-cost.ts).
+  const logCost =
+    !EMBEDDED && !flags.profile && (!flags.only || REQUEST_LOG_SCENARIO.includes(flags.only))
+      ? await benchRequestLogCost({
+          env: appEnv,
+          port: APP_PORT + 2,
+          dbUrl,
+          key: small.key,
+          connections: CONNECTIONS,
+          durationS: DURATION,
+          // A fresh process compiles the route and warms its JIT first; the other scenarios ran on a warm app.
+          warmupS: Math.max(WARMUP, 8),
+          log,
+          waitFor,
+        })
+      : null;
   if (flags.profile) {
-    // tsx adds a loader thread with its own (idle) profile: the main thread's is the largest file.
+    // The main thread's profile is the largest file (a worker thread, if any, writes its own).
     const newest = readdirSync(profileDir)
       .filter((f) => f.endsWith(".cpuprofile"))
       .sort((a, b) => statSync(path.join(profileDir, a)).size - statSync(path.join(profileDir, b)).size)
@@ -254,7 +275,7 @@ async function main() {
   if (EMBEDDED) {
     // The deliveries and operations scenarios measure worker processes on a shared PostgreSQL.
     log("deliveries and operations are measured with --database postgres only");
-    report(results, peakRss, seeded, null, null);
+    report(results, peakRss, seeded, null, null, null);
     return;
   }
   const deliveries = await benchDeliveries(
@@ -275,7 +296,7 @@ async function main() {
   log(
     `  operations ${Math.round(ops.burst.perSecond)}/s per worker; create-to-completed p50 ${ops.steady.p50Ms} ms, p95 ${ops.steady.p95Ms} ms`,
   );
-  report(results, peakRss, seeded, deliveries, ops);
+  report(results, peakRss, seeded, deliveries, ops, logCost);
 }
 
 /** Runs one scenario with wrk, or with autocannon (bench/load.ts) in a separate process when wrk is absent. */
@@ -503,6 +524,7 @@ function report(
   seeded: { tenants: SeededTenant[] },
   deliveries: DeliveryFigures | null,
   ops: OperationFigures | null,
+  logCost: RequestLogCost | null,
 ) {
   const bare = results.find((r) => r.name.startsWith("GET /api/health"))!.rps;
   const node = results.find((r) => r.name.startsWith("bare node"))!.rps;
@@ -548,6 +570,7 @@ function report(
     results: rows,
     deliveries,
     operations: ops,
+    request_log: logCost,
     targets: goals,
   };
   const base = EMBEDDED ? "results-embedded" : "results";
@@ -577,6 +600,10 @@ function report(
           "",
         ]
       : []),
+    logCost
+      ? `Request log (${REQUEST_LOG_SCENARIO}: fresh app processes identical but for \`REQUEST_LOG=off\`, run on, off, off, on; means of each side): on ${Math.round(logCost.on.rps)} req/s (p99 ${Math.round(logCost.on.p99)} ms), off ${Math.round(logCost.off.rps)} req/s (p99 ${Math.round(logCost.off.p99)} ms); ratio on/off ${logCost.ratio.toFixed(2)}, about ${Math.round(logCost.costUsPerRequest)} µs of app time per request; ${logCost.rowsWritten} rows written by the "on" runs (warm-ups included; ${logCost.on.total} measured requests). Taken apart in the bench process: queueing a row ${logCost.parts.pushCpuUs.toFixed(2)} µs of CPU, writing it ${logCost.parts.writeCpuUsPerRow.toFixed(1)} µs of CPU (batches of ${logCost.parts.batchRows} rows, ${logCost.parts.batchWallMs.toFixed(1)} ms each, off the requests' path).`
+      : "Request log cost: not measured in this run.",
+    "",
     "| Target | This run | Met |",
     "|---|---|---|",
     ...goals.map((g) => `| ${g.target} | ${g.figure} | ${g.met ? "yes" : "**no**"} |`),

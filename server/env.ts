@@ -37,6 +37,7 @@ const EnvSchema = z.object({
   MAIL_FROM: z.string().min(3).optional(),
   JOBS_DRIVER: z.enum(["local", "inngest"]).default("local"),
   WEB_CONCURRENCY: z.coerce.number().int().min(1, "must be a whole number from 1 to 64").max(64).default(1),
+  REQUEST_LOG: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
   AI_PROVIDER: z.enum(["catalog", "openai"], { message: "must be catalog or openai" }).default("catalog"),
   AI_BASE_URL: z
     .url({ protocol: /^https?$/, message: "must be an http(s) URL such as https://api.openai.com/v1" })
@@ -124,6 +125,12 @@ export interface Env {
   jobsDriver: "local" | "inngest";
   /** App processes `npm start` runs (`WEB_CONCURRENCY`, default 1); 1 on the embedded database (server/lib/cluster.ts). */
   webConcurrency: number;
+  /**
+   * The API request log's writer (server/services/request-log/writer.ts); `REQUEST_LOG=off` exists so the
+   * bench can measure what the log costs a request. Keep it on: the console's request log and keys' last
+   * use come from it.
+   */
+  requestLog: boolean;
   /**
    * The AI seller's language model (server/services/ai-seller): `catalog` (offline, deterministic, the
    * default) or `openai` (any OpenAI-compatible Chat Completions endpoint at `baseUrl` with `apiKey`).
@@ -229,6 +236,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     mailFrom: e.MAIL_FROM ?? "Platform console <no-reply@localhost>",
     jobsDriver: e.JOBS_DRIVER,
     webConcurrency: e.WEB_CONCURRENCY,
+    requestLog: e.REQUEST_LOG === "on",
     ai: {
       provider: e.AI_PROVIDER,
       baseUrl: e.AI_BASE_URL,

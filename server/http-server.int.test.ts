@@ -6,6 +6,7 @@ import { networkInterfaces, tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { PEER_HEADER } from "@/server/lib/client-ip";
+import { RequestLogWriter, setRequestLogWriter } from "@/server/services/request-log/writer";
 import { openTestDatabase } from "@/server/testing/test-db";
 import { LOOPBACK_HOSTS, startApp, type RunningApp } from "./http-server";
 
@@ -94,5 +95,32 @@ describe("startApp", () => {
     expect(app.servers.map((s) => (s.address() as AddressInfo).address)).toEqual(["0.0.0.0"]);
     const external = externalAddress();
     if (external) expect(await get(external, port)).toBe(external);
+  });
+
+  it("writes the request log's waiting rows on stop, before the database closes", async () => {
+    const started = await start({});
+    const writer = new RequestLogWriter({ intervalMs: 60_000 });
+    setRequestLogWriter(writer);
+    try {
+      writer.push({
+        createdAt: new Date(),
+        tenantId: null,
+        integrationId: null,
+        apiKeyId: null,
+        keyId: null,
+        method: "GET",
+        path: "/me",
+        status: 401,
+        problemCode: "invalid_api_key",
+        latencyMs: 1,
+        requestId: "req_on_stop",
+        callerAddress: "127.0.0.1",
+      });
+      app = null; // stopped here, not again after the test
+      await started.app.stop();
+      expect(writer.stats).toMatchObject({ written: 1, failedFlushes: 0 });
+    } finally {
+      setRequestLogWriter(undefined);
+    }
   });
 });

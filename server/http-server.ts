@@ -8,6 +8,7 @@ import { startLocalDriver } from "@/server/jobs/local-driver";
 import { registerInngestNotifier } from "@/inngest/notifier";
 import { log } from "@/server/log";
 import { startKeyCache } from "@/server/services/access/key-cache";
+import { flushRequestLog } from "@/server/services/request-log/writer";
 import { PEER_HEADER } from "@/server/lib/client-ip";
 
 /** Where the app listens when `HOST` is unset: loopback only, IPv4 and IPv6. */
@@ -70,6 +71,8 @@ export async function startApp(opts: { dev: boolean; database?: Database }): Pro
     url,
     async stop() {
       await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+      // The request log's last rows, before the database closes (a failure is logged, never thrown).
+      await flushRequestLog();
       await jobs?.stop();
       unnotify?.();
       await daily?.stop();

@@ -35,7 +35,7 @@ BEGIN
 END $$;
 --> statement-breakpoint
 CREATE TRIGGER api_keys_key_cache AFTER INSERT OR UPDATE OR DELETE ON api_keys
-  FOR EACH ROW EXECUTE FUNCTION key_cache_notify('last_used_at', 'expiry_warned_30_at', 'expiry_warned_7_at');
+  FOR EACH ROW EXECUTE FUNCTION key_cache_notify('last_used_at', 'last_used_address', 'expiry_warned_30_at', 'expiry_warned_7_at');
 --> statement-breakpoint
 CREATE TRIGGER integrations_key_cache AFTER INSERT OR UPDATE OR DELETE ON integrations
   FOR EACH ROW EXECUTE FUNCTION key_cache_notify('updated_at');

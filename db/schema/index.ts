@@ -13,3 +13,4 @@ export * from "./analytics";
 export * from "./operations";
 export * from "./webhooks";
 export * from "./payments";
+export * from "./request-log";

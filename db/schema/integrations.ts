@@ -78,6 +78,8 @@ export const apiKeys = pgTable(
     /** `key_id` of the key this one was rolled to (server/services/keys/key-roll.ts); null = never rolled. */
     replacedBy: text("replaced_by"),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true, precision: 3 }),
+    /** The caller's address of the request that last used the key (written with the request log, batched). */
+    lastUsedAddress: text("last_used_address"),
     /** When the 30-day `api_key.expiring` notice was recorded (server/jobs/key-expiry.ts); null = not yet. */
     expiryWarned30At: timestamp("expiry_warned_30_at", { withTimezone: true, precision: 3 }),
     /** When the 7-day `api_key.expiring` notice was recorded; null = not yet. */

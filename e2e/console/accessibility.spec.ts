@@ -13,6 +13,8 @@ const PAGES: { path: string; heading: string | RegExp }[] = [
   { path: "/console/webhooks", heading: "Webhooks" },
   { path: "/console/wallet", heading: "Wallet" },
   { path: "/console/operations", heading: "Operations" },
+  { path: "/console/requests", heading: "API requests" },
+  { path: "/console/usage", heading: "Usage" },
   { path: "/console/journal", heading: "Disclosure journal" },
   { path: "/console/team", heading: "Team" },
   { path: "/console/settings", heading: "Settings" },

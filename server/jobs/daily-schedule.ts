@@ -37,7 +37,8 @@ export function startDailySchedule(db: Db, opts: { intervalMs?: number } = {}): 
     if (stopped) return;
     try {
       const r = await runRetention(db);
-      if (r.webhookDeliveries || r.events || r.idempotencyRecords) log().info(r, "retention cleanup done");
+      if (r.webhookDeliveries || r.events || r.idempotencyRecords || r.requestLog)
+        log().info(r, "retention cleanup done");
     } catch (err) {
       log().error({ err }, "retention job failed");
     }

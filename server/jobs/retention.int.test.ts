@@ -122,7 +122,7 @@ describe("runRetention", () => {
     const idemYoung = await idem(23 * HOUR);
 
     const r = await runRetention(db.db, { batch: 1 });
-    expect(r).toEqual({ webhookDeliveries: 2, events: 2, idempotencyRecords: 2 });
+    expect(r).toEqual({ webhookDeliveries: 2, events: 2, idempotencyRecords: 2, requestLog: 0 });
 
     expect(
       await existing(webhookDeliveries, [oldDelivered, oldDead, oldPending, youngFailed, youngPending, youngDelivered]),
@@ -133,13 +133,23 @@ describe("runRetention", () => {
     expect(await existing(idempotencyRecords, [...idemOld, idemYoung])).toEqual([idemYoung]);
 
     // Idempotent: a second run finds nothing.
-    expect(await runRetention(db.db)).toEqual({ webhookDeliveries: 0, events: 0, idempotencyRecords: 0 });
+    expect(await runRetention(db.db)).toEqual({
+      webhookDeliveries: 0,
+      events: 0,
+      idempotencyRecords: 0,
+      requestLog: 0,
+    });
 
     // Two days on, the two 29-day deliveries are past 30 days but still failed and pending: they stay, and
     // so do their events.
     setClock(() => T0 + 2 * DAY);
     try {
-      expect(await runRetention(db.db)).toEqual({ webhookDeliveries: 0, events: 0, idempotencyRecords: 1 });
+      expect(await runRetention(db.db)).toEqual({
+        webhookDeliveries: 0,
+        events: 0,
+        idempotencyRecords: 1,
+        requestLog: 0,
+      });
       expect(await existing(webhookDeliveries, [oldPending, youngFailed, youngPending, youngDelivered])).toEqual(
         [oldPending, youngFailed, youngPending, youngDelivered].sort(),
       );
@@ -150,7 +160,12 @@ describe("runRetention", () => {
         .set({ state: "dead" })
         .where(inArray(webhookDeliveries.id, [oldPending, youngFailed]));
       await db.db.update(webhookDeliveries).set({ state: "delivered" }).where(eq(webhookDeliveries.id, youngPending));
-      expect(await runRetention(db.db)).toEqual({ webhookDeliveries: 3, events: 2, idempotencyRecords: 0 });
+      expect(await runRetention(db.db)).toEqual({
+        webhookDeliveries: 3,
+        events: 2,
+        idempotencyRecords: 0,
+        requestLog: 0,
+      });
       expect(await existing(events, [oldEv, referenced, youngEv])).toEqual([youngEv]);
       expect(await existing(webhookDeliveries, [oldPending, youngFailed, youngPending, youngDelivered])).toEqual([
         youngDelivered,

@@ -1,8 +1,9 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { events, idempotencyRecords, webhookDeliveries } from "@/db/schema";
+import { events, idempotencyRecords, requestLog, webhookDeliveries } from "@/db/schema";
 import { nowMs } from "@/server/lib/clock";
 import { IDEMPOTENCY_WINDOW_MS } from "@/server/services/idempotency/idempotency";
+import { REQUEST_LOG_RETENTION_MS } from "@/server/services/request-log/request-log-page";
 import { JOURNAL_RETENTION_MS } from "@/server/services/webhooks/journal";
 
 /** Rows deleted per statement: small enough that a large backlog never holds locks for long. */
@@ -13,6 +14,7 @@ export interface RetentionResult {
   webhookDeliveries: number;
   events: number;
   idempotencyRecords: number;
+  requestLog: number;
 }
 
 /**
@@ -25,7 +27,9 @@ export interface RetentionResult {
  * 2. events created at least 30 days ago that no delivery references any more (an event still referenced,
  *    by a younger delivery of some other subscription, stays: the FK would cascade to its delivery);
  * 3. idempotency records created at least 24 hours ago ({@link IDEMPOTENCY_WINDOW_MS}); a key reused after
- *    that starts a new operation anyway (server/public-api/idempotency.ts).
+ *    that starts a new operation anyway (server/public-api/idempotency.ts);
+ * 4. request-log rows of requests made at least 30 days ago ({@link REQUEST_LOG_RETENTION_MS}; issue 19
+ *    item 5), of every tenant and of none.
  * Each table is deleted in batches of `batch` rows per statement (each its own short transaction) until a
  * batch comes back short. Idempotent: a second run, or one overlapping with this one, deletes what is left.
  * @param opts.batch rows per DELETE, default {@link RETENTION_BATCH}.
@@ -36,9 +40,11 @@ export async function runRetention(db: Db, opts: { batch?: number } = {}): Promi
   const now = nowMs();
   const journalCutoff = new Date(now - JOURNAL_RETENTION_MS).toISOString();
   const idemCutoff = new Date(now - IDEMPOTENCY_WINDOW_MS).toISOString();
+  const logCutoff = new Date(now - REQUEST_LOG_RETENTION_MS).toISOString();
   const d = webhookDeliveries;
   const e = events;
   const i = idempotencyRecords;
+  const r = requestLog;
 
   const deliveries = await deleteInBatches(
     db,
@@ -58,7 +64,13 @@ export async function runRetention(db: Db, opts: { batch?: number } = {}): Promi
     (n) =>
       sql`delete from ${i} where ${i.id} in (select id from ${i} where ${i.createdAt} <= ${idemCutoff}::timestamptz limit ${n})`,
   );
-  return { webhookDeliveries: deliveries, events: oldEvents, idempotencyRecords: idem };
+  const requests = await deleteInBatches(
+    db,
+    batch,
+    (n) =>
+      sql`delete from ${r} where ${r.id} in (select id from ${r} where ${r.createdAt} <= ${logCutoff}::timestamptz limit ${n})`,
+  );
+  return { webhookDeliveries: deliveries, events: oldEvents, idempotencyRecords: idem, requestLog: requests };
 }
 
 /** Runs `stmt(batch)` (a DELETE of at most `batch` rows, `returning` nothing) until it deletes fewer than `batch`; returns the total. */

@@ -6,6 +6,7 @@ import { GET as trpcGet, POST as trpcPost } from "@/app/api/trpc/[trpc]/route";
 import { createAuth } from "@/server/auth/auth";
 import { ApiError } from "@/server/errors";
 import { createStaffMember } from "@/server/services/tenants/staff";
+import { flushRequestLog } from "@/server/services/request-log/writer";
 import { call } from "@/server/testing/api-client";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
@@ -141,10 +142,17 @@ describe("integrations and keys", () => {
     expect(k.key).toMatch(/^sk_live_ru_/);
     await makeWalletPositive();
     expect((await call("GET", "/me", { key: k.key })).status).toBe(200);
+    await flushRequestLog(); // the last-used stamp is written with the request log's batch
     const list = await as(staff.owner).integrations.keys({ tenantId: a.tenantId, integrationId: id });
     expect(list).toHaveLength(1);
     expect(JSON.stringify(list)).not.toContain(k.key.split("_").pop()!);
-    expect(list[0]).toMatchObject({ keyId: k.keyId, mode: "live", state: "active", lastUsedAt: expect.any(String) });
+    expect(list[0]).toMatchObject({
+      keyId: k.keyId,
+      mode: "live",
+      state: "active",
+      lastUsedAt: expect.any(String),
+      lastUsedAddress: "127.0.0.1",
+    });
     expect((await rejects(as(staff.other).integrations.revokeKey({ tenantId: b.tenantId, keyId: k.keyId }))).code).toBe(
       "NOT_FOUND",
     );

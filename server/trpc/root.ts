@@ -4,7 +4,9 @@ import { journalRouter } from "./routers/journal";
 import { operationsRouter } from "./routers/operations";
 import { teamRouter } from "./routers/team";
 import { settingsRouter } from "./routers/settings";
+import { requestLogRouter } from "./routers/request-log";
 import { tenantsRouter } from "./routers/tenants";
+import { usageRouter } from "./routers/usage";
 import { walletRouter } from "./routers/wallet";
 import { webhooksRouter } from "./routers/webhooks";
 
@@ -18,6 +20,8 @@ export const appRouter = router({
   operations: operationsRouter,
   team: teamRouter,
   settings: settingsRouter,
+  requestLog: requestLogRouter,
+  usage: usageRouter,
 });
 export type AppRouter = typeof appRouter;
 export const createCaller = createCallerFactory(appRouter);

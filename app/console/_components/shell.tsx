@@ -9,6 +9,8 @@ const LINKS = [
   { href: "/console/webhooks", label: "Webhooks" },
   { href: "/console/wallet", label: "Wallet" },
   { href: "/console/operations", label: "Operations" },
+  { href: "/console/requests", label: "API requests" },
+  { href: "/console/usage", label: "Usage" },
   { href: "/console/journal", label: "Disclosure journal" },
   { href: "/console/team", label: "Team" },
   { href: "/console/settings", label: "Settings" },

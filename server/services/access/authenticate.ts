@@ -36,9 +36,6 @@ export const INVALID_KEY_DETAIL = {
   unknown: "The API key is unknown, revoked or expired; check it in the tenant console, or issue a new one there.",
 } as const;
 
-/** `last_used_at` is written at most this often per key, ms, to keep a write off every request. */
-const LAST_USED_EVERY_MS = 60_000;
-
 /**
  * Authenticates a public request (spec "Authentication" 1-5), in the pipeline's order:
  * key (401 `invalid_api_key`, `wrong_cell`, `integration_inactive`) → 403 `tenant_inactive` →
@@ -107,16 +104,8 @@ export async function authenticate(
   }
   if (!r.apiAccess) throw new ApiError("feature_not_in_plan", "The tenant's plan does not include API access.");
 
-  if (!r.lastUsedAt || now.getTime() - r.lastUsedAt.getTime() > LAST_USED_EVERY_MS) {
-    // Best effort and off the request's path: a lost last-used stamp must not fail or slow the request.
-    // The (possibly cached) row remembers the stamp, so a cached key is not stamped on every request.
-    r.lastUsedAt = now;
-    void db
-      .update(apiKeys)
-      .set({ lastUsedAt: sql`now()` })
-      .where(eq(apiKeys.id, r.keyUuid))
-      .catch(() => {});
-  }
+  // The key's last-used time and address are stamped by the request log's batched writer
+  // (server/services/request-log), off the request's path.
   const mode = r.mode as "live" | "test";
   const keyOverride: LimitOverride = {
     readPerMin: r.kRead,
@@ -187,7 +176,6 @@ function buildKeyQuery(db: Db) {
       mode: apiKeys.mode,
       expiresAt: apiKeys.expiresAt,
       revokedAt: apiKeys.revokedAt,
-      lastUsedAt: apiKeys.lastUsedAt,
       keyAllowlist: apiKeys.ipAllowlist,
       integrationId: integrations.id,
       integrationName: integrations.name,

@@ -70,7 +70,10 @@ export interface KeyView {
   name: string | null;
   mode: string;
   createdAt: string;
+  /** When the key last answered a request (stamped by the request log's writer, about a second late). */
   lastUsedAt: string | null;
+  /** The caller's address of that request. */
+  lastUsedAddress: string | null;
   expiresAt: string;
   ipAllowlist: string[] | null;
   state: "active" | "expired" | "revoked";
@@ -92,6 +95,7 @@ export async function listKeys(db: Db, tenantId: string, integrationId: string):
     mode: k.mode,
     createdAt: k.createdAt.toISOString(),
     lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+    lastUsedAddress: k.lastUsedAddress,
     expiresAt: k.expiresAt.toISOString(),
     ipAllowlist: k.ipAllowlist,
     state: k.revokedAt ? "revoked" : k.expiresAt.getTime() <= now ? "expired" : "active",

@@ -130,7 +130,10 @@ export function KeysPanel({
                   <td>{k.name ?? <span className="hint">unnamed</span>}</td>
                   <td>{k.mode}</td>
                   <td>{new Date(k.createdAt).toLocaleString()}</td>
-                  <td>{k.lastUsedAt ? new Date(k.lastUsedAt).toLocaleString() : "never"}</td>
+                  <td>
+                    {k.lastUsedAt ? new Date(k.lastUsedAt).toLocaleString() : "never"}
+                    {k.lastUsedAddress && <div className="hint">from {k.lastUsedAddress}</div>}
+                  </td>
                   <td>
                     {k.replacedBy ? new Date(k.expiresAt).toLocaleString() : new Date(k.expiresAt).toLocaleDateString()}
                     {k.replacedBy && (

@@ -1,0 +1,202 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { QueryState } from "../_components/query-state";
+import { useTRPC } from "../_components/trpc-provider";
+import { TableWrap } from "../_components/table-wrap";
+
+type Cursor = { createdAt: string; id: number };
+type StatusClass = "2xx" | "3xx" | "4xx" | "5xx";
+type Filters = { integrationId?: string; statusClass?: StatusClass; path?: string; requestId?: string };
+
+const STATUS_CLASSES: StatusClass[] = ["2xx", "4xx", "5xx", "3xx"];
+
+/** Keeps only the filters that are set, so an empty field means "any". */
+function compact(f: Filters): Filters {
+  return Object.fromEntries(Object.entries(f).filter(([, v]) => v)) as Filters;
+}
+
+/** Badge class of a status: ok for 2xx, low for 4xx, negative for 5xx. */
+function statusBadge(status: number): string {
+  if (status < 300) return "ok";
+  if (status < 500) return "low";
+  return "negative";
+}
+
+/**
+ * The request log (issue 19 item 5), like Stripe's: every public API request of the last 30 days,
+ * newest first, filtered by integration, status class, path and request id, with Newer/Older pages.
+ * Rows arrive about a second after their answer (the server writes them in batches); Refresh reloads.
+ */
+export function RequestsPanel({ tenantId, initialRequestId }: { tenantId: string; initialRequestId?: string }) {
+  const trpc = useTRPC();
+  const initial = compact({ requestId: initialRequestId });
+  const [draft, setDraft] = useState<Filters>(initial);
+  const [filters, setFilters] = useState<Filters>(initial);
+  const [trail, setTrail] = useState<(Cursor | null)[]>([null]);
+  const cursor = trail[trail.length - 1];
+  const integrations = useQuery(trpc.integrations.list.queryOptions({ tenantId }));
+  const page = useQuery(trpc.requestLog.list.queryOptions({ tenantId, filters, cursor, limit: 50 }));
+
+  const apply = (next: Filters) => {
+    setFilters(compact(next));
+    setTrail([null]);
+  };
+  const filtered = Object.keys(filters).length > 0;
+
+  return (
+    <>
+      <h1>API requests</h1>
+      <p className="hint">
+        Every request to the public API with a key of this tenant in the last 30 days: status, problem code, latency and
+        the caller&apos;s address. A request shows here about a second after its answer; requests without a valid key
+        belong to no tenant and are not listed.
+      </p>
+      <form
+        className="row"
+        aria-label="Request filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          apply(draft);
+        }}
+      >
+        <label>
+          Integration{" "}
+          <select
+            value={draft.integrationId ?? ""}
+            onChange={(e) => setDraft({ ...draft, integrationId: e.target.value || undefined })}
+          >
+            <option value="">all</option>
+            {integrations.data?.map((i) => (
+              <option key={i.id} value={i.id}>
+                {i.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Status{" "}
+          <select
+            value={draft.statusClass ?? ""}
+            onChange={(e) => setDraft({ ...draft, statusClass: (e.target.value || undefined) as StatusClass })}
+          >
+            <option value="">all</option>
+            {STATUS_CLASSES.map((c) => (
+              <option key={c} value={c}>
+                {c}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Path{" "}
+          <input
+            value={draft.path ?? ""}
+            placeholder="/cards"
+            title="A path starting with / matches paths that start with it; other text matches paths containing it."
+            onChange={(e) => setDraft({ ...draft, path: e.target.value })}
+          />
+        </label>
+        <label>
+          Request id{" "}
+          <input
+            value={draft.requestId ?? ""}
+            placeholder="req_…"
+            onChange={(e) => setDraft({ ...draft, requestId: e.target.value.trim() })}
+          />
+        </label>
+        <button type="submit">Apply</button>
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => {
+            setDraft({});
+            apply({});
+          }}
+        >
+          Clear
+        </button>
+        <button type="button" className="secondary" disabled={page.isFetching} onClick={() => void page.refetch()}>
+          {page.isFetching ? "Refreshing…" : "Refresh"}
+        </button>
+      </form>
+      <QueryState
+        isLoading={page.isLoading}
+        error={page.error}
+        empty={page.data?.rows.length === 0}
+        emptyText={
+          filtered
+            ? "No requests match these filters in the last 30 days. A request made just now shows after a second; press Refresh."
+            : "No API requests in the last 30 days. Call the API with a key of this tenant (see API reference) and they show here."
+        }
+      >
+        <TableWrap label="API requests">
+          <table>
+            <caption className="hint" style={{ textAlign: "left" }}>
+              Newest first, times in your browser&apos;s time zone.
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Request</th>
+                <th scope="col">Status</th>
+                <th scope="col">Latency</th>
+                <th scope="col">Integration and key</th>
+                <th scope="col">From</th>
+                <th scope="col">Request id</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.data?.rows.map((r) => (
+                <tr key={r.id}>
+                  <td>{new Date(r.createdAt).toLocaleString()}</td>
+                  <td>
+                    <code>
+                      {r.method} {r.path}
+                    </code>
+                  </td>
+                  <td>
+                    <span className={`badge ${statusBadge(r.status)}`}>{r.status}</span>
+                    {r.problemCode && (
+                      <div>
+                        <a className="hint" href={`/developers/errors#${r.problemCode}`}>
+                          {r.problemCode}
+                        </a>
+                      </div>
+                    )}
+                  </td>
+                  <td>{r.latencyMs < 10 ? r.latencyMs.toFixed(1) : Math.round(r.latencyMs)} ms</td>
+                  <td>
+                    {r.integrationName ?? <span className="hint">deleted integration</span>}
+                    {r.keyId && (
+                      <div>
+                        <code className="hint">{r.keyId}</code>
+                      </div>
+                    )}
+                  </td>
+                  <td>{r.callerAddress ?? <span className="hint">unknown</span>}</td>
+                  <td>
+                    <code>{r.requestId}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableWrap>
+      </QueryState>
+      <div className="row">
+        {trail.length > 1 && (
+          <button type="button" className="secondary" onClick={() => setTrail(trail.slice(0, -1))}>
+            Newer
+          </button>
+        )}
+        {page.data?.next && (
+          <button type="button" className="secondary" onClick={() => setTrail([...trail, page.data.next])}>
+            Older
+          </button>
+        )}
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,119 @@
+import { and, desc, eq, gte, like, lt, or, sql, type SQL } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { integrations, requestLog } from "@/db/schema";
+import { nowMs } from "@/server/lib/clock";
+import type { StaffActor } from "../actor";
+
+/** How long request-log rows are kept: 30 days (issue 19 item 5; server/jobs/retention.ts deletes older). */
+export const REQUEST_LOG_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** Status classes staff filter by. */
+export const STATUS_CLASSES = ["2xx", "3xx", "4xx", "5xx"] as const;
+export type StatusClass = (typeof STATUS_CLASSES)[number];
+
+/** Filters of the console's request log; every one optional. */
+export interface RequestLogFilters {
+  integrationId?: string;
+  statusClass?: StatusClass;
+  /**
+   * Path below `/api/public/v1`: text starting with `/` matches paths that start with it (`/cards`
+   * matches `/cards` and `/cards/socks`); other text matches paths that contain it.
+   */
+  path?: string;
+  /** Exact `X-Request-Id` (`req_...`). */
+  requestId?: string;
+}
+
+/** One request as the console lists it. */
+export interface RequestLogRow {
+  id: number;
+  createdAt: string;
+  integrationId: string | null;
+  integrationName: string | null;
+  keyId: string | null;
+  method: string;
+  path: string;
+  status: number;
+  problemCode: string | null;
+  latencyMs: number;
+  requestId: string;
+  callerAddress: string | null;
+}
+
+/** Keyset position: the last row's (created_at, id). */
+export interface RequestLogCursor {
+  createdAt: string;
+  id: number;
+}
+
+/** `%` and `_` (and the escape itself) typed by staff match only themselves in LIKE. */
+function likeEscape(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+function conditions(actor: StaffActor, f: RequestLogFilters, after: RequestLogCursor | null): SQL {
+  const r = requestLog;
+  const low = f.statusClass ? Number(f.statusClass[0]) * 100 : 0;
+  const path = f.path?.trim();
+  const parts: (SQL | undefined)[] = [
+    eq(r.tenantId, actor.tenantId),
+    // Rows older than the retention are invisible even before the daily job deletes them.
+    gte(r.createdAt, new Date(nowMs() - REQUEST_LOG_RETENTION_MS)),
+    f.integrationId ? eq(r.integrationId, f.integrationId) : undefined,
+    f.statusClass ? and(gte(r.status, low), lt(r.status, low + 100)) : undefined,
+    path
+      ? path.startsWith("/")
+        ? like(r.path, `${likeEscape(path)}%`)
+        : sql`${r.path} ilike ${`%${likeEscape(path)}%`}`
+      : undefined,
+    f.requestId ? eq(r.requestId, f.requestId.trim()) : undefined,
+    after
+      ? or(
+          lt(r.createdAt, new Date(after.createdAt)),
+          and(eq(r.createdAt, new Date(after.createdAt)), lt(r.id, after.id)),
+        )
+      : undefined,
+  ];
+  return and(...parts)!;
+}
+
+/**
+ * A page of the tenant's request log (issue 19 item 5), newest first, keyset on (created_at, id) over
+ * the index `request_log_tenant_created_idx`. Any member of the tenant may read it: it holds ids, paths
+ * and statuses, no personal data. Requests refused before a key was verified belong to no tenant and
+ * are never listed. Rows appear about a second after their answer (the writer batches).
+ * @param limit rows per page (1–200)
+ * @param after the previous page's `next`, or null for the first page
+ */
+export async function requestLogPage(
+  db: Db,
+  actor: StaffActor,
+  filters: RequestLogFilters,
+  limit: number,
+  after: RequestLogCursor | null,
+): Promise<{ rows: RequestLogRow[]; next: RequestLogCursor | null }> {
+  const r = requestLog;
+  const found = await db
+    .select({
+      id: r.id,
+      createdAt: r.createdAt,
+      integrationId: r.integrationId,
+      integrationName: integrations.name,
+      keyId: r.keyId,
+      method: r.method,
+      path: r.path,
+      status: r.status,
+      problemCode: r.problemCode,
+      latencyMs: r.latencyMs,
+      requestId: r.requestId,
+      callerAddress: r.callerAddress,
+    })
+    .from(r)
+    .leftJoin(integrations, and(eq(integrations.id, r.integrationId), eq(integrations.tenantId, actor.tenantId)))
+    .where(conditions(actor, filters, after))
+    .orderBy(desc(r.createdAt), desc(r.id))
+    .limit(limit + 1);
+  const rows = found.slice(0, limit).map((x): RequestLogRow => ({ ...x, createdAt: x.createdAt.toISOString() }));
+  const last = rows[rows.length - 1];
+  return { rows, next: found.length > limit && last ? { createdAt: last.createdAt, id: last.id } : null };
+}
