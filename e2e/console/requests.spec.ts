@@ -1,34 +1,13 @@
-import { readFileSync } from "node:fs";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
+import { demo as baseDemo, signIn } from "./sign-in";
 
 // The request log and usage pages (issue 19 items 5 and 6): a request just made with the demo key shows
 // in the log (found by its X-Request-Id, about a second after its answer), the usage page draws its
 // charts, and the key's list says when and from where it was last used.
 
-const demo = () =>
-  JSON.parse(readFileSync(".data/e2e/demo.json", "utf8")) as {
-    apiKey: string;
-    integrationId: string;
-    staff: { email: string; password: string };
-  };
+const demo = () => baseDemo() as ReturnType<typeof baseDemo> & { integrationId: string };
 
 test.use({ trace: "retain-on-failure", screenshot: "only-on-failure" });
-
-/** Signs in on the page that asked for it; waits out better-auth's sign-in window once if needed. */
-async function signIn(page: Page, heading: string) {
-  const { staff } = demo();
-  await page.getByLabel("Email").fill(staff.email);
-  await page.getByLabel("Password").fill(staff.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  const there = page.getByRole("heading", { name: heading, exact: true });
-  const limited = page.getByText("Too many requests");
-  await expect(there.or(limited)).toBeVisible();
-  if (await limited.isVisible()) {
-    await page.waitForTimeout(11_000);
-    await page.getByRole("button", { name: "Sign in" }).click();
-  }
-  await expect(there).toBeVisible();
-}
 
 test("a request just made is in the request log, the usage charts render, the key shows its last use", async ({
   page,
