@@ -21,6 +21,7 @@ import { benchRequestLogCost, type RequestLogCost } from "./request-log-cost";
 import type { LoadSpec } from "./load";
 import { ensureServerBundle, SERVER_NODE_FLAGS } from "../scripts/server-bundle";
 import { cpuSince, cpuSnapshot, rssSampler, treeRss } from "./process-stats";
+import { soak } from "./soak";
 import { cpuSplit, haveWrk, wrkLoad, type LoadFigures } from "./wrk";
 
 // `npm run bench`: builds the app, seeds a fresh database (`--database postgres`, the default: a new
@@ -41,6 +42,8 @@ const { values: flags } = parseArgs({
     duration: { type: "string", default: "10" },
     only: { type: "string" },
     profile: { type: "boolean" },
+    // --soak <s>: after the scenarios, reads for <s> seconds with the app's memory sampled (bench/soak.ts).
+    soak: { type: "string" },
     database: { type: "string", default: "postgres" },
     // The app's port; the bare node:http baseline takes the next one.
     port: { type: "string", default: "3900" },
@@ -233,6 +236,18 @@ async function main() {
       `  ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}${codes.length ? ` (${codes.join(", ")})` : ""}`,
     );
   }
+  if (flags.soak)
+    await soak({
+      spec: {
+        ...spec("GET /me, /cards?limit=10, /cards (50) in turn", `${api}/me`, auth(small.key), "soak"),
+        paths: ["/api/public/v1/me", "/api/public/v1/cards?limit=10", "/api/public/v1/cards"],
+      },
+      seconds: Number(flags.soak),
+      drive,
+      rss: () => treeRss(app.pid!),
+      database: flags.database!,
+      log,
+    });
   clearInterval(rssTimer);
   log(`peak RSS of the app: ${(peakRss / 2 ** 20).toFixed(0)} MB`);
   // The app runs the local delivery driver in-process (JOBS_DRIVER=local); stopped here so that the
