@@ -44,6 +44,8 @@ const { values: flags } = parseArgs({
     profile: { type: "boolean" },
     // --soak <s>: after the scenarios, reads for <s> seconds with the app's memory sampled (bench/soak.ts).
     soak: { type: "string" },
+    // --processes N: the app runs N processes on one port (WEB_CONCURRENCY, postgres only; README "Scaling").
+    processes: { type: "string", default: "1" },
     database: { type: "string", default: "postgres" },
     // The app's port; the bare node:http baseline takes the next one.
     port: { type: "string", default: "3900" },
@@ -52,6 +54,9 @@ const { values: flags } = parseArgs({
 if (flags.database !== "postgres" && flags.database !== "embedded")
   throw new Error(`--database is embedded or postgres, not ${flags.database}`);
 const EMBEDDED = flags.database === "embedded";
+const PROCESSES = Number(flags.processes);
+if (!Number.isInteger(PROCESSES) || PROCESSES < 1 || (EMBEDDED && PROCESSES > 1))
+  throw new Error("--processes is a whole number ≥ 1, and 1 with --database embedded");
 const PG = process.env.BENCH_PG_BASE ?? "postgres://postgres@127.0.0.1:5432";
 const APP_PORT = Number(flags.port);
 const BARE_PORT = APP_PORT + 1;
@@ -128,6 +133,7 @@ async function main() {
     CELL_ORIGIN_ID: "https://api.bench.example.id",
     // Production refuses the sandbox payment provider unless allowed; the bench takes no payments.
     PAYMENT_SANDBOX: "allow",
+    WEB_CONCURRENCY: String(PROCESSES),
   };
   // The app as `npm start` runs it: our server compiled into one module (scripts/server-bundle.ts).
   const nodeArgs = [...profiling, ...SERVER_NODE_FLAGS, await ensureServerBundle("server/main.ts", "main")];
@@ -588,11 +594,11 @@ function report(
     request_log: logCost,
     targets: goals,
   };
-  const base = EMBEDDED ? "results-embedded" : "results";
+  const base = `results${EMBEDDED ? "-embedded" : ""}${PROCESSES > 1 ? `-${PROCESSES}-processes` : ""}`;
   writeFileSync(path.join(import.meta.dirname, `${base}.json`), `${JSON.stringify(json, null, 2)}\n`);
   const mb = (b: number) => (b / 2 ** 20).toFixed(0);
   const md = [
-    `# Benchmark results${EMBEDDED ? " (embedded database)" : ""}`,
+    `# Benchmark results${EMBEDDED ? " (embedded database)" : ""}${PROCESSES > 1 ? ` (${PROCESSES} app processes)` : ""}`,
     "",
     `${json.date}. Machine: ${machine.cpus} × ${machine.cpu}, ${machine.memory_gb} GiB, ${machine.platform}. Node ${versions.node}, Next.js ${versions.next}, ${EMBEDDED ? versions.postgres : `PostgreSQL ${versions.postgres}`}.`,
     `${CONNECTIONS} connections, ${WARMUP} s warm-up then ${DURATION} s per scenario; load from ${generator}, ${pinning}. Rate limits of the bench tenants and keys raised with \`limits:set\`.`,
