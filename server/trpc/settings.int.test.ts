@@ -179,18 +179,20 @@ describe("spend limits", () => {
 describe("rights", () => {
   it("without manage_integrations every change is refused on the server and nothing changes", async () => {
     const s = await as(viewer).settings.get({ tenantId: t.tenantId });
+    // Called one at a time: a call made before the previous one is awaited would reject unobserved.
     const refusals = [
-      as(viewer).settings.setMainDomain({ tenantId: t.tenantId, mainDomain: "evil.example" }),
-      as(viewer).settings.setChannelAi({
-        tenantId: t.tenantId,
-        channelId: s.channels[0]!.id,
-        aiDailyLimit: 5,
-        aiEnabled: false,
-      }),
-      as(viewer).operations.setLimits({ tenantId: t.tenantId, dailyLimit: "1", maxOperationCost: "1" }),
+      () => as(viewer).settings.setMainDomain({ tenantId: t.tenantId, mainDomain: "evil.example" }),
+      () =>
+        as(viewer).settings.setChannelAi({
+          tenantId: t.tenantId,
+          channelId: s.channels[0]!.id,
+          aiDailyLimit: 5,
+          aiEnabled: false,
+        }),
+      () => as(viewer).operations.setLimits({ tenantId: t.tenantId, dailyLimit: "1", maxOperationCost: "1" }),
     ];
-    for (const p of refusals) {
-      const e = await failure(p);
+    for (const call of refusals) {
+      const e = await failure(call());
       expect([e.code, e.message]).toEqual(["FORBIDDEN", 'This needs the "manage_integrations" right in this tenant.']);
     }
     const after = await as(viewer).settings.get({ tenantId: t.tenantId });
