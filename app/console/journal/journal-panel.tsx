@@ -6,6 +6,7 @@ import { ErrorBox, type ConsoleError } from "../_components/field-errors";
 import { QueryState } from "../_components/query-state";
 import { useTRPC } from "../_components/trpc-provider";
 import { TableWrap } from "../_components/table-wrap";
+import { KeysetPager, useKeysetTrail } from "../_components/keyset-pager";
 
 type Cursor = { createdAt: string; id: string };
 type Filters = { integrationId?: string; resourceType?: string; from?: string; to?: string; requestId?: string };
@@ -26,16 +27,16 @@ export function JournalPanel({ tenantId }: { tenantId: string }) {
   const qc = useQueryClient();
   const [draft, setDraft] = useState<Filters>({});
   const [filters, setFilters] = useState<Filters>({});
-  const [trail, setTrail] = useState<(Cursor | null)[]>([null]);
+  const trail = useKeysetTrail<Cursor>();
   const [exportError, setExportError] = useState<ConsoleError | null>(null);
   const [exporting, setExporting] = useState(false);
-  const cursor = trail[trail.length - 1];
+  const cursor = trail.cursor;
   const integrations = useQuery(trpc.integrations.list.queryOptions({ tenantId }));
   const page = useQuery(trpc.journal.list.queryOptions({ tenantId, filters, cursor, limit: 50 }));
 
   const apply = (next: Filters) => {
     setFilters(compact(next));
-    setTrail([null]);
+    trail.reset();
   };
   const download = async () => {
     setExporting(true);
@@ -175,18 +176,7 @@ export function JournalPanel({ tenantId }: { tenantId: string }) {
           </table>
         </TableWrap>
       </QueryState>
-      <div className="row">
-        {trail.length > 1 && (
-          <button type="button" className="secondary" onClick={() => setTrail(trail.slice(0, -1))}>
-            Newer
-          </button>
-        )}
-        {page.data?.next && (
-          <button type="button" className="secondary" onClick={() => setTrail([...trail, page.data.next])}>
-            Older
-          </button>
-        )}
-      </div>
+      <KeysetPager trail={trail} next={page.data?.next} />
     </>
   );
 }

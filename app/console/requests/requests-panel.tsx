@@ -5,6 +5,7 @@ import { useState } from "react";
 import { QueryState } from "../_components/query-state";
 import { useTRPC } from "../_components/trpc-provider";
 import { TableWrap } from "../_components/table-wrap";
+import { KeysetPager, useKeysetTrail } from "../_components/keyset-pager";
 
 type Cursor = { createdAt: string; id: number };
 type StatusClass = "2xx" | "3xx" | "4xx" | "5xx";
@@ -34,14 +35,14 @@ export function RequestsPanel({ tenantId, initialRequestId }: { tenantId: string
   const initial = compact({ requestId: initialRequestId });
   const [draft, setDraft] = useState<Filters>(initial);
   const [filters, setFilters] = useState<Filters>(initial);
-  const [trail, setTrail] = useState<(Cursor | null)[]>([null]);
-  const cursor = trail[trail.length - 1];
+  const trail = useKeysetTrail<Cursor>();
+  const cursor = trail.cursor;
   const integrations = useQuery(trpc.integrations.list.queryOptions({ tenantId }));
   const page = useQuery(trpc.requestLog.list.queryOptions({ tenantId, filters, cursor, limit: 50 }));
 
   const apply = (next: Filters) => {
     setFilters(compact(next));
-    setTrail([null]);
+    trail.reset();
   };
   const filtered = Object.keys(filters).length > 0;
 
@@ -185,18 +186,7 @@ export function RequestsPanel({ tenantId, initialRequestId }: { tenantId: string
           </table>
         </TableWrap>
       </QueryState>
-      <div className="row">
-        {trail.length > 1 && (
-          <button type="button" className="secondary" onClick={() => setTrail(trail.slice(0, -1))}>
-            Newer
-          </button>
-        )}
-        {page.data?.next && (
-          <button type="button" className="secondary" onClick={() => setTrail([...trail, page.data.next])}>
-            Older
-          </button>
-        )}
-      </div>
+      <KeysetPager trail={trail} next={page.data?.next} />
     </>
   );
 }

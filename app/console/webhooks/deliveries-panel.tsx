@@ -6,6 +6,7 @@ import { ErrorBox, type ConsoleError } from "../_components/field-errors";
 import { QueryState } from "../_components/query-state";
 import { useTRPC } from "../_components/trpc-provider";
 import { TableWrap } from "../_components/table-wrap";
+import { KeysetPager, useKeysetTrail } from "../_components/keyset-pager";
 
 const STATES = ["pending", "delivered", "failed", "dead"] as const;
 type State = (typeof STATES)[number];
@@ -18,9 +19,8 @@ export function DeliveriesPanel({ tenantId, subscriptionId }: { tenantId: string
   const trpc = useTRPC();
   const qc = useQueryClient();
   const [state, setState] = useState<State | null>(null);
-  // Cursors of the pages walked so far; the last one is the page shown (null = the newest page).
-  const [trail, setTrail] = useState<(Cursor | null)[]>([null]);
-  const cursor = trail[trail.length - 1];
+  const trail = useKeysetTrail<Cursor>();
+  const cursor = trail.cursor;
   const page = useQuery(trpc.webhooks.deliveries.queryOptions({ tenantId, subscriptionId, state, cursor }));
   const resend = useMutation(
     trpc.webhooks.resend.mutationOptions({
@@ -37,7 +37,7 @@ export function DeliveriesPanel({ tenantId, subscriptionId }: { tenantId: string
             value={state ?? ""}
             onChange={(e) => {
               setState((e.target.value || null) as State | null);
-              setTrail([null]);
+              trail.reset();
             }}
           >
             <option value="">all</option>
@@ -117,18 +117,7 @@ export function DeliveriesPanel({ tenantId, subscriptionId }: { tenantId: string
           Delivery queued again; it goes out with a fresh retry schedule.
         </p>
       )}
-      <div className="row">
-        {trail.length > 1 && (
-          <button type="button" className="secondary" onClick={() => setTrail(trail.slice(0, -1))}>
-            Newer
-          </button>
-        )}
-        {page.data?.next && (
-          <button type="button" className="secondary" onClick={() => setTrail([...trail, page.data.next])}>
-            Older
-          </button>
-        )}
-      </div>
+      <KeysetPager trail={trail} next={page.data?.next} />
     </>
   );
 }
