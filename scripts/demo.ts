@@ -38,15 +38,21 @@ async function main(): Promise<void> {
   const origin = e.cellOrigins[e.cell];
   const file = path.join(path.dirname(path.resolve(e.pgliteDir)), "demo.json"); // .data/demo.json by default
   const prepareOnly = process.argv.includes("--prepare");
+  const { openDatabase } = await import("@/db/client");
+  let database: Database;
+  let info: DemoInfo;
   if (!e.databaseUrl && !prepareOnly) {
+    // The child migrated, seeded and saved `file`: the server only opens the prepared directory.
     const child = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, "--prepare"], {
       stdio: "inherit",
     });
     if (child.status !== 0) process.exit(child.status ?? 1);
+    database = await openDatabase({ dir: e.pgliteDir });
+    info = JSON.parse(readFileSync(file, "utf8")) as DemoInfo;
+  } else {
+    database = await openDatabase({ url: e.databaseUrl, dir: e.pgliteDir, migrate: true });
+    info = await ensureDemo(database, file, origin);
   }
-  const { openDatabase } = await import("@/db/client");
-  const database = await openDatabase({ url: e.databaseUrl, dir: e.pgliteDir, migrate: true });
-  const info = await ensureDemo(database, file, origin);
   if (prepareOnly) {
     await database.close();
     return;
