@@ -11,7 +11,6 @@ import { setLimitOverride } from "@/server/services/limits/limit-overrides";
 // Next.js so that no build is needed). On the embedded database one process runs, with a notice.
 
 const pg = Boolean(process.env.DATABASE_URL);
-const PORT = 37_000 + Math.floor(Math.random() * 1000);
 let db: Awaited<ReturnType<typeof openTestDatabase>>;
 let t: TenantFixture;
 let primary: ChildProcess | undefined;
@@ -30,19 +29,24 @@ afterAll(async () => {
   await db?.drop();
 });
 
-/** Starts the cluster script; resolves with its process once `count` processes print "listening". */
+/**
+ * Starts the cluster script on a port the system picks (a port picked here could meanwhile be any
+ * outgoing connection's); resolves with its process and port once `count` processes print "listening".
+ */
 function startCluster(
   env: Record<string, string>,
-  port: number,
   count: number,
-): Promise<{ child: ChildProcess; out: () => string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "server/testing/cluster-api-process.ts", String(port)], {
+): Promise<{ child: ChildProcess; port: number; out: () => string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "server/testing/cluster-api-process.ts", "0"], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let text = "";
   return new Promise((resolve, reject) => {
-    const seen = () => (text.match(/listening \d+/g) ?? []).length >= count && resolve({ child, out: () => text });
+    const seen = () => {
+      const ports = [...text.matchAll(/listening \d+ on (\d+)/g)].map((m) => Number(m[1]));
+      if (ports.length >= count) resolve({ child, port: ports[0]!, out: () => text });
+    };
     child.stdout!.on("data", (d: Buffer) => ((text += d.toString()), seen()));
     child.stderr!.on("data", (d: Buffer) => (text += d.toString()));
     child.once("exit", (code) => reject(new Error(`cluster exited with ${code} before it served:\n${text}`)));
@@ -66,10 +70,15 @@ it.runIf(pg)(
   "WEB_CONCURRENCY=2 serves from two processes on one port, and SIGTERM stops them all",
   { timeout: 120_000 },
   async () => {
-    const started = await startCluster({ DATABASE_URL: db.url!, WEB_CONCURRENCY: "2" }, PORT, 2);
+    const started = await startCluster({ DATABASE_URL: db.url!, WEB_CONCURRENCY: "2" }, 2);
+    const port = started.port;
+    // Both workers share the one port.
+    expect(new Set([...started.out().matchAll(/listening \d+ on (\d+)/g)].map((m) => m[1]))).toEqual(
+      new Set([String(port)]),
+    );
     primary = started.child;
     const answers = [];
-    for (let i = 0; i < 12; i++) answers.push(await me(PORT, t.key));
+    for (let i = 0; i < 12; i++) answers.push(await me(port, t.key));
     expect(answers.every((a) => a.status === 200)).toBe(true);
     const pids = new Set(answers.map((a) => a.pid));
     expect(pids.size).toBe(2);
@@ -83,7 +92,7 @@ it.runIf(pg)(
 );
 
 it.runIf(!pg)("runs one process on the embedded database, saying why", { timeout: 120_000 }, async () => {
-  const { child, out } = await startCluster({ DATABASE_URL: "", WEB_CONCURRENCY: "2" }, PORT, 1);
+  const { child, out } = await startCluster({ DATABASE_URL: "", WEB_CONCURRENCY: "2" }, 1);
   try {
     await new Promise((r) => setTimeout(r, 300));
     expect(out()).toMatch(/WEB_CONCURRENCY=2 ignored: the embedded database/);

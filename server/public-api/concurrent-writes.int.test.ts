@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { fetchChecked, warmUpValidators } from "@/server/testing/api-client";
-import { killProcess, startTsxProcess } from "@/server/testing/child-process";
+import { killProcess, startApiProcess } from "@/server/testing/child-process";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
 import { setLimitOverride } from "@/server/services/limits/limit-overrides";
@@ -12,7 +12,6 @@ import { setLimitOverride } from "@/server/services/limits/limit-overrides";
 const pg = Boolean(process.env.DATABASE_URL);
 let db: Awaited<ReturnType<typeof openTestDatabase>>;
 let t: TenantFixture;
-const PORT = 40_000 + Math.floor(Math.random() * 2000);
 
 beforeAll(async () => {
   if (!pg) return;
@@ -29,7 +28,7 @@ it.runIf(pg)(
   "answers every one of 16 parallel streams of POST /cards and GET /me without a 5xx",
   { timeout: 90_000 },
   async () => {
-    const child = await startTsxProcess("server/testing/api-process.ts", [db.url!, String(PORT)], "listening");
+    const { child, port } = await startApiProcess(db.url!);
     try {
       const statuses = new Map<number, number>();
       let n = 0;
@@ -38,7 +37,7 @@ it.runIf(pg)(
         while (Date.now() < until) {
           const i = n++;
           const write = i % 2 === 0;
-          const r = await fetchChecked(`http://127.0.0.1:${PORT}/api/public/v1/${write ? "cards" : "me"}`, {
+          const r = await fetchChecked(`http://127.0.0.1:${port}/api/public/v1/${write ? "cards" : "me"}`, {
             method: write ? "POST" : "GET",
             headers: {
               authorization: `Bearer ${t.key}`,

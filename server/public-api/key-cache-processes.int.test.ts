@@ -3,7 +3,7 @@ import { promisify } from "node:util";
 import { eq, sql } from "drizzle-orm";
 import { walletLedger } from "@/db/schema";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { killProcess, startTsxProcess } from "@/server/testing/child-process";
+import { killProcess, startApiProcess } from "@/server/testing/child-process";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
 import { setLimitOverride } from "@/server/services/limits/limit-overrides";
@@ -15,8 +15,8 @@ import { KEY_CACHE_FRESH_MS } from "@/server/services/access/key-cache";
 
 const pg = Boolean(process.env.DATABASE_URL);
 const run = promisify(execFile);
-const BASE_PORT = 36_000 + Math.floor(Math.random() * 2000);
-const ports = [BASE_PORT, BASE_PORT + 1];
+/** The two processes' ports, picked by the system when they start. */
+let ports: number[] = [];
 let db: Awaited<ReturnType<typeof openTestDatabase>>;
 let revoked: TenantFixture;
 let debited: TenantFixture;
@@ -32,10 +32,9 @@ beforeAll(async () => {
     await setLimitOverride(db.db, { tenantId: t.tenantId }, { readPerMin: 100_000 });
     await setLimitOverride(db.db, { keyId: t.keyId }, { readPerMin: 100_000 });
   }
-  const started = await Promise.all(
-    ports.map((p) => startTsxProcess("server/testing/api-process.ts", [db.url!, String(p)], "listening")),
-  );
-  children.push(...started);
+  const started = await Promise.all([startApiProcess(db.url!), startApiProcess(db.url!)]);
+  children.push(...started.map((s) => s.child));
+  ports = started.map((s) => s.port);
 }, 120_000);
 afterAll(async () => {
   await Promise.all(children.map((c) => killProcess(c)));

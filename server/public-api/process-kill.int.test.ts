@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { idempotencyRecords, products } from "@/db/schema";
 import { setClock } from "@/server/lib/clock";
 import { call, fetchChecked, warmUpValidators } from "@/server/testing/api-client";
-import { killProcess, startTsxProcess } from "@/server/testing/child-process";
+import { killProcess, startApiProcess } from "@/server/testing/child-process";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { RequestMismatch } from "@/server/testing/request-validator";
 import { ResponseMismatch } from "@/server/testing/response-validator";
@@ -20,7 +20,6 @@ const pg = Boolean(process.env.DATABASE_URL);
 let db: Awaited<ReturnType<typeof openTestDatabase>>;
 let t: TenantFixture;
 const N = 120;
-const PORT = 38_000 + Math.floor(Math.random() * 2000);
 const body = (i: number) => ({
   code: `crash-${i}`,
   name: `Crash ${i}`,
@@ -45,10 +44,10 @@ it.runIf(pg)(
   "leaves no half-written card after a SIGKILL mid-burst, and a retry with the same keys makes each card once",
   { timeout: 90_000 },
   async () => {
-    const child = await startTsxProcess("server/testing/api-process.ts", [db.url!, String(PORT)], "listening");
+    const { child, port } = await startApiProcess(db.url!);
     try {
       const sent = Array.from({ length: N }, (_, i) =>
-        fetchChecked(`http://127.0.0.1:${PORT}/api/public/v1/cards`, {
+        fetchChecked(`http://127.0.0.1:${port}/api/public/v1/cards`, {
           method: "POST",
           headers: {
             authorization: `Bearer ${t.key}`,

@@ -1,6 +1,6 @@
 // The public API alone in a child process, for the crash test: `node --import tsx server/testing/api-process.ts
 // <database url> <port>` serves /api/public/v1 from the pipeline over node:http (no Next.js) on a
-// migrated PostgreSQL database, prints "listening" when ready, and is killed with SIGKILL by the test (or
+// migrated PostgreSQL database, prints "listening <port>" when ready (port 0: the system picks one), and is killed with SIGKILL by the test (or
 // ended with SIGTERM). The key cache runs as in the app, so tests of its invalidation use this process too;
 // `--no-key-cache` after the port leaves it off (to measure what it gains).
 import { createServer } from "node:http";
@@ -16,4 +16,7 @@ installDatabase(database);
 // As the app process does (server/http-server.ts): key rows cached, dropped on NOTIFY.
 if (flag !== "--no-key-cache") await startKeyCache(database);
 const server = createServer(publicApiListener());
-server.listen(Number(port), "127.0.0.1", () => console.log("listening"));
+server.listen(Number(port), "127.0.0.1", () => {
+  const address = server.address();
+  console.log(`listening ${typeof address === "object" && address ? address.port : port}`);
+});

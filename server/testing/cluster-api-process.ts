@@ -2,7 +2,8 @@
 // test: `node --import tsx server/testing/cluster-api-process.ts <port>` with WEB_CONCURRENCY and
 // DATABASE_URL in the environment runs as many processes as server/main.ts would (processCount,
 // serveInProcesses), each serving /api/public/v1 on the one port with its key cache, and naming itself in
-// the answer header `x-test-pid`. Each process prints "listening <pid>" when it serves.
+// the answer header `x-test-pid`. Each process prints "listening <pid> on <port>" when it serves; with port 0
+// the system picks it, and cluster workers share the port the first one got.
 import cluster from "node:cluster";
 import { createServer } from "node:http";
 import { installDatabase, openDatabase } from "@/db/client";
@@ -24,7 +25,8 @@ await serveInProcesses(count, async () => {
   await startKeyCache(database);
   const server = createServer(publicApiListener({ "x-test-pid": String(process.pid) }));
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
-  console.log(`listening ${process.pid}`);
+  const address = server.address();
+  console.log(`listening ${process.pid} on ${typeof address === "object" && address ? address.port : port}`);
   const stop = () => {
     server.close(() => void database.close().finally(() => process.exit(0)));
     server.closeAllConnections();
