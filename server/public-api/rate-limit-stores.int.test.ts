@@ -11,7 +11,7 @@ import { openTestDatabase } from "@/server/testing/test-db";
 
 // How each limit store is reached per request (README "Rate limits: accuracy of each store"): Redis with
 // one script call for both buckets; the embedded database with no round trip at all (in-process counters);
-// PostgreSQL with one `rate_limit_take` call. The sliding-window behaviour itself is rate-limit.int.test.ts.
+// PostgreSQL with `rate_limit_take_many` calls (batching: server/services/limits/pg-limit-store.int.test.ts). The sliding-window behaviour itself is rate-limit.int.test.ts.
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 let db: Awaited<ReturnType<typeof openTestDatabase>>;

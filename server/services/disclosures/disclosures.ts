@@ -1,6 +1,7 @@
 import type { Db } from "@/db/client";
 import { disclosures } from "@/db/schema";
 import { ApiError } from "@/server/errors";
+import { groupCommit, type GroupCommit } from "@/server/lib/group-commit";
 import { log } from "@/server/log";
 
 /**
@@ -51,21 +52,6 @@ export const GROUP_COMMIT_WINDOW_MS = 2;
 /** The most rows one insert carries (7 parameters a row, well under PostgreSQL's 65,535). */
 const MAX_BATCH_ROWS = 1000;
 
-interface Waiting {
-  row: DisclosureRow;
-  resolve(): void;
-  reject(err: unknown): void;
-}
-
-/** Per database: rows waiting for the next insert, the window's timer, whether an insert is in flight. */
-interface Journal {
-  queue: Waiting[];
-  timer: ReturnType<typeof setTimeout> | null;
-  writing: boolean;
-}
-
-const journals = new WeakMap<Db, Journal>();
-
 /**
  * A test hook run before each batch insert with the batch's rows: it counts the inserts, can hold the
  * batch (return a promise) or fail it (throw). Undefined in production.
@@ -78,37 +64,23 @@ export function setDisclosureBatchHook(hook: DisclosureBatchHook | undefined): v
   batchHook = hook;
 }
 
-function enqueue(db: Db, row: DisclosureRow): Promise<void> {
-  let j = journals.get(db);
-  if (!j) journals.set(db, (j = { queue: [], timer: null, writing: false }));
-  const journal = j;
-  return new Promise<void>((resolve, reject) => {
-    journal.queue.push({ row, resolve, reject });
-    // While an insert is in flight the row waits for it to end (then `flush` goes on with the queue).
-    if (!journal.writing && !journal.timer)
-      journal.timer = setTimeout(() => void flush(db, journal), GROUP_COMMIT_WINDOW_MS);
-  });
-}
+/** Per database: its journal's group commit (one multi-row insert and one commit per batch). */
+const journals = new WeakMap<Db, GroupCommit<DisclosureRow, void>>();
 
-/** Inserts the waiting rows in batches, one statement (one commit) each, until none wait. */
-async function flush(db: Db, journal: Journal): Promise<void> {
-  journal.timer = null;
-  journal.writing = true;
-  try {
-    while (journal.queue.length > 0) {
-      const batch = journal.queue.splice(0, MAX_BATCH_ROWS);
-      try {
-        const rows = batch.map((w) => w.row);
+function enqueue(db: Db, row: DisclosureRow): Promise<void> {
+  let journal = journals.get(db);
+  if (!journal) {
+    journal = groupCommit<DisclosureRow, void>({
+      windowMs: GROUP_COMMIT_WINDOW_MS,
+      maxBatch: MAX_BATCH_ROWS,
+      async write(rows) {
         await batchHook?.(rows);
-        await db.insert(disclosures).values(rows);
-        for (const w of batch) w.resolve();
-      } catch (err) {
-        for (const w of batch) w.reject(err);
-      }
-    }
-  } finally {
-    journal.writing = false;
+        await db.insert(disclosures).values([...rows]);
+      },
+    });
+    journals.set(db, journal);
   }
+  return journal.submit(row);
 }
 
 /**

@@ -9,8 +9,8 @@ import { pgLimitStore } from "./pg-limit-store";
  *   round trip. PGlite allows one opener, so this process is the only one serving the key's requests and
  *   its counts are the whole truth. They are not kept across a restart: a restart forgets the sliding
  *   minute, so right after it a key may be let through up to one more minute's limit.
- * - PostgreSQL: one call of `rate_limit_take` per request ({@link pgLimitStore}), exact across every
- *   process on that database.
+ * - PostgreSQL: takes batched into `rate_limit_take_many` calls ({@link pgLimitStore}), exact across
+ *   every process on that database.
  * The database is looked up on the first take (`database` resolves to the process-wide one).
  */
 export function databaseLimitStore(database: () => Promise<Database>): LimitStore {
