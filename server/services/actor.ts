@@ -22,6 +22,11 @@ export interface IntegrationActor {
   scopes: readonly Scope[];
   /** The tenant's cell (spec general fact 1); the RU personal-data rule applies in `ru`. */
   cell: Cell;
+  /**
+   * The tenant's main domain as read with the key (key cache, dropped on any change of the tenant row),
+   * so answers that expand addresses (cards) need no tenant query; undefined = not read, query it.
+   */
+  mainDomain?: string | null;
 }
 
 /** A staff member acting in one tenant through the console, with the rights of their membership. */

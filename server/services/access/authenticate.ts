@@ -135,6 +135,7 @@ export async function authenticate(
       keyMode: mode,
       scopes,
       cell,
+      mainDomain: r.mainDomain,
     },
     tenantId: r.tenantId,
     integrationId: r.integrationId,

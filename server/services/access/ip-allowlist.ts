@@ -84,13 +84,36 @@ function parseCaller(ip: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
   }
 }
 
+/** Most parsed addresses and entries {@link memo} keeps before it starts over. */
+const MEMO_MAX = 2000;
+
+/**
+ * `parse(text)`, remembered: an allowlisted key calls from the same few addresses against the same few
+ * entries on every request, and parsing them each time was most of this check's cost. The parsed values
+ * are never changed by the callers below. The map is cleared when it reaches {@link MEMO_MAX}.
+ */
+function memo<T>(parse: (text: string) => T): (text: string) => T {
+  const seen = new Map<string, T>();
+  return (text) => {
+    let v = seen.get(text);
+    if (v === undefined && !seen.has(text)) {
+      if (seen.size >= MEMO_MAX) seen.clear();
+      seen.set(text, (v = parse(text)));
+    }
+    return v as T;
+  };
+}
+
+const callerAddress = memo(parseCaller);
+const allowlistEntry = memo(parseAllowlistEntry);
+
 /** True when `ip` (the caller) is inside any entry. An unparseable caller address is never allowed. */
 export function isAllowed(ip: string | null, entries: readonly string[]): boolean {
   if (!ip) return false;
-  const caller = parseCaller(ip);
+  const caller = callerAddress(ip);
   if (!caller) return false;
   return entries.some((e) => {
-    const n = parseAllowlistEntry(e);
+    const n = allowlistEntry(e);
     if (!n) return false;
     let net = n[0];
     if (net.kind() === "ipv6" && (net as ipaddr.IPv6).isIPv4MappedAddress()) net = (net as ipaddr.IPv6).toIPv4Address();

@@ -96,6 +96,15 @@ describe("key cache", () => {
     );
   });
 
+  it("sees the tenant's main domain change within 1 s (cards expand their addresses against it)", async () => {
+    expect((await auth()).actor.mainDomain).toBe("shop.example.ru");
+    expect(await cached()).toBe(true);
+    await db.db.update(tenants).set({ mainDomain: "new-shop.example.ru" }).where(eq(tenants.id, t.tenantId));
+    await eventually(async () => (await auth()).actor.mainDomain === "new-shop.example.ru");
+    await db.db.update(tenants).set({ mainDomain: "shop.example.ru" }).where(eq(tenants.id, t.tenantId));
+    await eventually(async () => (await auth()).actor.mainDomain === "shop.example.ru");
+  });
+
   it("refuses a revoked key within 1 s, and keeps other tenants' keys cached", async () => {
     const other = await makeTenant(db.db);
     const victim = await makeTenant(db.db);

@@ -18,6 +18,8 @@ export type CardPosition = [number, string, string];
  * that formats prices. @throws ApiError 404 when the tenant is gone.
  */
 export async function tenantContext(db: Db, actor: Actor): Promise<{ mainDomain: string | null; cell: string }> {
+  // An API caller's tenant was read with its key (authenticate.ts, key cache): no second query.
+  if (actor.via === "api" && actor.mainDomain !== undefined) return { mainDomain: actor.mainDomain, cell: actor.cell };
   const tenantId = actor.tenantId;
   const [t] = await db
     .select({ mainDomain: tenants.mainDomain, cell: tenants.cell })
