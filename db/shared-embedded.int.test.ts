@@ -1,5 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
+import net from "node:net";
 import path from "node:path";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -74,5 +75,59 @@ describe("a socket client's transaction", () => {
     await lost`insert into t (id, v) values (5, 'e')`;
     await lost.end({ timeout: 0 });
     expect(await appRows()).toEqual([1, 2, 4]);
+  });
+});
+
+describe("a socket client's statements outside a transaction", () => {
+  it("keep their extended-protocol messages together while the app queries with other parameters", async () => {
+    // postgres.js sends Parse, Bind, Describe, Execute and Sync for each parameterized query, and
+    // pglite-socket runs them one message at a time. An app query between the client's Parse and Bind
+    // replaced the unnamed statement, and the client's Bind failed ("bind message supplies 3
+    // parameters, but prepared statement "" requires 1").
+    let appBusy = true;
+    let n = 0;
+    // Eight request-like chains keep app queries waiting for PGlite's mutex, as a loaded app does.
+    const appLoops = Array.from({ length: 8 }, async () => {
+      while (appBusy) {
+        await app.pglite!.query("select $1::int + 1 as v", [n++]);
+        // PGlite answers in microtasks: yield so the socket's messages (macrotasks) are served too.
+        await new Promise((r) => setImmediate(r));
+      }
+    });
+    const results = [];
+    // Unnamed statements, as drizzle sends them (postgres.js `unsafe`).
+    for (let i = 0; i < 200; i++)
+      results.push(await cli.unsafe("select $1::int as a, $2::text as b, $3::int as c", [i, "x", i * 2]));
+    appBusy = false;
+    await Promise.all(appLoops);
+    expect(n).toBeGreaterThan(0);
+    expect(results.map((r) => [r[0].a, r[0].b, r[0].c])).toEqual(
+      Array.from({ length: 200 }, (_, i) => [i, "x", i * 2]),
+    );
+  });
+
+  it("a client that leaves in the middle of a statement does not hold the app up", async () => {
+    const port = Number(readFileSync(portFile(path.join(dir, "pglite")), "utf8").trim());
+    // A raw client: startup, then a Parse with no Sync after it, then gone.
+    const socket = net.connect({ host: "127.0.0.1", port });
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    const user = Buffer.from("user\0postgres\0database\0postgres\0\0");
+    const startup = Buffer.alloc(8 + user.length);
+    startup.writeInt32BE(8 + user.length, 0);
+    startup.writeInt32BE(196608, 4);
+    user.copy(startup, 8);
+    socket.write(startup);
+    await new Promise((r) => setTimeout(r, 100));
+    const text = Buffer.from("\0select 1\0\0\0");
+    const parse = Buffer.alloc(5 + text.length);
+    parse.write("P", 0, "ascii");
+    parse.writeInt32BE(4 + text.length, 1);
+    text.copy(parse, 5);
+    socket.write(parse);
+    await new Promise((r) => setTimeout(r, 100));
+    socket.destroy();
+    const started = Date.now();
+    expect(await appRows()).toEqual([1, 2, 4]);
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

@@ -14,12 +14,25 @@ import type { PGlite } from "@electric-sql/pglite";
  * operation waits for) unless the socket already holds it; after the message, it keeps holding it while
  * PGlite reports an open transaction block and releases it once the block ends (COMMIT, ROLLBACK or
  * the ROLLBACK pglite-socket sends when a client disconnects mid-transaction).
+ * It also keeps holding it from an extended-protocol message (Parse, Bind, Describe, Execute, Close,
+ * Flush) until the client's Sync: the app's queries use PGlite's unnamed statement too, and one run
+ * between a client's Parse and Bind made that Bind fail ("bind message supplies 3 parameters, but
+ * prepared statement "" requires 1"). A client that sends no Sync within {@link EXTENDED_HOLD_MS}
+ * (it left mid-statement) no longer holds the app up.
  * @param pglite the app's open PGlite instance
  * @returns an object with the members pglite-socket uses (`runExclusive`, `execProtocolRawStream`,
  *   `isInTransaction`, `exec`, `waitReady`), typed as PGlite for its constructor
  */
 export function guardSocketTransactions(pglite: PGlite): PGlite {
   let release: (() => void) | null = null;
+  /** A socket client is between the first message of an extended-protocol query and its Sync. */
+  let extended = false;
+  let watchdog: ReturnType<typeof setTimeout> | null = null;
+  const endExtended = () => {
+    extended = false;
+    if (watchdog) clearTimeout(watchdog);
+    watchdog = null;
+  };
   // A socket client's notifications (NOTIFY from the key-cache triggers) go back to that client in the
   // raw protocol stream, never to this process's `pglite.listen`; so whatever a socket client ran is
   // announced here once it is committed (no transaction block open any more).
@@ -40,7 +53,7 @@ export function guardSocketTransactions(pglite: PGlite): PGlite {
     });
 
   const settle = () => {
-    if (release && !pglite.isInTransaction()) {
+    if (release && !extended && !pglite.isInTransaction()) {
       const r = release;
       release = null;
       r();
@@ -52,7 +65,19 @@ export function guardSocketTransactions(pglite: PGlite): PGlite {
       return pglite.waitReady;
     },
     isInTransaction: () => pglite.isInTransaction(),
-    execProtocolRawStream: pglite.execProtocolRawStream.bind(pglite),
+    execProtocolRawStream(message: Uint8Array, opts: Parameters<PGlite["execProtocolRawStream"]>[1]) {
+      const type = message[0];
+      if (EXTENDED_MESSAGES.has(type)) {
+        extended = true;
+        if (watchdog) clearTimeout(watchdog);
+        watchdog = setTimeout(() => {
+          endExtended();
+          settle();
+        }, EXTENDED_HOLD_MS);
+        watchdog.unref?.();
+      } else if (type === SYNC || type === QUERY || type === TERMINATE) endExtended();
+      return pglite.execProtocolRawStream(message, opts);
+    },
     async runExclusive<T>(fn: () => Promise<T>): Promise<T> {
       if (!release) await hold();
       try {
@@ -74,6 +99,19 @@ export function guardSocketTransactions(pglite: PGlite): PGlite {
   };
   return guarded as unknown as PGlite;
 }
+
+/** Frontend message types of the extended query protocol before its Sync: P, B, D, E, C, H. */
+const EXTENDED_MESSAGES = new Set([0x50, 0x42, 0x44, 0x45, 0x43, 0x48]);
+const SYNC = 0x53; // S
+const QUERY = 0x51; // Q
+const TERMINATE = 0x58; // X
+
+/**
+ * How long (ms) a socket client may hold the app's queries between an extended-protocol message and its
+ * Sync. postgres.js sends a query's messages in one write, so a live client needs microseconds; this
+ * only bounds a client that disconnected in the middle.
+ */
+export const EXTENDED_HOLD_MS = 2_000;
 
 /** A frontend `Query` message ('Q', int32 length, the SQL, NUL). */
 function simpleQuery(sql: string): Uint8Array {
