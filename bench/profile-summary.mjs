@@ -38,3 +38,126 @@ console.log("-- by area");
 for (const [k, t] of [...area].sort((a, b) => b[1] - a[1]).slice(0, 18)) console.log(pct(t).padStart(7), k);
 console.log("-- top functions");
 for (const [k, t] of [...fn].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(pct(t).padStart(7), k);
+
+// Whose time: a sample is "ours" when a frame of its stack is one of our functions (declared in server/,
+// db/ or inngest/; needs the unminified server build, next.config.ts `serverMinification: false`) or
+// a database client's (postgres.js, drizzle, ioredis, PGlite),
+// "GC" when V8 collects garbage (allocations of every layer), and "framework" otherwise: Node's HTTP and
+// web objects, Next.js's router and route runtime, and the packages they call.
+import { readdirSync, statSync } from "node:fs";
+import path from "node:path";
+const GENERIC = new Set([
+  "run",
+  "get",
+  "set",
+  "has",
+  "map",
+  "next",
+  "then",
+  "handler",
+  "default",
+  "main",
+  "close",
+  "stop",
+  "start",
+  "call",
+  "send",
+  "write",
+  "read",
+  "parse",
+  "execute",
+  "query",
+  "value",
+  "values",
+  "done",
+  "resolve",
+  "reject",
+  "push",
+  "fn",
+  "step",
+]);
+const ourNames = new Set();
+const walk = (dir) => {
+  for (const f of readdirSync(dir)) {
+    const p = path.join(dir, f);
+    if (statSync(p).isDirectory()) walk(p);
+    else if (/\.tsx?$/.test(f) && !/\.test\.tsx?$/.test(f))
+      for (const m of readFileSync(p, "utf8").matchAll(
+        /(?:function\s*\*?\s+|(?:const|let)\s+)([A-Za-z_$][\w$]*)\s*(?:=\s*(?:async\s*)?(?:\(|[A-Za-z_$][\w$]*\s*=>|function)|[<(])/g,
+      ))
+        if (m[1].length > 3 && !GENERIC.has(m[1])) ourNames.add(m[1]);
+  }
+};
+const root = path.join(import.meta.dirname, "..");
+for (const d of ["server", "db", "inngest"]) walk(path.join(root, d));
+/** Our sources when run unbundled (tsx). */
+const OUR_DIRS = ["server", "db", "inngest"].map((d) => `${root}/${d}/`);
+/** Database clients: their work (building, sending, parsing our queries) runs for our queries, often in
+ * callbacks of their own (socket writes on setImmediate), so it counts as ours wherever it sits. */
+const DB_CLIENTS = [
+  "node_modules/postgres/",
+  "node_modules/drizzle-orm/",
+  "node_modules/ioredis/",
+  "node_modules/@electric-sql/pglite/",
+];
+const parent = new Map();
+for (const n of nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+/** `frame(node)` true for a node or any of its callers, memoized per node id. */
+const onStack = (frame) => {
+  const seen = new Map();
+  const test = (id) => {
+    if (seen.has(id)) return seen.get(id);
+    const p = parent.get(id);
+    const v = frame(byId.get(id)) || (p !== undefined && test(p));
+    seen.set(id, v);
+    return v;
+  };
+  return test;
+};
+const oursOf = onStack((n) => {
+  const url = n.callFrame.url ?? "";
+  return (
+    (url.includes(".next/") && ourNames.has(n.callFrame.functionName)) ||
+    OUR_DIRS.some((d) => url.includes(d)) ||
+    DB_CLIENTS.some((d) => url.includes(d))
+  );
+});
+/** Loading and compiling modules: the process's start and first requests, not the scenario's work. */
+const LOADING = new Set([
+  "dlopen",
+  "wrapSafe",
+  "compileSourceTextModule",
+  "readFileUtf8",
+  "compileFunction",
+  "Module._load",
+  "Module._compile",
+  "Module.require",
+  "require",
+  "loadESM",
+  "link",
+  "instantiate",
+  "moduleEvaluation",
+  "internalCompileFunction",
+  "importModuleDynamically",
+]);
+const loadingOf = onStack((n) => LOADING.has(n.callFrame.functionName));
+let ours = 0,
+  gc = 0,
+  idle = 0,
+  loading = 0;
+for (const [id, t] of dt) {
+  const name = byId.get(id).callFrame.functionName;
+  if (name === "(idle)") idle += t;
+  else if (name === "(garbage collector)") gc += t;
+  else if (loadingOf(id)) loading += t;
+  else if (oursOf(id)) ours += t;
+}
+const busy = total - idle - loading;
+console.log(`-- whose time (share of the busy time, ${(loading / 1000).toFixed(0)} ms of module loading left out)`);
+console.log(
+  `${((100 * ours) / busy).toFixed(1).padStart(6)}% ours: stacks through our functions (${ourNames.size} names)`,
+);
+console.log(`${((100 * gc) / busy).toFixed(1).padStart(6)}% garbage collection`);
+console.log(
+  `${((100 * (busy - ours - gc)) / busy).toFixed(1).padStart(6)}% framework: Node.js and Next.js outside our functions`,
+);

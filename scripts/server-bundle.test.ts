@@ -1,6 +1,7 @@
+import { spawnSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ensureServerBundle } from "./server-bundle";
+import { ensureServerBundle, serverNodeFlags } from "./server-bundle";
 
 // The demo's server runs from one compiled module rather than through tsx (issue 19 item 1: idle memory).
 describe("ensureServerBundle", () => {
@@ -13,4 +14,23 @@ describe("ensureServerBundle", () => {
     await ensureServerBundle("scripts/demo.ts", "demo");
     expect(statSync(out).mtimeMs).toBe(made);
   }, 60_000);
+});
+
+// V8 flags of the bundled server (issue 22 item 4: memory under load; README "Benchmark").
+describe("serverNodeFlags", () => {
+  it("caps the old generation unless NODE_OPTIONS does, and runs GC on the main thread with one core", () => {
+    expect(serverNodeFlags(2, "")).toEqual(["--max-semi-space-size=16", "--max-old-space-size=256"]);
+    expect(serverNodeFlags(1, "")).toEqual([
+      "--max-semi-space-size=16",
+      "--max-old-space-size=256",
+      "--single-threaded-gc",
+    ]);
+    expect(serverNodeFlags(4, "--max-old-space-size=1024")).toEqual(["--max-semi-space-size=16"]);
+  });
+
+  it("the flags are accepted by this Node.js", () => {
+    const run = spawnSync(process.execPath, [...serverNodeFlags(1, ""), "-e", "process.exit(0)"]);
+    expect(run.stderr.toString()).toBe("");
+    expect(run.status).toBe(0);
+  });
 });

@@ -1,13 +1,38 @@
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { newestSourceMs } from "./ensure-build";
 
+/** The old-generation heap limit of a bundled server, MB (issue 22 item 4: ≤ 400 MB resident under load). */
+export const SERVER_HEAP_MB = 256;
+
 /**
- * V8 flags of a bundled server: a 2 MB young generation (16 MB by default) keeps about 40 MB less
- * resident at idle for a few more scavenges under load.
+ * V8 flags of a bundled server (`npm start`, `npm run demo`, `npm run bench`), chosen with the bench
+ * (README "Benchmark"):
+ * - `--max-semi-space-size=16`: a young generation large enough that the objects of requests still in
+ *   flight die young instead of being promoted at each scavenge, which filled the old generation and
+ *   called for a full collection every few seconds under load;
+ * - `--max-old-space-size=256` ({@link SERVER_HEAP_MB}), unless `NODE_OPTIONS` sets its own: V8 let the
+ *   old generation grow to several times the ~90 MB that stays live (peak 490 MB resident under the
+ *   bench); capped, the server stays near 250 MB at about the same throughput;
+ * - `--single-threaded-gc` when the server may run on one core only (`os.availableParallelism()` follows
+ *   the CPU affinity, e.g. `taskset`): V8's helper threads would only take turns with the main thread
+ *   there, and the bench's p99 was a third lower without them.
+ * @param cores cores the server may use (default: this process's)
+ * @param nodeOptions the `NODE_OPTIONS` the server will see
+ * @returns flags to pass before the bundle's path
  */
-export const SERVER_NODE_FLAGS = ["--max-semi-space-size=2"];
+export function serverNodeFlags(
+  cores: number = os.availableParallelism(),
+  nodeOptions: string = process.env.NODE_OPTIONS ?? "",
+): string[] {
+  return [
+    "--max-semi-space-size=16",
+    ...(nodeOptions.includes("--max-old-space-size") ? [] : [`--max-old-space-size=${SERVER_HEAP_MB}`]),
+    ...(cores <= 1 ? ["--single-threaded-gc"] : []),
+  ];
+}
 
 /** Set in the environment of a bundled server, so it serves instead of launching itself again. */
 export const BUNDLED_ENV = "PLATFORM_SERVER_BUNDLE";
@@ -53,11 +78,11 @@ function newestScriptMs(root: string): number {
 }
 
 /**
- * Runs `bundle` in a child Node process with {@link SERVER_NODE_FLAGS} and this process's arguments,
+ * Runs `bundle` in a child Node process with {@link serverNodeFlags} and this process's arguments,
  * passes SIGINT and SIGTERM on to it, and exits with its exit code. Never returns.
  */
 export function runBundledServer(bundle: string): void {
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, bundle, ...process.argv.slice(2)], {
+  const child = spawn(process.execPath, [...serverNodeFlags(), bundle, ...process.argv.slice(2)], {
     stdio: "inherit",
     env: { ...process.env, [BUNDLED_ENV]: "1" },
   });
