@@ -6,7 +6,7 @@ import type { RequestLogEntry } from "@/server/services/request-log/record";
 import { writeRequestLog } from "@/server/services/request-log/record";
 import { RequestLogWriter } from "@/server/services/request-log/writer";
 import type { LoadSpec } from "./load";
-import { ensureServerBundle, SERVER_NODE_FLAGS } from "../scripts/server-bundle";
+import { ensureServerBundle, serverNodeFlags } from "../scripts/server-bundle";
 
 /** One side of the comparison: throughput and latency of GET /me (means of its runs; `total` their sum). */
 export interface LoadFigures {
@@ -115,7 +115,7 @@ export async function benchRequestLogCost(opts: {
   try {
     const measure = async (requestLog: "on" | "off"): Promise<LoadFigures> => {
       const bundle = await ensureServerBundle("server/main.ts", "main");
-      const app: ChildProcess = spawn(process.execPath, [...SERVER_NODE_FLAGS, bundle], {
+      const app: ChildProcess = spawn(process.execPath, [...serverNodeFlags(), bundle], {
         env: { ...opts.env, PORT: String(opts.port), REQUEST_LOG: requestLog },
         stdio: "ignore",
       });

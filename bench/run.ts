@@ -19,7 +19,7 @@ import { benchDeliveries, type DeliveryFigures } from "./deliveries";
 import { benchOperations, type OperationFigures } from "./operations";
 import { benchRequestLogCost, type RequestLogCost } from "./request-log-cost";
 import type { LoadSpec } from "./load";
-import { ensureServerBundle, SERVER_NODE_FLAGS } from "../scripts/server-bundle";
+import { ensureServerBundle, serverNodeFlags } from "../scripts/server-bundle";
 import { cpuSince, cpuSnapshot, rssSampler, treeRss } from "./process-stats";
 import { soak } from "./soak";
 import { cpuSplit, haveWrk, wrkLoad, type LoadFigures } from "./wrk";
@@ -61,7 +61,8 @@ const PG = process.env.BENCH_PG_BASE ?? "postgres://postgres@127.0.0.1:5432";
 const APP_PORT = Number(flags.port);
 const BARE_PORT = APP_PORT + 1;
 const DURATION = Number(flags.duration);
-const WARMUP = 3;
+// 8 s: a scenario's first seconds run code the JIT has not optimized yet (new routes, new queries).
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 8);
 const CONNECTIONS = 16;
 const BIG_SCALE = flags.quick ? 1000 : 10_000; // messages = 100 × scale
 const REQUEST_LOG_SCENARIO = "GET /me (request log on/off)";
@@ -76,6 +77,8 @@ const dbEnv: Record<string, string> = EMBEDDED ? { DATABASE_URL: "", PGLITE_DIR:
 /** Leads of the big tenant: the seeded ones, topped up with one INSERT ... SELECT generate_series. */
 const BIG_LEADS = 100_000;
 const SPLIT = cpuSplit();
+/** Cores the app may use: all but the load generator's when pinned, else the machine's. */
+const appCores = () => (SPLIT ? os.cpus().length - 1 : os.availableParallelism());
 /** wrk when installed; `BENCH_LOAD=autocannon` forces the fallback (to compare the two generators). */
 const WRK = process.env.BENCH_LOAD !== "autocannon" && haveWrk();
 const admin = postgres(`${PG}/postgres`, { max: 1, onnotice: () => {} });
@@ -136,7 +139,9 @@ async function main() {
     WEB_CONCURRENCY: String(PROCESSES),
   };
   // The app as `npm start` runs it: our server compiled into one module (scripts/server-bundle.ts).
-  const nodeArgs = [...profiling, ...SERVER_NODE_FLAGS, await ensureServerBundle("server/main.ts", "main")];
+  // The flags `npm start` would choose on the app's cores (BENCH_NODE_FLAGS replaces them, to compare).
+  const nodeFlags = process.env.BENCH_NODE_FLAGS?.split(" ") ?? serverNodeFlags(appCores());
+  const nodeArgs = [...profiling, ...nodeFlags, await ensureServerBundle("server/main.ts", "main")];
   const app = spawn(
     SPLIT ? "taskset" : process.execPath,
     SPLIT ? ["-c", SPLIT.app, process.execPath, ...nodeArgs] : nodeArgs,
@@ -265,7 +270,10 @@ async function main() {
   await appExited;
   // What the request log costs a request: GET /me on fresh app processes, log on and off (bench/request-log-cost.ts).
   const logCost =
-    !EMBEDDED && !flags.profile && (!flags.only || REQUEST_LOG_SCENARIO.includes(flags.only))
+    !EMBEDDED &&
+    !flags.profile &&
+    !process.env.BENCH_SKIP_LOG_COST &&
+    (!flags.only || REQUEST_LOG_SCENARIO.includes(flags.only))
       ? await benchRequestLogCost({
           env: appEnv,
           port: APP_PORT + 2,
