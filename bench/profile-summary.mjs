@@ -39,11 +39,15 @@ for (const [k, t] of [...area].sort((a, b) => b[1] - a[1]).slice(0, 18)) console
 console.log("-- top functions");
 for (const [k, t] of [...fn].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(pct(t).padStart(7), k);
 
-// Whose time: a sample is "ours" when a frame of its stack is one of our functions (declared in server/,
-// db/ or inngest/; needs the unminified server build, next.config.ts `serverMinification: false`) or
-// a database client's (postgres.js, drizzle, ioredis, PGlite),
-// "GC" when V8 collects garbage (allocations of every layer), and "framework" otherwise: Node's HTTP and
-// web objects, Next.js's router and route runtime, and the packages they call.
+// Whose time: a sample is "database engine" when it runs inside PGlite (its WebAssembly PostgreSQL, or
+// PGlite's JS that moves and parses the wire messages): on the embedded database the work PostgreSQL's
+// server processes do elsewhere runs in the app's process; the stack fixes PGlite as the embedded
+// database, so its cost per query and per row is a floor like the framework's. Otherwise a sample is
+// "ours" when a frame of its stack is one of our functions (declared in server/, db/ or inngest/; needs
+// the unminified server build, next.config.ts `serverMinification: false`) or a database client's
+// (postgres.js, drizzle, ioredis), "GC" when V8 collects garbage (allocations of every layer), and
+// "framework" otherwise: Node's HTTP and web objects, Next.js's router and route runtime, and the
+// packages they call.
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 const GENERIC = new Set([
@@ -94,12 +98,12 @@ for (const d of ["server", "db", "inngest"]) walk(path.join(root, d));
 const OUR_DIRS = ["server", "db", "inngest"].map((d) => `${root}/${d}/`);
 /** Database clients: their work (building, sending, parsing our queries) runs for our queries, often in
  * callbacks of their own (socket writes on setImmediate), so it counts as ours wherever it sits. */
-const DB_CLIENTS = [
-  "node_modules/postgres/",
-  "node_modules/drizzle-orm/",
-  "node_modules/ioredis/",
-  "node_modules/@electric-sql/pglite/",
-];
+const DB_CLIENTS = ["node_modules/postgres/", "node_modules/drizzle-orm/", "node_modules/ioredis/"];
+/** The embedded database engine: a sample whose own frame is PGlite's WebAssembly or PGlite's JS. */
+const isEngine = (n) => {
+  const url = n.callFrame.url ?? "";
+  return url.startsWith("wasm://") || url.includes("node_modules/@electric-sql/pglite/");
+};
 const parent = new Map();
 for (const n of nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 /** `frame(node)` true for a node or any of its callers, memoized per node id. */
@@ -142,6 +146,7 @@ const LOADING = new Set([
 ]);
 const loadingOf = onStack((n) => LOADING.has(n.callFrame.functionName));
 let ours = 0,
+  engine = 0,
   gc = 0,
   idle = 0,
   loading = 0;
@@ -150,6 +155,7 @@ for (const [id, t] of dt) {
   if (name === "(idle)") idle += t;
   else if (name === "(garbage collector)") gc += t;
   else if (loadingOf(id)) loading += t;
+  else if (isEngine(byId.get(id))) engine += t;
   else if (oursOf(id)) ours += t;
 }
 const busy = total - idle - loading;
@@ -157,7 +163,11 @@ console.log(`-- whose time (share of the busy time, ${(loading / 1000).toFixed(0
 console.log(
   `${((100 * ours) / busy).toFixed(1).padStart(6)}% ours: stacks through our functions (${ourNames.size} names)`,
 );
+if (engine > 0)
+  console.log(
+    `${((100 * engine) / busy).toFixed(1).padStart(6)}% database engine: PGlite (its WebAssembly PostgreSQL and wire parsing)`,
+  );
 console.log(`${((100 * gc) / busy).toFixed(1).padStart(6)}% garbage collection`);
 console.log(
-  `${((100 * (busy - ours - gc)) / busy).toFixed(1).padStart(6)}% framework: Node.js and Next.js outside our functions`,
+  `${((100 * (busy - ours - engine - gc)) / busy).toFixed(1).padStart(6)}% framework: Node.js and Next.js outside our functions`,
 );
