@@ -18,24 +18,28 @@ export interface Database {
   url?: string;
 }
 
-const MIGRATIONS = path.join(process.cwd(), "db/migrations");
+/** The committed migrations (drizzle-kit's folder). */
+export const MIGRATIONS = path.join(process.cwd(), "db/migrations");
 
 /**
  * PostgreSQL settings of the embedded database. Its 128 MB default of shared buffers is resident in the
  * WebAssembly heap for the life of the process (about 264 MB for PGlite on reopening a data directory,
  * 146 MB with 16 MB); the operating system's page cache still holds the files PGlite reads.
  */
-const PGLITE_CONF = ["shared_buffers=16MB"];
+export const PGLITE_CONF = ["shared_buffers=16MB"];
 
 /**
  * Opens the database: postgres.js when `url` is given, else PGlite in `dir` (in memory when `dir` is
  * `memory://`). Runs the committed migrations when `migrate` is true (under an advisory lock on PostgreSQL).
+ * `pgliteSnapshot` (PGlite only): a data directory as `PGlite.dumpDataDir` wrote it (tar), to start from
+ * instead of an empty database; migrations already in it are not run again.
  */
 export async function openDatabase(opts: {
   url?: string;
   dir?: string;
   migrate?: boolean;
   poolSize?: number;
+  pgliteSnapshot?: Blob;
 }): Promise<Database> {
   if (opts.url) {
     const { default: postgres } = await import("postgres");
@@ -58,7 +62,10 @@ export async function openDatabase(opts: {
   const { drizzle } = await import("drizzle-orm/pglite");
   const dir = opts.dir ?? "memory://";
   if (!dir.startsWith("memory://")) mkdirSync(dir, { recursive: true });
-  const pglite = await PGlite.create(dir, { postgresqlconf: PGLITE_CONF });
+  const pglite = await PGlite.create(dir, {
+    postgresqlconf: PGLITE_CONF,
+    ...(opts.pgliteSnapshot ? { loadDataDir: opts.pgliteSnapshot } : {}),
+  });
   const db = drizzle(pglite, { schema }) as unknown as Db;
   if (opts.migrate) {
     const { migrate } = await import("drizzle-orm/pglite/migrator");

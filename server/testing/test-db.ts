@@ -1,11 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { openDatabase, installDatabase, type Database } from "@/db/client";
 import { loadEnv, setEnv, type Env } from "@/server/env";
+import { migratedPgliteSnapshot } from "./pglite-snapshot";
 
 /**
  * A fresh, migrated database for one test file, installed as the process-wide one: PostgreSQL when
  * `DATABASE_URL` is set (a new database `t_<random>` on that server, dropped afterwards), else an
- * in-memory PGlite. Also installs a test environment (cell `ru` unless `env` says otherwise).
+ * in-memory PGlite loaded from a migrated snapshot. Also installs a test environment (cell `ru` unless
+ * `env` says otherwise).
  */
 export async function openTestDatabase(
   envOverrides: Record<string, string> = {},
@@ -13,7 +15,8 @@ export async function openTestDatabase(
   const base = process.env.DATABASE_URL;
   setTestEnv(envOverrides);
   if (!base) {
-    const d = await openDatabase({ dir: "memory://", migrate: true });
+    // From a migrated snapshot (pglite-snapshot.ts): ~0.3 s instead of ~2 s per test database.
+    const d = await openDatabase({ dir: "memory://", migrate: true, pgliteSnapshot: await migratedPgliteSnapshot() });
     installDatabase(d);
     return { ...d, drop: () => d.close() };
   }
