@@ -106,6 +106,30 @@ describe("a socket client's statements outside a transaction", () => {
     );
   });
 
+  it("two socket clients at once keep their statements apart, even when one sends a statement in pieces", async () => {
+    // Two clients (two CLI commands, or a script): pglite-socket queues their messages one at a time. A
+    // client that writes its Parse, then its Bind and Sync later, must not have the other client's
+    // statement run in between: it would replace the unnamed statement, and the Bind would fail.
+    const port = Number(readFileSync(portFile(path.join(dir, "pglite")), "utf8").trim());
+    const a = await rawClient(port);
+    const b = await rawClient(port);
+    try {
+      a.send(parseMessage("select $1::int + 1 as v", 1));
+      await new Promise((r) => setTimeout(r, 100));
+      const bDone = b.untilReady();
+      b.send(parseMessage("select $1::text || $2::text as v", 2), bindMessage(["x", "y"]), EXECUTE, SYNC_MESSAGE);
+      await new Promise((r) => setTimeout(r, 100));
+      const aDone = a.untilReady();
+      a.send(bindMessage(["41"]), EXECUTE, SYNC_MESSAGE);
+      const [fromA, fromB] = await Promise.all([aDone, bDone]);
+      expect(fromA).toEqual({ error: null, values: ["42"] });
+      expect(fromB).toEqual({ error: null, values: ["xy"] });
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+
   it("a client that leaves in the middle of a statement does not hold the app up", async () => {
     const port = Number(readFileSync(portFile(path.join(dir, "pglite")), "utf8").trim());
     // A raw client: startup, then a Parse with no Sync after it, then gone.
@@ -131,3 +155,84 @@ describe("a socket client's statements outside a transaction", () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
+
+/** Frontend messages of the extended protocol, as raw bytes (type byte, int32 length, body). */
+function frontend(type: string, body: Buffer): Buffer {
+  const msg = Buffer.alloc(5 + body.length);
+  msg.write(type, 0, "ascii");
+  msg.writeInt32BE(4 + body.length, 1);
+  body.copy(msg, 5);
+  return msg;
+}
+/** Parse of the unnamed statement with `params` parameters of unspecified type. */
+function parseMessage(sqlText: string, params: number): Buffer {
+  const types = Buffer.alloc(2 + 4 * params);
+  types.writeInt16BE(params, 0);
+  return frontend("P", Buffer.concat([Buffer.from(`\0${sqlText}\0`), types]));
+}
+/** Bind of the unnamed portal to the unnamed statement, text parameters, text results. */
+function bindMessage(values: string[]): Buffer {
+  const parts = [Buffer.from("\0\0"), Buffer.from([0, 0])];
+  const count = Buffer.alloc(2);
+  count.writeInt16BE(values.length, 0);
+  parts.push(count);
+  for (const v of values) {
+    const len = Buffer.alloc(4);
+    len.writeInt32BE(Buffer.byteLength(v), 0);
+    parts.push(len, Buffer.from(v));
+  }
+  parts.push(Buffer.from([0, 0]));
+  return frontend("B", Buffer.concat(parts));
+}
+const EXECUTE = frontend("E", Buffer.from([0, 0, 0, 0, 0]));
+const SYNC_MESSAGE = frontend("S", Buffer.alloc(0));
+
+/** A raw protocol client: sends messages, and reads the first DataRow's values or error until ReadyForQuery. */
+async function rawClient(port: number) {
+  const socket = net.connect({ host: "127.0.0.1", port });
+  await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+  let buffer = Buffer.alloc(0);
+  let waiter: (() => void) | null = null;
+  socket.on("data", (d: Buffer) => {
+    buffer = Buffer.concat([buffer, d]);
+    waiter?.();
+  });
+  /** Reads backend messages until ReadyForQuery ('Z'); the first DataRow's text values, or the error's message. */
+  const untilReady = async (): Promise<{ error: string | null; values: string[] | null }> => {
+    let error: string | null = null;
+    let values: string[] | null = null;
+    for (;;) {
+      while (buffer.length >= 5 && buffer.length >= 1 + buffer.readInt32BE(1)) {
+        const type = String.fromCharCode(buffer[0]);
+        const body = buffer.subarray(5, 1 + buffer.readInt32BE(1));
+        buffer = buffer.subarray(1 + buffer.readInt32BE(1));
+        if (type === "D" && !values) {
+          values = [];
+          let at = 2;
+          for (let i = 0; i < body.readInt16BE(0); i++) {
+            const len = body.readInt32BE(at);
+            values.push(body.subarray(at + 4, at + 4 + len).toString());
+            at += 4 + len;
+          }
+        } else if (type === "E") {
+          const m = /M([^\0]*)/.exec(body.toString());
+          error = m ? m[1] : "error";
+        } else if (type === "Z") return { error, values };
+      }
+      await new Promise<void>((resolve) => (waiter = resolve));
+      waiter = null;
+    }
+  };
+  const user = Buffer.from("user\0postgres\0database\0postgres\0\0");
+  const startup = Buffer.alloc(8 + user.length);
+  startup.writeInt32BE(8 + user.length, 0);
+  startup.writeInt32BE(196608, 4);
+  user.copy(startup, 8);
+  socket.write(startup);
+  await untilReady();
+  return {
+    send: (...messages: Buffer[]) => socket.write(Buffer.concat(messages)),
+    untilReady,
+    close: () => socket.destroy(),
+  };
+}

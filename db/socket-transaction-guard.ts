@@ -18,7 +18,8 @@ import type { PGlite } from "@electric-sql/pglite";
  * Flush) until the client's Sync: the app's queries use PGlite's unnamed statement too, and one run
  * between a client's Parse and Bind made that Bind fail ("bind message supplies 3 parameters, but
  * prepared statement "" requires 1"). A client that sends no Sync within {@link EXTENDED_HOLD_MS}
- * (it left mid-statement) no longer holds the app up.
+ * (it left mid-statement) no longer holds the app up. Other socket clients are kept out over the same
+ * span: the guard reports it to pglite-socket as a transaction, whose queue then serves only that client.
  * @param pglite the app's open PGlite instance
  * @returns an object with the members pglite-socket uses (`runExclusive`, `execProtocolRawStream`,
  *   `isInTransaction`, `exec`, `waitReady`), typed as PGlite for its constructor
@@ -64,7 +65,10 @@ export function guardSocketTransactions(pglite: PGlite): PGlite {
     get waitReady() {
       return pglite.waitReady;
     },
-    isInTransaction: () => pglite.isInTransaction(),
+    // pglite-socket's queue serves only the last client's messages while this says true. Between a
+    // client's extended-protocol message and its Sync that keeps the other socket clients out too: one's
+    // Parse between another's Parse and Bind would replace the unnamed statement just as an app query did.
+    isInTransaction: () => pglite.isInTransaction() || extended,
     execProtocolRawStream(message: Uint8Array, opts: Parameters<PGlite["execProtocolRawStream"]>[1]) {
       const type = message[0];
       if (EXTENDED_MESSAGES.has(type)) {
