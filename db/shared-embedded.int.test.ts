@@ -14,6 +14,8 @@ let dir: string;
 let app: Database;
 let stop: () => Promise<void>;
 let cli: postgres.Sql;
+/** The port the app's PGlite is shared on (pglite-socket), as the CLI finds it. */
+let port: number;
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), "shared-embedded-"));
@@ -21,7 +23,7 @@ beforeAll(async () => {
   app = await openDatabase({ dir: pgliteDir });
   await app.pglite!.exec("create table t (id int primary key, v text)");
   stop = await shareEmbedded(app, pgliteDir);
-  const port = Number(readFileSync(portFile(pgliteDir), "utf8").trim());
+  port = Number(readFileSync(portFile(pgliteDir), "utf8").trim());
   cli = postgres(`postgres://postgres@127.0.0.1:${port}/postgres`, { max: 1, onnotice: () => {} });
 });
 afterAll(async () => {
@@ -69,7 +71,6 @@ describe("a socket client's transaction", () => {
   });
 
   it("a client that disconnects mid-transaction is rolled back and releases the app", async () => {
-    const port = Number(readFileSync(portFile(path.join(dir, "pglite")), "utf8").trim());
     const lost = postgres(`postgres://postgres@127.0.0.1:${port}/postgres`, { max: 1, onnotice: () => {} });
     await lost`begin`;
     await lost`insert into t (id, v) values (5, 'e')`;
@@ -110,7 +111,6 @@ describe("a socket client's statements outside a transaction", () => {
     // Two clients (two CLI commands, or a script): pglite-socket queues their messages one at a time. A
     // client that writes its Parse, then its Bind and Sync later, must not have the other client's
     // statement run in between: it would replace the unnamed statement, and the Bind would fail.
-    const port = Number(readFileSync(portFile(path.join(dir, "pglite")), "utf8").trim());
     const a = await rawClient(port);
     const b = await rawClient(port);
     try {
@@ -131,25 +131,11 @@ describe("a socket client's statements outside a transaction", () => {
   });
 
   it("a client that leaves in the middle of a statement does not hold the app up", async () => {
-    const port = Number(readFileSync(portFile(path.join(dir, "pglite")), "utf8").trim());
     // A raw client: startup, then a Parse with no Sync after it, then gone.
-    const socket = net.connect({ host: "127.0.0.1", port });
-    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
-    const user = Buffer.from("user\0postgres\0database\0postgres\0\0");
-    const startup = Buffer.alloc(8 + user.length);
-    startup.writeInt32BE(8 + user.length, 0);
-    startup.writeInt32BE(196608, 4);
-    user.copy(startup, 8);
-    socket.write(startup);
+    const client = await rawClient(port);
+    client.send(parseMessage("select 1", 0));
     await new Promise((r) => setTimeout(r, 100));
-    const text = Buffer.from("\0select 1\0\0\0");
-    const parse = Buffer.alloc(5 + text.length);
-    parse.write("P", 0, "ascii");
-    parse.writeInt32BE(4 + text.length, 1);
-    text.copy(parse, 5);
-    socket.write(parse);
-    await new Promise((r) => setTimeout(r, 100));
-    socket.destroy();
+    client.close();
     const started = Date.now();
     expect(await appRows()).toEqual([1, 2, 4]);
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -188,8 +174,8 @@ const EXECUTE = frontend("E", Buffer.from([0, 0, 0, 0, 0]));
 const SYNC_MESSAGE = frontend("S", Buffer.alloc(0));
 
 /** A raw protocol client: sends messages, and reads the first DataRow's values or error until ReadyForQuery. */
-async function rawClient(port: number) {
-  const socket = net.connect({ host: "127.0.0.1", port });
+async function rawClient(socketPort: number) {
+  const socket = net.connect({ host: "127.0.0.1", port: socketPort });
   await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
   let buffer = Buffer.alloc(0);
   let waiter: (() => void) | null = null;

@@ -2,15 +2,31 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 
 /**
- * Starts `node --import tsx <script> ...args` (a test's API or worker process) and resolves once it has
- * printed `readyText` on stdout; rejects when it exits first. Its stderr goes to the test's.
+ * Starts `node --import tsx <script> ...args` (a test's API or worker process) and resolves with it and the
+ * match once its stdout (all of it so far) matches `ready`; rejects when it exits first. Its stderr goes
+ * to the test's.
  */
-export function startTsxProcess(script: string, args: string[], readyText: string): Promise<ChildProcess> {
+function startUntil(
+  script: string,
+  args: string[],
+  ready: RegExp,
+): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
   const child = spawn(process.execPath, ["--import", "tsx", script, ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
   return new Promise((resolve, reject) => {
-    child.stdout!.on("data", (d: Buffer) => d.toString().includes(readyText) && resolve(child));
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      const match = ready.exec(out);
+      if (match) resolve({ child, match });
+    });
     child.once("exit", (code) => reject(new Error(`${script} exited with ${code} before it was ready`)));
   });
+}
+
+/** {@link startUntil} with a plain text: resolves with the process once it has printed `readyText`. */
+export async function startTsxProcess(script: string, args: string[], readyText: string): Promise<ChildProcess> {
+  const escaped = readyText.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return (await startUntil(script, args, new RegExp(escaped))).child;
 }
 
 /**
@@ -19,23 +35,16 @@ export function startTsxProcess(script: string, args: string[], readyText: strin
  * taken meanwhile by any outgoing connection's ephemeral port (CI failed once with EADDRINUSE).
  * `extraArgs` go after the port (`--no-key-cache`).
  */
-export function startApiProcess(
+export async function startApiProcess(
   databaseUrl: string,
   extraArgs: string[] = [],
 ): Promise<{ child: ChildProcess; port: number }> {
-  const script = "server/testing/api-process.ts";
-  const child = spawn(process.execPath, ["--import", "tsx", script, databaseUrl, "0", ...extraArgs], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let out = "";
-  return new Promise((resolve, reject) => {
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /listening (\d+)/.exec(out);
-      if (m) resolve({ child, port: Number(m[1]) });
-    });
-    child.once("exit", (code) => reject(new Error(`${script} exited with ${code} before it was ready`)));
-  });
+  const { child, match } = await startUntil(
+    "server/testing/api-process.ts",
+    [databaseUrl, "0", ...extraArgs],
+    /listening (\d+)/,
+  );
+  return { child, port: Number(match[1]) };
 }
 
 /** SIGKILLs a child process (if still running) and waits until it has exited. */
