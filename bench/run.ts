@@ -19,7 +19,7 @@ import { benchDeliveries, type DeliveryFigures } from "./deliveries";
 import { benchOperations, type OperationFigures } from "./operations";
 import { benchRequestLogCost, type RequestLogCost } from "./request-log-cost";
 import type { LoadSpec } from "./load";
-import { ensureServerBundle, serverNodeFlags } from "../scripts/server-bundle";
+import { ensureServerBundle, serverNodeFlags, serverProcessEnv } from "../scripts/server-bundle";
 import { cpuSince, cpuSnapshot, rssSampler, treeRss } from "./process-stats";
 import { soak } from "./soak";
 import { cpuSplit, haveWrk, wrkLoad, type LoadFigures } from "./wrk";
@@ -122,7 +122,8 @@ async function main() {
   if (SPLIT) execFileSync("taskset", ["-a", "-p", "-c", SPLIT.app, String(bare.pid)], { stdio: "ignore" });
   const profileDir = path.join(import.meta.dirname, "profiles");
   const profiling = flags.profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
-  const appEnv: NodeJS.ProcessEnv = {
+  // The environment `npm start` gives its server (scripts/server-bundle.ts), with the bench's settings.
+  const appEnv: NodeJS.ProcessEnv = serverProcessEnv({
     ...process.env,
     NODE_ENV: "production",
     PORT: String(APP_PORT),
@@ -137,7 +138,7 @@ async function main() {
     // Production refuses the sandbox payment provider unless allowed; the bench takes no payments.
     PAYMENT_SANDBOX: "allow",
     WEB_CONCURRENCY: String(PROCESSES),
-  };
+  });
   // The app as `npm start` runs it: our server compiled into one module (scripts/server-bundle.ts).
   // The flags `npm start` would choose on the app's cores (BENCH_NODE_FLAGS replaces them, to compare).
   const nodeFlags = process.env.BENCH_NODE_FLAGS?.split(" ") ?? serverNodeFlags(appCores());

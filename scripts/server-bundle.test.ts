@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ensureServerBundle, serverNodeFlags } from "./server-bundle";
+import { BUNDLED_ENV, ensureServerBundle, serverNodeFlags, serverProcessEnv } from "./server-bundle";
 
 // The demo's server runs from one compiled module rather than through tsx (issue 19 item 1: idle memory).
 describe("ensureServerBundle", () => {
@@ -32,5 +32,18 @@ describe("serverNodeFlags", () => {
     const run = spawnSync(process.execPath, [...serverNodeFlags(1, ""), "-e", "process.exit(0)"]);
     expect(run.stderr.toString()).toBe("");
     expect(run.status).toBe(0);
+  });
+});
+
+// The environment of the bundled server (issue 22 item 4: fewer malloc arenas, less resident memory).
+describe("serverProcessEnv", () => {
+  it("limits glibc to two malloc arenas unless the environment chooses, and marks the bundle", () => {
+    const env = (vars: Record<string, string>) => vars as NodeJS.ProcessEnv; // Next.js's type wants NODE_ENV
+    expect(serverProcessEnv(env({ PORT: "3000" }))).toEqual({
+      PORT: "3000",
+      MALLOC_ARENA_MAX: "2",
+      [BUNDLED_ENV]: "1",
+    });
+    expect(serverProcessEnv(env({ MALLOC_ARENA_MAX: "8" })).MALLOC_ARENA_MAX).toBe("8");
   });
 });

@@ -38,6 +38,17 @@ export function serverNodeFlags(
 export const BUNDLED_ENV = "PLATFORM_SERVER_BUNDLE";
 
 /**
+ * The environment of a bundled server: `base` with {@link BUNDLED_ENV} and, unless `base` sets its own,
+ * `MALLOC_ARENA_MAX=2`. glibc gives each thread that allocates (V8's compiler and GC helpers, libuv's
+ * pool) a malloc arena of its own, up to 8 per core, and each keeps the memory it once held; two arenas
+ * hold the server's native allocations in less resident memory (issue 22 item 4, README "Benchmark").
+ * @param base the environment to extend (default: this process's)
+ */
+export function serverProcessEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return { MALLOC_ARENA_MAX: "2", ...base, [BUNDLED_ENV]: "1" };
+}
+
+/**
  * Compiles `entry` (a script under scripts/) with everything of ours it imports into one ES module,
  * `.next/platform/<name>.mjs`, when there is none or a source is newer; packages stay imports of
  * node_modules. Running our TypeScript through tsx at run time kept a second, transpiled copy of the
@@ -84,7 +95,7 @@ function newestScriptMs(root: string): number {
 export function runBundledServer(bundle: string): void {
   const child = spawn(process.execPath, [...serverNodeFlags(), bundle, ...process.argv.slice(2)], {
     stdio: "inherit",
-    env: { ...process.env, [BUNDLED_ENV]: "1" },
+    env: serverProcessEnv(),
   });
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
   child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

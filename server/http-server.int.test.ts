@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { request } from "node:http";
 import { createServer, type AddressInfo } from "node:net";
@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { PEER_HEADER } from "@/server/lib/client-ip";
 import { RequestLogWriter, setRequestLogWriter } from "@/server/services/request-log/writer";
 import { openTestDatabase } from "@/server/testing/test-db";
-import { LOOPBACK_HOSTS, startApp, type RunningApp } from "./http-server";
+import { LOOPBACK_HOSTS, startApp, adoptBuildConfig, type RunningApp } from "./http-server";
 
 // Where the app listens (issue 23 item 7): loopback only unless HOST says otherwise, for `npm start`
 // and the demo alike (both call startApp). Next.js is replaced by a handler that echoes the peer stamp,
@@ -122,5 +122,35 @@ describe("startApp", () => {
     } finally {
       setRequestLogWriter(undefined);
     }
+  });
+});
+
+// The production server takes the configuration its build resolved, so Next.js does not load its
+// compiler to read next.config.ts at start (issue 22 item 4: resident memory).
+describe("adoptBuildConfig", () => {
+  const VAR = "__NEXT_PRIVATE_STANDALONE_CONFIG";
+  const saved = process.env[VAR];
+  afterEach(() => {
+    if (saved === undefined) delete process.env[VAR];
+    else process.env[VAR] = saved;
+  });
+
+  it("hands Next.js the build's resolved configuration", () => {
+    delete process.env[VAR];
+    const root = mkdtempSync(path.join(dir, "build-"));
+    mkdirSync(path.join(root, ".next"));
+    const config = { poweredByHeader: false, experimental: { preloadEntriesOnStart: false } };
+    writeFileSync(path.join(root, ".next", "required-server-files.json"), JSON.stringify({ version: 1, config }));
+    adoptBuildConfig(root);
+    expect(JSON.parse(process.env[VAR]!)).toEqual(config);
+  });
+
+  it("leaves it unset without a build, and keeps a value already set", () => {
+    delete process.env[VAR];
+    adoptBuildConfig(mkdtempSync(path.join(dir, "no-build-")));
+    expect(process.env[VAR]).toBeUndefined();
+    process.env[VAR] = '{"set":"before"}';
+    adoptBuildConfig(process.cwd());
+    expect(process.env[VAR]).toBe('{"set":"before"}');
   });
 });
