@@ -74,6 +74,24 @@ test("/ and /docs/api send a nonce policy and frame protection, and work under i
   expect(fromConsole).toEqual([]);
 });
 
+test("/docs/api keeps Swagger UI when its scripts run before React hydrates", async ({ page }) => {
+  test.setTimeout(60_000);
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  // Next.js's chunks arrive late, so Swagger UI's deferred scripts fill the page first (CI saw this once:
+  // a hydration mismatch, React error #418, made React render the page again and wipe the reference).
+  await page.route("**/_next/static/chunks/**", async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await route.continue();
+  });
+  await page.goto("/docs/api");
+  await expect(page.locator(".swagger-ui .info .title")).toContainText(/API/, { timeout: 30_000 });
+  await page.waitForFunction(() => document.querySelectorAll("script[src*='/_next/']").length > 0);
+  await page.waitForLoadState("networkidle");
+  await expect(page.locator(".swagger-ui .info .title")).toContainText(/API/);
+  expect(errors).toEqual([]);
+});
+
 test("the console signs in and navigates under its nonce policy without a violation", async ({ page }) => {
   test.setTimeout(90_000);
   const fromConsole = await watchViolations(page);

@@ -14,7 +14,10 @@ export function ApiReference({ nonce }: { nonce: string | undefined }) {
         The reference needs JavaScript. The document itself is at{" "}
         <a href="/api/public/v1/openapi.json">/api/public/v1/openapi.json</a>.
       </noscript>
-      <div id="swagger-ui" />
+      {/* Swagger UI fills this element itself. Given as inner HTML, React does not hydrate its children:
+          when the deferred scripts run before hydration (the e2e saw it in CI), the rendered reference is
+          not a hydration mismatch (React error #418) that makes React render the page again and wipe it. */}
+      <div id="swagger-ui" dangerouslySetInnerHTML={{ __html: "" }} />
       <script src={`${ASSETS_PATH}/swagger-ui-bundle.js`} nonce={nonce} defer />
       <script src={`${ASSETS_PATH}/init.js`} nonce={nonce} defer />
     </>
