@@ -1,12 +1,11 @@
-import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { promisify } from "node:util";
+import { spawn, type ChildProcess } from "node:child_process";
 import postgres from "postgres";
 import { openDatabase } from "@/db/client";
 import type { RequestLogEntry } from "@/server/services/request-log/record";
 import { writeRequestLog } from "@/server/services/request-log/record";
 import { RequestLogWriter } from "@/server/services/request-log/writer";
 import type { LoadSpec } from "./load";
-import { ensureServerBundle, serverNodeFlags } from "../scripts/server-bundle";
+import { ensureServerBundle } from "../scripts/server-bundle";
 
 /** One side of the comparison: throughput and latency of GET /me (means of its runs; `total` their sum). */
 export interface LoadFigures {
@@ -90,13 +89,16 @@ async function measureParts(
   }
 }
 
-const execFileAsync = promisify(execFile);
-
 /**
  * GET /me against fresh app processes started one after the other, identical but for `REQUEST_LOG=off`
  * (the switch exists for this measurement only), in the order on, off, off, on, each with its own warm-up.
- * Fresh processes on both sides so that neither carries the heap of earlier scenarios.
+ * Fresh processes on both sides so that neither carries the heap of earlier scenarios. They run as the
+ * table's app does (same V8 flags, pinned to the same cores) under the table's load generator, so their
+ * req/s compare with the table's rows.
  * @param opts.env the app's environment (as the bench starts it), `PORT` included
+ * @param opts.nodeFlags the app's V8 flags (bench/run.ts: what `npm start` would choose)
+ * @param opts.appCpus the cores the app is pinned to (`taskset -c` list), or null when not pinned
+ * @param opts.drive runs one load scenario with the table's load generator (wrk, or autocannon pinned)
  */
 export async function benchRequestLogCost(opts: {
   env: NodeJS.ProcessEnv;
@@ -106,6 +108,9 @@ export async function benchRequestLogCost(opts: {
   connections: number;
   durationS: number;
   warmupS: number;
+  nodeFlags: string[];
+  appCpus: string | null;
+  drive: (spec: LoadSpec) => Promise<{ rps: number; p50: number; p99: number; total: number }>;
   log: (m: string) => void;
   waitFor: (url: string) => Promise<void>;
 }): Promise<RequestLogCost> {
@@ -115,10 +120,15 @@ export async function benchRequestLogCost(opts: {
   try {
     const measure = async (requestLog: "on" | "off"): Promise<LoadFigures> => {
       const bundle = await ensureServerBundle("server/main.ts", "main");
-      const app: ChildProcess = spawn(process.execPath, [...serverNodeFlags(), bundle], {
-        env: { ...opts.env, PORT: String(opts.port), REQUEST_LOG: requestLog },
-        stdio: "ignore",
-      });
+      const nodeArgs = [...opts.nodeFlags, bundle];
+      const app: ChildProcess = spawn(
+        opts.appCpus ? "taskset" : process.execPath,
+        opts.appCpus ? ["-c", opts.appCpus, process.execPath, ...nodeArgs] : nodeArgs,
+        {
+          env: { ...opts.env, PORT: String(opts.port), REQUEST_LOG: requestLog },
+          stdio: "ignore",
+        },
+      );
       try {
         await opts.waitFor(`http://localhost:${opts.port}/api/health`);
         const spec: LoadSpec = {
@@ -130,12 +140,8 @@ export async function benchRequestLogCost(opts: {
           warmupS: opts.warmupS,
         };
         opts.log(`${spec.name}: fresh app process, ${opts.warmupS} s warm-up, ${opts.durationS} s`);
-        const { stdout } = await execFileAsync(
-          process.execPath,
-          ["--import", "tsx", `${import.meta.dirname}/load.ts`, JSON.stringify(spec)],
-          { encoding: "utf8" },
-        );
-        const r = JSON.parse(stdout.trim().split("\n").pop()!) as LoadFigures;
+        const { rps, p50, p99, total } = await opts.drive(spec);
+        const r: LoadFigures = { rps, p50, p99, total };
         opts.log(`  ${Math.round(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms`);
         return r;
       } finally {

@@ -284,6 +284,9 @@ async function main() {
           durationS: DURATION,
           // A fresh process compiles the route and warms its JIT first; the other scenarios ran on a warm app.
           warmupS: Math.max(WARMUP, 8),
+          nodeFlags,
+          appCpus: SPLIT?.app ?? null,
+          drive,
           log,
           waitFor,
         })

@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { ExtractTablesWithRelations } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { queriesTakeTurns } from "./pglite-turns";
 import * as schema from "./schema";
 
 /** A drizzle database or transaction over our schema; services take it as their first argument. */
@@ -66,7 +67,7 @@ export async function openDatabase(opts: {
     postgresqlconf: PGLITE_CONF,
     ...(opts.pgliteSnapshot ? { loadDataDir: opts.pgliteSnapshot } : {}),
   });
-  const db = drizzle(pglite, { schema }) as unknown as Db;
+  const db = drizzle(queriesTakeTurns(pglite), { schema }) as unknown as Db;
   if (opts.migrate) {
     const { migrate } = await import("drizzle-orm/pglite/migrator");
     await migrate(db as never, { migrationsFolder: MIGRATIONS });
