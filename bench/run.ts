@@ -350,7 +350,8 @@ async function drive(s: LoadSpec): Promise<LoadFigures> {
 
 /**
  * Waits until the AI replies queued by earlier scenarios are answered: sends one customer message with
- * `wait=5` at a time until one is answered 200 with its reply (not 202 still pending), at most 300 s.
+ * `wait=5` at a time until one is answered 200 (its reply came within the wait) instead of 202 (still
+ * pending), at most 300 s; any other status stops the wait (logged).
  */
 async function repliesCaughtUp(api: string, key: string, conversationId: string): Promise<void> {
   const started = Date.now();
@@ -367,6 +368,10 @@ async function repliesCaughtUp(api: string, key: string, conversationId: string)
     await r.arrayBuffer();
     if (r.status === 200) {
       log(`  queued AI replies answered after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      return;
+    }
+    if (r.status !== 202) {
+      log(`  waiting for the queued AI replies stopped: a probe message was answered ${r.status}`);
       return;
     }
   }

@@ -34,6 +34,8 @@ export const PGLITE_CONF = ["shared_buffers=16MB"];
  * `memory://`). Runs the committed migrations when `migrate` is true (under an advisory lock on PostgreSQL).
  * `pgliteSnapshot` (PGlite only): a data directory as `PGlite.dumpDataDir` wrote it (tar), to start from
  * instead of an empty database; migrations already in it are not run again.
+ * `takeTurns` (PGlite only): each query first takes a turn of the event loop (db/pglite-turns.ts), for a
+ * server answering many requests on one thread; a lone caller (a test, a script) does better without.
  */
 export async function openDatabase(opts: {
   url?: string;
@@ -41,6 +43,7 @@ export async function openDatabase(opts: {
   migrate?: boolean;
   poolSize?: number;
   pgliteSnapshot?: Blob;
+  takeTurns?: boolean;
 }): Promise<Database> {
   if (opts.url) {
     const { default: postgres } = await import("postgres");
@@ -67,7 +70,7 @@ export async function openDatabase(opts: {
     postgresqlconf: PGLITE_CONF,
     ...(opts.pgliteSnapshot ? { loadDataDir: opts.pgliteSnapshot } : {}),
   });
-  const db = drizzle(queriesTakeTurns(pglite), { schema }) as unknown as Db;
+  const db = drizzle(opts.takeTurns ? queriesTakeTurns(pglite) : pglite, { schema }) as unknown as Db;
   if (opts.migrate) {
     const { migrate } = await import("drizzle-orm/pglite/migrator");
     await migrate(db as never, { migrationsFolder: MIGRATIONS });

@@ -7,7 +7,7 @@ import { openDatabase, type Database } from "./client";
 describe("embedded queries take turns with the event loop", () => {
   let database: Database;
   beforeAll(async () => {
-    database = await openDatabase({ dir: "memory://" });
+    database = await openDatabase({ dir: "memory://", takeTurns: true });
   });
   afterAll(() => database.close());
 

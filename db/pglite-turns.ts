@@ -13,7 +13,8 @@ import type { PGlite } from "@electric-sql/pglite";
  * req/s; README "Benchmark"). Yielding only when other queries wait, or after 2 ms of back-to-back
  * queries, left p99 at 269-329 ms, so every query takes its turn. A query inside a transaction does not:
  * the transaction holds the lock until it ends anyway. The cost is one turn of the loop per query, a few
- * µs under load, more on an idle loop (a lone caller's `select 1`: about 230 µs without, 240-300 µs with).
+ * µs under load, more on an idle loop (a lone caller's `select 1`: about 230 µs without, 240-300 µs with),
+ * so only the server opens its database this way (`openDatabase({ takeTurns: true })`); tests and scripts do not.
  * @param pglite an open PGlite instance; its `query` and `transaction` are replaced on the instance
  */
 export function queriesTakeTurns(pglite: PGlite): PGlite {

@@ -47,10 +47,10 @@ async function main(): Promise<void> {
       stdio: "inherit",
     });
     if (child.status !== 0) process.exit(child.status ?? 1);
-    database = await openDatabase({ dir: e.pgliteDir });
+    database = await openDatabase({ dir: e.pgliteDir, takeTurns: true });
     info = JSON.parse(readFileSync(file, "utf8")) as DemoInfo;
   } else {
-    database = await openDatabase({ url: e.databaseUrl, dir: e.pgliteDir, migrate: true });
+    database = await openDatabase({ url: e.databaseUrl, dir: e.pgliteDir, migrate: true, takeTurns: true });
     info = await ensureDemo(database, file, origin);
   }
   if (prepareOnly) {
