@@ -50,7 +50,8 @@ async function main(): Promise<void> {
     database = await openDatabase({ dir: e.pgliteDir, takeTurns: true });
     info = JSON.parse(readFileSync(file, "utf8")) as DemoInfo;
   } else {
-    database = await openDatabase({ url: e.databaseUrl, dir: e.pgliteDir, migrate: true, takeTurns: true });
+    // The --prepare child only seeds, alone: no requests to take turns with.
+    database = await openDatabase({ url: e.databaseUrl, dir: e.pgliteDir, migrate: true, takeTurns: !prepareOnly });
     info = await ensureDemo(database, file, origin);
   }
   if (prepareOnly) {
