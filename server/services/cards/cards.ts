@@ -1,5 +1,6 @@
 import { and, asc, eq, isNotNull, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { preparedQuery } from "@/db/prepared";
 import { products, tenants } from "@/db/schema";
 import { invalidField, notFound } from "@/server/errors";
 import { validationError } from "@/server/lib/validation";
@@ -60,18 +61,29 @@ export async function listCards(
   q: { limit: number; aiEnabled?: boolean; after?: CardPosition },
 ): Promise<{ cards: Card[]; next: CardPosition | null }> {
   const t = await tenantContext(db, actor);
-  const conds = [eq(products.tenantId, actor.tenantId), isNotNull(products.code)];
-  if (q.aiEnabled !== undefined) conds.push(eq(products.aiEnabled, q.aiEnabled));
-  if (q.after) {
-    const [s, c, id] = q.after;
-    conds.push(sql`(${products.sort}, ${products.createdAt}, ${products.id}) > (${s}, ${c}::timestamptz, ${id}::uuid)`);
-  }
-  const rows = await db
-    .select()
-    .from(products)
-    .where(and(...conds))
-    .orderBy(asc(products.sort), asc(products.createdAt), asc(products.id))
-    .limit(q.limit + 1);
+  const ai = q.aiEnabled !== undefined;
+  const after = q.after !== undefined;
+  const rows = await preparedQuery(db, `cards:list:${ai}:${after}`, (d) => {
+    const conds = [eq(products.tenantId, sql.placeholder("tenant")), isNotNull(products.code)];
+    if (ai) conds.push(eq(products.aiEnabled, sql.placeholder("ai")));
+    if (after)
+      conds.push(
+        sql`(${products.sort}, ${products.createdAt}, ${products.id}) > (${sql.placeholder("sort")}, ${sql.placeholder("created")}::timestamptz, ${sql.placeholder("id")}::uuid)`,
+      );
+    return d
+      .select()
+      .from(products)
+      .where(and(...conds))
+      .orderBy(asc(products.sort), asc(products.createdAt), asc(products.id))
+      .limit(sql.placeholder("limit"));
+  }).execute({
+    tenant: actor.tenantId,
+    ai: q.aiEnabled,
+    sort: q.after?.[0],
+    created: q.after?.[1],
+    id: q.after?.[2],
+    limit: q.limit + 1,
+  });
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
   return {

@@ -1,5 +1,6 @@
-import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { and, asc, eq, gt, type Placeholder, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { preparedQuery } from "@/db/prepared";
 import { conversations } from "@/db/schema";
 import { notFound } from "@/server/errors";
 import type { Conversation } from "@/server/schemas/conversations";
@@ -14,7 +15,7 @@ export type ConversationPosition = [string, string];
  * Conversations the API may show: the tenant's own and of kind `customer`. Personal-mailbox and
  * student-cabinet conversations never appear anywhere (spec general fact 6), so they read as missing.
  */
-export function visibleTo(actor: Actor) {
+export function visibleTo(actor: Actor | { tenantId: Placeholder }) {
   return and(eq(conversations.tenantId, actor.tenantId), eq(conversations.kind, "customer"));
 }
 
@@ -76,11 +77,18 @@ export async function listConversations(
  * @throws ApiError 404 `not_found` when missing, of another tenant, or a mailbox / cabinet conversation.
  */
 export async function findConversation(db: Db, actor: Actor, id: string, lock = false): Promise<ConversationRow> {
-  const q = db
-    .select()
-    .from(conversations)
-    .where(and(visibleTo(actor), eq(conversations.id, id)));
-  const [row] = lock ? await q.for("update") : await q;
+  const [row] = lock
+    ? await db
+        .select()
+        .from(conversations)
+        .where(and(visibleTo(actor), eq(conversations.id, id)))
+        .for("update")
+    : await preparedQuery(db, "conversations:find", (d) =>
+        d
+          .select()
+          .from(conversations)
+          .where(and(visibleTo({ tenantId: sql.placeholder("tenant") }), eq(conversations.id, sql.placeholder("id")))),
+      ).execute({ tenant: actor.tenantId, id });
   if (!row) throw notFound("Conversation");
   return row;
 }

@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { preparedQuery } from "@/db/prepared";
 import { messageAttachments, messages } from "@/db/schema";
 import { nowMs } from "@/server/lib/clock";
 import type { Attachment, Message } from "@/server/schemas/conversations";
@@ -58,20 +59,35 @@ export async function listMessages(
   q: { limit: number; includeDeleted: boolean; after?: MessagePosition },
 ): Promise<{ messages: Message[]; next: MessagePosition | null }> {
   await findConversation(db, actor, conversationId);
-  const m = messages;
-  const conds = [eq(m.tenantId, actor.tenantId), eq(m.conversationId, conversationId), eq(m.internal, false)];
-  conds.push(
-    q.includeDeleted
-      ? or(isNull(m.deletedAt), gt(m.deletedAt, new Date(nowMs() - TOMBSTONE_RETENTION_MS)))!
-      : isNull(m.deletedAt),
-  );
-  if (q.after) conds.push(sql`(${m.createdAt}, ${m.id}) > (${q.after[0]}::timestamptz, ${q.after[1]}::uuid)`);
-  const rows = await db
-    .select()
-    .from(m)
-    .where(and(...conds))
-    .orderBy(asc(m.createdAt), asc(m.id))
-    .limit(q.limit + 1);
+  const shape = `messages:list:${q.includeDeleted}:${q.after !== undefined}`;
+  const rows = await preparedQuery(db, shape, (d) => {
+    const m = messages;
+    const conds = [
+      eq(m.tenantId, sql.placeholder("tenant")),
+      eq(m.conversationId, sql.placeholder("conversation")),
+      eq(m.internal, false),
+      q.includeDeleted
+        ? or(isNull(m.deletedAt), gt(m.deletedAt, sql`${sql.placeholder("tombstonesSince")}::timestamptz`))!
+        : isNull(m.deletedAt),
+    ];
+    if (q.after)
+      conds.push(
+        sql`(${m.createdAt}, ${m.id}) > (${sql.placeholder("afterAt")}::timestamptz, ${sql.placeholder("afterId")}::uuid)`,
+      );
+    return d
+      .select()
+      .from(m)
+      .where(and(...conds))
+      .orderBy(asc(m.createdAt), asc(m.id))
+      .limit(sql.placeholder("limit"));
+  }).execute({
+    tenant: actor.tenantId,
+    conversation: conversationId,
+    tombstonesSince: new Date(nowMs() - TOMBSTONE_RETENTION_MS).toISOString(),
+    afterAt: q.after?.[0],
+    afterId: q.after?.[1],
+    limit: q.limit + 1,
+  });
   const page = rows.slice(0, q.limit);
   const withFiles = page.filter((r) => r.deletedAt === null).map((r) => r.id);
   const files = withFiles.length

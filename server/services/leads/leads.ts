@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, gte, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { preparedQuery } from "@/db/prepared";
 import { contacts, leads } from "@/db/schema";
 import { notFound } from "@/server/errors";
 import type { Lead, LeadStatus } from "@/server/schemas/leads";
@@ -34,20 +35,43 @@ export async function listLeads(
   actor: Actor,
   q: LeadFilters & { limit: number; after?: LeadPosition },
 ): Promise<{ leads: Lead[]; next: LeadPosition | null }> {
-  const l = leads;
-  const conds = [eq(l.tenantId, actor.tenantId), eq(l.archived, q.archived)];
-  if (q.status !== undefined) conds.push(eq(l.status, q.status));
-  if (q.source !== undefined) conds.push(eq(l.source, q.source));
-  if (q.updatedSince) conds.push(gte(l.updatedAt, q.updatedSince));
-  if (q.updatedAfter) conds.push(gt(l.updatedAt, q.updatedAfter));
-  if (q.after) conds.push(sql`(${l.updatedAt}, ${l.id}) > (${q.after[0]}::timestamptz, ${q.after[1]}::uuid)`);
-  const rows = await db
-    .select({ lead: l, contact: contacts })
-    .from(l)
-    .leftJoin(contacts, contactJoin)
-    .where(and(...conds))
-    .orderBy(asc(l.updatedAt), asc(l.id))
-    .limit(q.limit + 1);
+  const has = {
+    status: q.status !== undefined,
+    source: q.source !== undefined,
+    since: q.updatedSince !== undefined,
+    afterTime: q.updatedAfter !== undefined,
+    after: q.after !== undefined,
+  };
+  const shape = `leads:list:${Object.values(has).map(Number).join("")}`;
+  const rows = await preparedQuery(db, shape, (d) => {
+    const l = leads;
+    const conds = [eq(l.tenantId, sql.placeholder("tenant")), eq(l.archived, sql.placeholder("archived"))];
+    if (has.status) conds.push(eq(l.status, sql.placeholder("status")));
+    if (has.source) conds.push(eq(l.source, sql.placeholder("source")));
+    if (has.since) conds.push(gte(l.updatedAt, sql`${sql.placeholder("since")}::timestamptz`));
+    if (has.afterTime) conds.push(gt(l.updatedAt, sql`${sql.placeholder("afterTime")}::timestamptz`));
+    if (has.after)
+      conds.push(
+        sql`(${l.updatedAt}, ${l.id}) > (${sql.placeholder("afterAt")}::timestamptz, ${sql.placeholder("afterId")}::uuid)`,
+      );
+    return d
+      .select({ lead: l, contact: contacts })
+      .from(l)
+      .leftJoin(contacts, contactJoin)
+      .where(and(...conds))
+      .orderBy(asc(l.updatedAt), asc(l.id))
+      .limit(sql.placeholder("limit"));
+  }).execute({
+    tenant: actor.tenantId,
+    archived: q.archived,
+    status: q.status,
+    source: q.source,
+    since: q.updatedSince?.toISOString(),
+    afterTime: q.updatedAfter?.toISOString(),
+    afterAt: q.after?.[0],
+    afterId: q.after?.[1],
+    limit: q.limit + 1,
+  });
   const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
   return {

@@ -1,0 +1,56 @@
+import { eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openTestDatabase } from "@/server/testing/test-db";
+import type { Db } from "./client";
+import { preparedQuery } from "./prepared";
+import { tenants } from "./schema";
+
+// db/prepared.ts: hot reads are built once per database handle and shape, then run with new values.
+describe("prepared queries", () => {
+  let database: Awaited<ReturnType<typeof openTestDatabase>>;
+  beforeAll(async () => {
+    database = await openTestDatabase();
+    await database.db.execute(sql`create table prepared_probe (tenant text not null, n int not null)`);
+    await database.db.execute(sql`insert into prepared_probe values ('a', 1), ('a', 2), ('b', 3)`);
+  });
+  afterAll(() => database.drop());
+
+  const probe = (db: Db, tenant: string) =>
+    preparedQuery(db, "probe:by-tenant", (d) =>
+      d
+        .select({ n: sql<number>`n` })
+        .from(sql`prepared_probe`)
+        .where(sql`tenant = ${sql.placeholder("tenant")}`)
+        .orderBy(sql`n`),
+    ).execute({ tenant });
+
+  it("answers each call with its own values, from one statement per shape", async () => {
+    expect(await probe(database.db, "a")).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(await probe(database.db, "b")).toEqual([{ n: 3 }]);
+    expect(await probe(database.db, "c")).toEqual([]);
+    const built: string[] = [];
+    const build = (d: Db) => {
+      built.push("built");
+      return d
+        .select({ id: tenants.id })
+        .from(tenants)
+        .where(eq(tenants.id, sql.placeholder("id")));
+    };
+    const id = "00000000-0000-4000-8000-000000000000";
+    await preparedQuery(database.db, "probe:tenant", build).execute({ id });
+    await preparedQuery(database.db, "probe:tenant", build).execute({ id });
+    expect(built).toHaveLength(1);
+  });
+
+  it("runs inside the caller's transaction: a transaction sees its own uncommitted rows, others do not", async () => {
+    await expect(
+      database.db.transaction(async (tx) => {
+        await tx.execute(sql`insert into prepared_probe values ('c', 4)`);
+        // Prepared on the root handle above; on `tx` it must be the transaction's own statement.
+        expect(await probe(tx as Db, "c")).toEqual([{ n: 4 }]);
+        throw new Error("roll back");
+      }),
+    ).rejects.toThrow("roll back");
+    expect(await probe(database.db, "c")).toEqual([]);
+  });
+});
