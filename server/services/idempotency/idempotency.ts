@@ -1,5 +1,6 @@
-import { and, eq, lte } from "drizzle-orm";
+import { and, eq, lte, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { preparedQuery } from "@/db/prepared";
 import { idempotencyRecords } from "@/db/schema";
 import { ApiError } from "@/server/errors";
 import { nowMs } from "@/server/lib/clock";
@@ -40,19 +41,26 @@ export type Begin =
 export async function beginIdempotency(db: Db, s: IdempotencyScope): Promise<Begin> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const now = nowMs();
-    const inserted = await db
-      .insert(idempotencyRecords)
-      .values({
-        tenantId: s.tenantId,
-        keyMode: s.keyMode,
-        scope: s.scope,
-        idempotencyKey: s.key,
-        fingerprint: s.fingerprint,
-        lockedUntil: new Date(now + IDEMPOTENCY_LOCK_MS),
-        createdAt: new Date(now),
-      })
-      .onConflictDoNothing()
-      .returning({ id: idempotencyRecords.id });
+    // Every write with a key starts here, on the root handle: built once (db/prepared.ts).
+    const inserted = await preparedQuery(db, "idempotency:begin", (d) =>
+      d
+        .insert(idempotencyRecords)
+        .values({
+          tenantId: sql.placeholder("tenantId"),
+          keyMode: sql.placeholder("keyMode"),
+          scope: sql.placeholder("scope"),
+          idempotencyKey: sql.placeholder("key"),
+          fingerprint: sql.placeholder("fingerprint"),
+          lockedUntil: sql`${sql.placeholder("lockedUntil")}::timestamptz`,
+          createdAt: sql`${sql.placeholder("createdAt")}::timestamptz`,
+        })
+        .onConflictDoNothing()
+        .returning({ id: idempotencyRecords.id }),
+    ).execute({
+      ...s,
+      lockedUntil: new Date(now + IDEMPOTENCY_LOCK_MS).toISOString(),
+      createdAt: new Date(now).toISOString(),
+    });
     if (inserted[0]) return { kind: "new", recordId: inserted[0].id };
 
     const where = and(
