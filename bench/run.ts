@@ -16,6 +16,7 @@ import { issueKey } from "@/server/services/keys/keys";
 import { createTenant } from "@/server/services/tenants/tenants";
 import { changeBalance } from "@/server/services/wallet/wallet-ledger";
 import { benchDeliveries, type DeliveryFigures } from "./deliveries";
+import { eventLoopProbe, type EventLoopFigures } from "./event-loop";
 import { benchOperations, type OperationFigures } from "./operations";
 import { benchRequestLogCost, type RequestLogCost } from "./request-log-cost";
 import type { LoadSpec } from "./load";
@@ -142,12 +143,19 @@ async function main() {
   // The app as `npm start` runs it: our server compiled into one module (scripts/server-bundle.ts).
   // The flags `npm start` would choose on the app's cores (BENCH_NODE_FLAGS replaces them, to compare).
   const nodeFlags = process.env.BENCH_NODE_FLAGS?.split(" ") ?? serverNodeFlags(appCores());
-  const nodeArgs = [...profiling, ...nodeFlags, await ensureServerBundle("server/main.ts", "main")];
+  // Event-loop delay per scenario (bench/event-loop.ts): the probe is preloaded into every app process.
+  const loopProbe = eventLoopProbe();
+  const nodeArgs = [
+    ...profiling,
+    ...nodeFlags,
+    ...loopProbe.nodeArgs,
+    await ensureServerBundle("server/main.ts", "main"),
+  ];
   const app = spawn(
     SPLIT ? "taskset" : process.execPath,
     SPLIT ? ["-c", SPLIT.app, process.execPath, ...nodeArgs] : nodeArgs,
     {
-      env: appEnv,
+      env: { ...appEnv, ...loopProbe.env },
       // The app's log lines (warnings and errors only, LOG_LEVEL=warn) are kept in bench/app.log.
       stdio: ["ignore", openSync(path.join(import.meta.dirname, "app.log"), "w"), "inherit"],
     },
@@ -236,12 +244,21 @@ async function main() {
   for (const s of chosen) {
     log(`${s.name}: ${CONNECTIONS} connections, ${WARMUP} s warm-up, ${DURATION} s`);
     const before = cpuSnapshot(app.pid!, EMBEDDED ? null : dbName);
+    loopProbe.mark();
     const r = await drive(s);
+    const eventLoop = await loopProbe.read();
     const cpu = cpuSince(before, cpuSnapshot(app.pid!, EMBEDDED ? null : dbName));
     const rss = treeRss(app.pid!);
-    results.push({ ...r, group: s.group, appCpuPct: cpu.appPct, postgresCpuPct: cpu.postgresPct, rssBytes: rss });
+    results.push({
+      ...r,
+      group: s.group,
+      appCpuPct: cpu.appPct,
+      postgresCpuPct: cpu.postgresPct,
+      rssBytes: rss,
+      eventLoop,
+    });
     log(
-      `  app CPU ${cpu.appPct.toFixed(0)}%, PostgreSQL CPU ${EMBEDDED ? "n/a (embedded)" : `${cpu.postgresPct.toFixed(0)}%`}; app RSS ${(rss / 2 ** 20).toFixed(0)} MB (peak ${(peakRss / 2 ** 20).toFixed(0)} MB)`,
+      `  app CPU ${cpu.appPct.toFixed(0)}%, PostgreSQL CPU ${EMBEDDED ? "n/a (embedded)" : `${cpu.postgresPct.toFixed(0)}%`}; app RSS ${(rss / 2 ** 20).toFixed(0)} MB (peak ${(peakRss / 2 ** 20).toFixed(0)} MB)${eventLoop ? `; event-loop delay mean ${eventLoop.meanMs.toFixed(1)} ms, p99 ${eventLoop.p99Ms.toFixed(0)} ms, max ${eventLoop.maxMs.toFixed(0)} ms` : ""}`,
     );
     const codes = Object.entries((r.statusCodes ?? {}) as Record<string, { count: number }>)
       .filter(([c]) => !c.startsWith("2"))
@@ -266,6 +283,7 @@ async function main() {
       log,
     });
   clearInterval(rssTimer);
+  loopProbe.close();
   log(`peak RSS of the app: ${(peakRss / 2 ** 20).toFixed(0)} MB`);
   // The app runs the local delivery driver in-process (JOBS_DRIVER=local); stopped here so that the
   // deliveries below are made by the bench's own worker alone (the app's driver cannot reach the
@@ -494,6 +512,8 @@ type Result = LoadFigures & {
   postgresCpuPct: number;
   /** Resident memory of the app's process tree at the end of the scenario, bytes. */
   rssBytes: number;
+  /** How late the app's event loop ran during the scenario (warm-up included), ms; null when unread. */
+  eventLoop: EventLoopFigures | null;
 };
 
 /** Issue 22 item 6: each scenario's least ratio to GET /api/health of the same run, per database. */
@@ -651,11 +671,11 @@ function report(
     `${CONNECTIONS} connections, ${WARMUP} s warm-up then ${DURATION} s per scenario; load from ${generator}, ${pinning}. Rate limits of the bench tenants and keys raised with \`limits:set\`.`,
     `Peak RSS of the app server: ${mb(peakRss)} MB. CPU columns: % of one core during the scenario (app: its process tree; PostgreSQL: the backends of the bench database and the server's background processes${EMBEDDED ? "; none here, PGlite runs inside the app" : ""}). App CPU ms/req is the app's CPU time per answered request: unlike req/s it hardly moves when other work on the machine takes the app's core.`,
     "",
-    "| Scenario | req/s | p50 ms | p99 ms | non-2xx | ratio to GET /api/health | ratio to node:http | app CPU % | PostgreSQL CPU % | app CPU ms/req | app RSS MB | target |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    "| Scenario | req/s | p50 ms | p99 ms | non-2xx | ratio to GET /api/health | ratio to node:http | app CPU % | PostgreSQL CPU % | app CPU ms/req | event-loop delay p99 / max ms | app RSS MB | target |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ...rows.map(
       (r) =>
-        `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.ratio_to_bare_route.toFixed(2)} | ${r.ratio_to_node_http.toFixed(2)} | ${r.appCpuPct.toFixed(0)} | ${EMBEDDED ? "–" : r.postgresCpuPct.toFixed(0)} | ${r.rps > 0 ? ((r.appCpuPct * 10) / r.rps).toFixed(2) : "–"} | ${mb(r.rssBytes)} | ${r.target} |`,
+        `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.ratio_to_bare_route.toFixed(2)} | ${r.ratio_to_node_http.toFixed(2)} | ${r.appCpuPct.toFixed(0)} | ${EMBEDDED ? "–" : r.postgresCpuPct.toFixed(0)} | ${r.rps > 0 ? ((r.appCpuPct * 10) / r.rps).toFixed(2) : "–"} | ${r.eventLoop ? `${r.eventLoop.p99Ms.toFixed(0)} / ${r.eventLoop.maxMs.toFixed(0)}` : "–"} | ${mb(r.rssBytes)} | ${r.target} |`,
     ),
     "",
     deliveries
