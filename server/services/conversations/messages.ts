@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
+import { and, asc, eq, gt, isNotNull, isNull, or, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { preparedQuery } from "@/db/prepared";
 import { messageAttachments, messages } from "@/db/schema";
@@ -91,17 +91,20 @@ export async function listMessages(
   const page = rows.slice(0, q.limit);
   const withFiles = page.filter((r) => r.deletedAt === null).map((r) => r.id);
   const files = withFiles.length
-    ? await db
-        .select()
-        .from(messageAttachments)
-        .where(
-          and(
-            eq(messageAttachments.tenantId, actor.tenantId),
-            inArray(messageAttachments.messageId, withFiles),
-            isNotNull(messageAttachments.storagePath),
-          ),
-        )
-        .orderBy(asc(messageAttachments.position))
+    ? await preparedQuery(db, "messages:attachments", (d) =>
+        d
+          .select()
+          .from(messageAttachments)
+          .where(
+            and(
+              eq(messageAttachments.tenantId, sql.placeholder("tenant")),
+              // One statement for any number of messages: the ids travel as one array parameter.
+              sql`${messageAttachments.messageId} = any(${sql.placeholder("messageIds")}::uuid[])`,
+              isNotNull(messageAttachments.storagePath),
+            ),
+          )
+          .orderBy(asc(messageAttachments.position)),
+      ).execute({ tenant: actor.tenantId, messageIds: withFiles })
     : [];
   const last = page[page.length - 1];
   return {
