@@ -315,9 +315,10 @@ async function main() {
         })
       : null;
   if (flags.profile) {
-    // The main thread's profile is the largest file (a worker thread, if any, writes its own).
+    // This run's app writes CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile; its main thread's profile is
+    // its largest file (a worker thread, if any, writes its own). Earlier runs' files stay in the folder.
     const newest = readdirSync(profileDir)
-      .filter((f) => f.endsWith(".cpuprofile"))
+      .filter((f) => f.endsWith(".cpuprofile") && f.split(".")[3] === String(app.pid))
       .sort((a, b) => statSync(path.join(profileDir, a)).size - statSync(path.join(profileDir, b)).size)
       .pop();
     if (newest)
