@@ -1,34 +1,20 @@
-import { readFileSync } from "node:fs";
 import { expect, test } from "@playwright/test";
+import { signIn } from "./sign-in";
 
 // The console's webhooks page in a real browser: create a subscription (secret shown once), send a test
 // event and read its attempt in the journal, pause and resume, rotate the secret, delete. The e2e app
 // allows loopback with WEBHOOK_ALLOW_PRIVATE_CIDRS (playwright.config.ts) and nothing listens on
 // https://localhost:443, so the test delivery fails with network_error: the journal shows that attempt.
 
-const demo = () =>
-  JSON.parse(readFileSync(".data/e2e/demo.json", "utf8")) as { staff: { email: string; password: string } };
-
 test.use({ trace: "retain-on-failure", screenshot: "only-on-failure" });
 
 test("manage a webhook subscription and read its delivery journal", async ({ page }) => {
   test.setTimeout(60_000);
-  const { staff } = demo();
   await page.goto("/console/webhooks");
-  await page.getByLabel("Email").fill(staff.email);
-  await page.getByLabel("Password").fill(staff.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  // The other console tests have just signed in: better-auth allows 3 sign-ins per 10 s from one address.
-  // When this one is refused for that, wait the window out once and sign in again.
-  const webhooks = page.getByRole("heading", { name: "Webhooks" });
-  const limited = page.getByText("Too many requests");
-  await expect(webhooks.or(limited)).toBeVisible();
-  if (await limited.isVisible()) {
-    await page.waitForTimeout(11_000);
-    await page.getByRole("button", { name: "Sign in" }).click();
-  }
+  // The other console tests have just signed in: sign-in is limited per account and address, and the
+  // shared helper waits out a refusal ("Too many sign-in attempts ... try again in N s") and signs in again.
   // Sign-in returns to the page that asked for it.
-  await expect(webhooks).toBeVisible();
+  await signIn(page, "Webhooks");
 
   // A refused address is explained on the form, and nothing is created.
   await page.getByLabel(/^URL/).fill("https://10.0.0.1/hook");
