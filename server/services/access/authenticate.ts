@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Db } from "@/db/client";
+import { preparedQuery } from "@/db/prepared";
 import {
   apiKeys,
   channels,
@@ -106,6 +107,18 @@ export async function authenticate(
 
   // The key's last-used time and address are stamped by the request log's batched writer
   // (server/services/request-log), off the request's path.
+  // Every check above ran for this request; what follows depends on the row alone, so a cached row's
+  // caller is built once (shared by its requests, hence frozen).
+  let caller = callers.get(r);
+  if (!caller) callers.set(r, (caller = deepFreeze(toCaller(r, parsed.keyId))));
+  return caller;
+}
+
+/** Callers built from key rows; a row leaves the key cache (and this map) when it changes or ages out. */
+const callers = new WeakMap<KeyRow, ApiCaller>();
+
+/** The caller a key row grants: actor, effective scopes, limits; `keyId` is the key's public id. */
+function toCaller(r: KeyRow, keyId: string): ApiCaller {
   const mode = r.mode as "live" | "test";
   const keyOverride: LimitOverride = {
     readPerMin: r.kRead,
@@ -131,7 +144,7 @@ export async function authenticate(
       via: "api",
       tenantId: r.tenantId,
       integrationId: r.integrationId,
-      keyId: parsed.keyId,
+      keyId,
       keyMode: mode,
       scopes,
       cell,
@@ -157,7 +170,7 @@ export async function authenticate(
         : { balanceMinor: r.walletBalance, blocked: r.walletBlocked ?? false, lowMinor: r.lowMinor },
     key: {
       id: r.keyUuid,
-      keyId: parsed.keyId,
+      keyId,
       mode,
       expiresAt: r.expiresAt,
       ipAllowlist: r.keyAllowlist ?? r.integrationAllowlist ?? null,
@@ -232,17 +245,20 @@ function buildKeyQuery(db: Db) {
       ),
     )
     .where(eq(apiKeys.keyId, sql.placeholder("keyId")))
-    .limit(1)
-    .prepare("authenticate_key");
+    .limit(1);
 }
 
-type KeyQuery = ReturnType<typeof buildKeyQuery>;
 /** One row of the key query, as cached by key-cache.ts. */
-type KeyRow = Awaited<ReturnType<KeyQuery["execute"]>>[number];
-const keyQueries = new WeakMap<Db, KeyQuery>();
+type KeyRow = Awaited<ReturnType<typeof buildKeyQuery>>[number];
 
-function keyQuery(db: Db): KeyQuery {
-  let q = keyQueries.get(db);
-  if (!q) keyQueries.set(db, (q = buildKeyQuery(db)));
-  return q;
+/** The key query, prepared once per database handle (db/prepared.ts). */
+const keyQuery = (db: Db) => preparedQuery(db, "authenticate:key", buildKeyQuery);
+
+/** A caller shared by requests must not be changed by one of them: frozen all the way down. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value) && !(value instanceof Date)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
 }
