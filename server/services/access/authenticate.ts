@@ -1,7 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Db } from "@/db/client";
-import { preparedQuery } from "@/db/prepared";
 import {
   apiKeys,
   channels,
@@ -107,18 +106,6 @@ export async function authenticate(
 
   // The key's last-used time and address are stamped by the request log's batched writer
   // (server/services/request-log), off the request's path.
-  // Every check above ran for this request; what follows depends on the row alone, so a cached row's
-  // caller is built once (shared by its requests, hence frozen).
-  let caller = callers.get(r);
-  if (!caller) callers.set(r, (caller = deepFreeze(toCaller(r, parsed.keyId))));
-  return caller;
-}
-
-/** Callers built from key rows; a row leaves the key cache (and this map) when it changes or ages out. */
-const callers = new WeakMap<KeyRow, ApiCaller>();
-
-/** The caller a key row grants: actor, effective scopes, limits; `keyId` is the key's public id. */
-function toCaller(r: KeyRow, keyId: string): ApiCaller {
   const mode = r.mode as "live" | "test";
   const keyOverride: LimitOverride = {
     readPerMin: r.kRead,
@@ -144,7 +131,7 @@ function toCaller(r: KeyRow, keyId: string): ApiCaller {
       via: "api",
       tenantId: r.tenantId,
       integrationId: r.integrationId,
-      keyId,
+      keyId: parsed.keyId,
       keyMode: mode,
       scopes,
       cell,
@@ -170,7 +157,7 @@ function toCaller(r: KeyRow, keyId: string): ApiCaller {
         : { balanceMinor: r.walletBalance, blocked: r.walletBlocked ?? false, lowMinor: r.lowMinor },
     key: {
       id: r.keyUuid,
-      keyId,
+      keyId: parsed.keyId,
       mode,
       expiresAt: r.expiresAt,
       ipAllowlist: r.keyAllowlist ?? r.integrationAllowlist ?? null,
@@ -245,20 +232,17 @@ function buildKeyQuery(db: Db) {
       ),
     )
     .where(eq(apiKeys.keyId, sql.placeholder("keyId")))
-    .limit(1);
+    .limit(1)
+    .prepare("authenticate_key");
 }
 
+type KeyQuery = ReturnType<typeof buildKeyQuery>;
 /** One row of the key query, as cached by key-cache.ts. */
-type KeyRow = Awaited<ReturnType<typeof buildKeyQuery>>[number];
+type KeyRow = Awaited<ReturnType<KeyQuery["execute"]>>[number];
+const keyQueries = new WeakMap<Db, KeyQuery>();
 
-/** The key query, prepared once per database handle (db/prepared.ts). */
-const keyQuery = (db: Db) => preparedQuery(db, "authenticate:key", buildKeyQuery);
-
-/** A caller shared by requests must not be changed by one of them: frozen all the way down. */
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === "object" && !Object.isFrozen(value) && !(value instanceof Date)) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
+function keyQuery(db: Db): KeyQuery {
+  let q = keyQueries.get(db);
+  if (!q) keyQueries.set(db, (q = buildKeyQuery(db)));
+  return q;
 }

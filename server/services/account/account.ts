@@ -4,7 +4,6 @@ import { channels } from "@/db/schema";
 import { baseUrl, env } from "@/server/env";
 import { money } from "@/server/lib/money";
 import type { MeBody, WalletBody } from "@/server/schemas/account";
-import type { Scope } from "@/server/schemas/scopes";
 import { grantedScopes } from "../access/pii-transfer";
 import type { ApiCaller } from "../actor";
 import { dailySpend, readWallet, topupUrl } from "../wallet/wallet-state";
@@ -59,7 +58,13 @@ export async function getMe(db: Db, caller: ApiCaller): Promise<MeBody> {
     key: {
       key_id: caller.key.keyId,
       mode: caller.key.mode,
-      scopes: keyScopes(caller),
+      // The scopes this key is granted: on the RU cell, personal-data scopes whose transfer rule fails are
+      // left out (spec "Authentication" 7), with the same facts the pipeline's personal-data step checks.
+      scopes: grantedScopes(caller.scopes, caller.actor.cell, {
+        country: caller.integration.piiCountry,
+        legalBasis: caller.integration.legalBasis,
+        ipAllowlist: caller.key.ipAllowlist,
+      }),
       expires_at: caller.key.expiresAt.toISOString(),
       ip_allowlist: caller.key.ipAllowlist,
     },
@@ -67,24 +72,4 @@ export async function getMe(db: Db, caller: ApiCaller): Promise<MeBody> {
     wallet: { ...wallet, daily_spend: wallet.daily_spend ?? { limit: null, used: money(0n) } },
     crm_mode: caller.tenant.crmMode,
   };
-}
-
-/** Scopes granted per caller: a cached key's caller is shared by its requests (access/authenticate.ts). */
-const granted = new WeakMap<ApiCaller, Scope[]>();
-
-/**
- * The scopes `GET /me` lists: on the RU cell, personal-data scopes whose transfer rule fails are left out
- * (spec "Authentication" 7), with the same facts the pipeline's personal-data step checks.
- */
-function keyScopes(caller: ApiCaller): Scope[] {
-  let scopes = granted.get(caller);
-  if (!scopes) {
-    scopes = grantedScopes(caller.scopes, caller.actor.cell, {
-      country: caller.integration.piiCountry,
-      legalBasis: caller.integration.legalBasis,
-      ipAllowlist: caller.key.ipAllowlist,
-    });
-    granted.set(caller, scopes);
-  }
-  return scopes;
 }
