@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Db } from "@/db/client";
+import { preparedQuery } from "@/db/prepared";
 import {
   apiKeys,
   channels,
@@ -232,17 +233,11 @@ function buildKeyQuery(db: Db) {
       ),
     )
     .where(eq(apiKeys.keyId, sql.placeholder("keyId")))
-    .limit(1)
-    .prepare("authenticate_key");
+    .limit(1);
 }
 
-type KeyQuery = ReturnType<typeof buildKeyQuery>;
 /** One row of the key query, as cached by key-cache.ts. */
-type KeyRow = Awaited<ReturnType<KeyQuery["execute"]>>[number];
-const keyQueries = new WeakMap<Db, KeyQuery>();
+type KeyRow = Awaited<ReturnType<typeof buildKeyQuery>>[number];
 
-function keyQuery(db: Db): KeyQuery {
-  let q = keyQueries.get(db);
-  if (!q) keyQueries.set(db, (q = buildKeyQuery(db)));
-  return q;
-}
+/** The key query, prepared once per database handle (db/prepared.ts). */
+const keyQuery = (db: Db) => preparedQuery(db, "authenticate:key", buildKeyQuery);
