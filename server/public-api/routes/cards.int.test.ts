@@ -78,6 +78,32 @@ describe("POST /cards", () => {
     expect(r.body.errors).toEqual([expect.objectContaining({ field: "/code", code: "taken" })]);
   });
 
+  it("leaves no trace of a taken code's request and frees its Idempotency-Key", async () => {
+    // The unique index refuses the insert (no lookup first): its transaction rolls back whole.
+    expect((await create({ code: "taken-once", name: "A" })).status).toBe(201);
+    const idempotencyKey = `taken-retry-${Date.now()}`;
+    const refused = await call("POST", "/cards", {
+      key: t.key,
+      json: { code: "taken-once", name: "B" },
+      idempotencyKey,
+    });
+    expect(refused.status).toBe(422);
+    const rows = await db.db
+      .select()
+      .from(products)
+      .where(and(eq(products.tenantId, t.tenantId), eq(products.code, "taken-once")));
+    expect(rows.map((p) => p.name)).toEqual(["A"]);
+    // The failed run freed the key: once the code is free, the same key and body create the card.
+    expect((await call("DELETE", "/cards/taken-once", { key: t.key })).status).toBe(204);
+    const retried = await call("POST", "/cards", {
+      key: t.key,
+      json: { code: "taken-once", name: "B" },
+      idempotencyKey,
+    });
+    expect(retried.status).toBe(201);
+    expect(retried.body).toMatchObject({ code: "taken-once", name: "B" });
+  });
+
   it("lets another tenant use the same code", async () => {
     expect((await create({ code: "shared-code", name: "A" })).status).toBe(201);
     expect((await create({ code: "shared-code", name: "B" }, other.key)).status).toBe(201);
