@@ -4,6 +4,7 @@ import type { ErrorCode } from "@/server/errors";
 import type { PreviewFeature } from "@/server/schemas/previews";
 import type { Scope } from "@/server/schemas/scopes";
 import type { ApiCaller, IntegrationActor } from "@/server/services/actor";
+import type { IdempotencyCompletion } from "@/server/services/idempotency/idempotency";
 import type { RateClass } from "@/server/services/limits/rate-limiter";
 
 export type { RateClass };
@@ -31,7 +32,10 @@ export interface Reply {
   settle?: () => Promise<Reply>;
 }
 
-/** Everything a handler gets; `db` is a transaction for POST, PATCH, PUT and DELETE. */
+/**
+ * Everything a handler gets; `db` is a transaction for POST, PATCH, PUT and DELETE, except on a
+ * `oneStatement` route, whose one statement needs none.
+ */
 export interface RouteContext<P, Q, B, K = readonly unknown[]> {
   db: Db;
   /** The acting integration: what every service receives. */
@@ -45,6 +49,11 @@ export interface RouteContext<P, Q, B, K = readonly unknown[]> {
   after?: K;
   requestId: string;
   request: Request;
+  /**
+   * `oneStatement` routes under an `Idempotency-Key`: the record's completion, for the handler to run in its
+   * one statement (when it does not, the pipeline completes the record after it, in a statement of its own).
+   */
+  completion?: IdempotencyCompletion;
 }
 
 /**
@@ -61,6 +70,9 @@ export interface RouteContext<P, Q, B, K = readonly unknown[]> {
  *   tenant, key mode, integration, route and every other query and path parameter, checks a presented one
  *   (422 on `/cursor`), hands the handler `after` (shape-checked by `position`), and signs `next_cursor`.
  * - `replay`: rebuilds the answer of a completed idempotent request from the resource's current state.
+ * - `oneStatement`: a write whose handler changes the database in one statement. It runs without a
+ *   transaction (the statement is atomic on its own), and under an `Idempotency-Key` it completes the key's
+ *   record in that statement through `ctx.completion`: two round trips in all (issue 22), not five.
  * - `preview`: a Planned route released only to tenants with this preview feature; for any other caller
  *   (including one whose key fails authentication) it answers the Planned 404 before anything else.
  */
@@ -98,6 +110,7 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown, K = readonly un
    * be reached from inside a transaction: the embedded database has one connection). Throwing refuses.
    */
   before?: (ctx: RouteContext<P, Q, B, K>) => Promise<void>;
+  oneStatement?: boolean;
   preview?: PreviewFeature;
 }
 

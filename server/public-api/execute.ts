@@ -7,6 +7,7 @@ import {
   beginIdempotency,
   completeIdempotency,
   IDEMPOTENCY_KEY_MAX,
+  idempotencyCompletion,
   IDEMPOTENCY_RENEW_EVERY_MS,
   renewIdempotencyLock,
 } from "@/server/services/idempotency/idempotency";
@@ -59,6 +60,7 @@ async function executeWrite(
   const db = ctx.db;
   if (!idemKey) {
     if (route.before) await route.before(ctx);
+    if (route.oneStatement) return route.handler(ctx);
     return db.transaction((tx) => route.handler({ ...ctx, db: tx as Db }));
   }
   const begin = await beginIdempotency(db, {
@@ -82,6 +84,12 @@ async function executeWrite(
   }, renewEveryMs);
   try {
     if (route.before) await route.before(ctx);
+    if (route.oneStatement) {
+      const completion = idempotencyCompletion(recordId);
+      const reply = await route.handler({ ...ctx, completion });
+      if (!completion.taken) await completeIdempotency(db, recordId, reply.status, reply.resource);
+      return reply;
+    }
     return await db.transaction(async (tx) => {
       const reply = await route.handler({ ...ctx, db: tx as Db });
       await completeIdempotency(tx as Db, recordId, reply.status, reply.resource);

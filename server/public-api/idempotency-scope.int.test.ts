@@ -98,6 +98,53 @@ describe("idempotency keys", () => {
     expect([other.status, other.body.code]).toEqual([409, "idempotency_conflict"]);
   });
 
+  it("complete the record after a one-statement handler that did not take the completion into its statement", async () => {
+    // A `oneStatement` route runs without a transaction; its handler normally completes the record in its
+    // own statement (POST /cards). One that does not still leaves a completed record that replays.
+    let runs = 0;
+    const thingId = crypto.randomUUID();
+    const route = defineRoute({
+      operationId: "oneStatementWrite",
+      summary: "one statement",
+      method: "POST",
+      path: "/one",
+      scope: null,
+      rate: "write",
+      oneStatement: true,
+      responses: { 201: null },
+      handler: async ({ completion }) => {
+        runs++;
+        expect(completion?.taken).toBe(false);
+        return { status: 201, resource: { type: "thing", id: thingId } };
+      },
+      replay: async (_ctx, id, status) => ({ status, body: { replayed: id } }),
+    });
+    const ctx = {
+      db: db.db,
+      actor: {
+        via: "api" as const,
+        tenantId: t.tenantId,
+        integrationId: t.integrationId,
+        keyId: t.keyId,
+        keyMode: "live" as const,
+        scopes: [],
+        cell: "ru" as const,
+      },
+      caller: undefined,
+      params: {},
+      query: {},
+      body: undefined,
+      requestId: "req_test",
+      request: new Request("https://api.example.ru/api/public/v1/one", { method: "POST" }),
+    } as unknown as RouteContext<unknown, unknown, unknown>;
+    const key = crypto.randomUUID();
+    expect((await executeRoute(route, ctx, key, undefined)).status).toBe(201);
+    const [rec] = await db.db.select().from(idempotencyRecords).where(eq(idempotencyRecords.idempotencyKey, key));
+    expect(rec).toMatchObject({ state: "completed", responseStatus: 201, resourceType: "thing", resourceId: thingId });
+    expect(await executeRoute(route, ctx, key, undefined)).toEqual({ status: 201, body: { replayed: thingId } });
+    expect(runs).toBe(1);
+  });
+
   // Only PostgreSQL runs two transactions at once; on the embedded database a retry waits for the first
   // request's transaction, so it cannot overtake it.
   it.runIf(!!process.env.DATABASE_URL)(

@@ -31,7 +31,10 @@ export const listCardsRoute = defineRoute({
   },
 });
 
-/** `POST /cards`: `Idempotency-Key` required; a replay answers the card's current state. */
+/**
+ * `POST /cards`: `Idempotency-Key` required; a replay answers the card's current state. One statement: the
+ * card's insert completes the key's record too.
+ */
 export const createCardRoute = defineRoute({
   operationId: "createCard",
   summary: "Create a product with a card",
@@ -42,8 +45,9 @@ export const createCardRoute = defineRoute({
   idempotency: "required",
   body: CardCreateSchema,
   responses: { 201: CardSchema },
-  handler: async ({ db, actor, body }) => {
-    const card = await cards.createCard(db, actor, body);
+  oneStatement: true,
+  handler: async ({ db, actor, body, completion }) => {
+    const card = await cards.createCard(db, actor, body, completion);
     return created(card, { type: "card", id: card.id });
   },
   replay: async ({ db, actor }, id, status) => ({ status, body: await cards.getCardById(db, actor, id) }),

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { and, asc, eq, isNotNull, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { preparedQuery } from "@/db/prepared";
@@ -6,6 +7,7 @@ import { invalidField, notFound } from "@/server/errors";
 import { validationError } from "@/server/lib/validation";
 import type { Card, CardCreate, CardUpdate } from "@/server/schemas/cards";
 import type { Actor } from "../actor";
+import type { IdempotencyCompletion } from "../idempotency/idempotency";
 import { checkCardAddresses, expandSiteAddress } from "./card-addresses";
 import { formatPrice } from "./price-text";
 
@@ -130,33 +132,58 @@ function isUniqueViolation(err: unknown): boolean {
 const CODE_TAKEN = () => invalidField("/code", "taken", "this code is already used by another card of the account");
 
 /**
- * `POST /cards`: creates a product with a card. Call inside a transaction.
+ * `POST /cards`: creates a product with a card, in one statement. With `completion` (the route runs it
+ * under an `Idempotency-Key`), the idempotency record is completed in that same statement, so the card and
+ * its record commit together without a transaction; the product id is drawn here for the record to name.
  * @throws ApiError 422 on `/code` when the code is taken, and on address fields per {@link checkCardAddresses}.
  */
-export async function createCard(db: Db, actor: Actor, input: CardCreate): Promise<Card> {
+export async function createCard(
+  db: Db,
+  actor: Actor,
+  input: CardCreate,
+  completion?: IdempotencyCompletion,
+): Promise<Card> {
   const t = await tenantContext(db, actor);
   const errors = checkCardAddresses(input, { tenantId: actor.tenantId, mainDomain: t.mainDomain });
   if (errors.length) throw validationError(errors);
-  // A taken code is the unique index's violation (no lookup first: one round trip less per card); it
-  // aborts the transaction, which the caller's rollback ends.
+  const id = randomUUID();
+  // A taken code is the unique index's violation (no lookup first); the statement, and with it the
+  // record's completion, then changes nothing (inside a caller's transaction, it aborts that transaction).
   try {
-    const [row] = await db
-      .insert(products)
-      .values({
-        tenantId: actor.tenantId,
-        code: input.code,
-        name: input.name,
-        description: input.description ?? null,
-        imageUrl: input.image_url ?? null,
-        pageUrl: input.page_url ?? null,
-        badge: input.badge ?? null,
-        priceText: input.price_text ?? null,
-        buttons: input.buttons ?? [],
-        aiEnabled: input.ai_enabled ?? false,
-        sort: input.sort ?? 0,
-        active: input.active ?? true,
-      })
-      .returning();
+    const [row] = await preparedQuery(db, `cards:create:${completion ? "completing" : "alone"}`, (d) => {
+      // Plain placeholders: drizzle encodes each value with its column's encoder (jsonb, uuid).
+      const values = {
+        id: sql.placeholder("id"),
+        tenantId: sql.placeholder("tenant"),
+        code: sql.placeholder("code"),
+        name: sql.placeholder("name"),
+        description: sql.placeholder("description"),
+        imageUrl: sql.placeholder("imageUrl"),
+        pageUrl: sql.placeholder("pageUrl"),
+        badge: sql.placeholder("badge"),
+        priceText: sql.placeholder("priceText"),
+        buttons: sql.placeholder("buttons"),
+        aiEnabled: sql.placeholder("aiEnabled"),
+        sort: sql.placeholder("sort"),
+        active: sql.placeholder("active"),
+      };
+      return (completion ? d.with(completion.cte(d)) : d).insert(products).values(values).returning();
+    }).execute({
+      id,
+      tenant: actor.tenantId,
+      code: input.code,
+      name: input.name,
+      description: input.description ?? null,
+      imageUrl: input.image_url ?? null,
+      pageUrl: input.page_url ?? null,
+      badge: input.badge ?? null,
+      priceText: input.price_text ?? null,
+      buttons: input.buttons ?? [],
+      aiEnabled: input.ai_enabled ?? false,
+      sort: input.sort ?? 0,
+      active: input.active ?? true,
+      ...completion?.values(201, { type: "card", id }),
+    });
     return toCard(row, t.mainDomain, t.cell);
   } catch (err) {
     if (isUniqueViolation(err)) throw CODE_TAKEN();

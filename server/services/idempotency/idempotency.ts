@@ -1,4 +1,5 @@
 import { and, eq, lte, sql } from "drizzle-orm";
+import type { WithSubqueryWithoutSelection } from "drizzle-orm/subquery";
 import type { Db } from "@/db/client";
 import { preparedQuery } from "@/db/prepared";
 import { idempotencyRecords } from "@/db/schema";
@@ -158,6 +159,61 @@ export async function completeIdempotency(
       completedAt: new Date(nowMs()),
     })
     .where(eq(idempotencyRecords.id, recordId));
+}
+
+/**
+ * The completion of a record, for a write that is one statement (a route's `oneStatement`): the handler
+ * adds {@link IdempotencyCompletion.cte} to its statement, so its change and the record's completion commit
+ * together without BEGIN, a separate update and COMMIT (issue 22: three of `POST /cards`' five round trips).
+ * The CTE's SQL is the same for every record (its values are placeholders), so it fits a prepared statement.
+ */
+export interface IdempotencyCompletion {
+  /** The data-modifying CTE on `db` that marks the record completed; its placeholders are `idem_*`. */
+  cte(db: Db): WithSubqueryWithoutSelection<"idempotency_completion">;
+  /**
+   * The placeholders' values for an answer `status` about `resource` (its id known before the statement
+   * runs). Calling it marks the completion as taken by the handler.
+   */
+  values(status: number, resource: { type: string; id: string }): Record<string, unknown>;
+  /** Whether the handler took the completion into its statement. */
+  readonly taken: boolean;
+}
+
+function completionCte(db: Db): WithSubqueryWithoutSelection<"idempotency_completion"> {
+  return db.$with("idempotency_completion").as(
+    db
+      .update(idempotencyRecords)
+      .set({
+        state: "completed",
+        // SQL, not bare placeholders: drizzle's types take no placeholder in `set`.
+        responseStatus: sql`${sql.placeholder("idem_status")}::integer`,
+        resourceType: sql`${sql.placeholder("idem_resource_type")}::text`,
+        resourceId: sql`${sql.placeholder("idem_resource_id")}::text`,
+        completedAt: sql`${sql.placeholder("idem_completed_at")}::timestamptz`,
+      })
+      .where(eq(idempotencyRecords.id, sql.placeholder("idem_record"))),
+  );
+}
+
+/** The completion of record `recordId` for a one-statement write; see {@link IdempotencyCompletion}. */
+export function idempotencyCompletion(recordId: string): IdempotencyCompletion {
+  let taken = false;
+  return {
+    cte: completionCte,
+    values(status, resource) {
+      taken = true;
+      return {
+        idem_record: recordId,
+        idem_status: status,
+        idem_resource_type: resource.type,
+        idem_resource_id: resource.id,
+        idem_completed_at: new Date(nowMs()).toISOString(),
+      };
+    },
+    get taken() {
+      return taken;
+    },
+  };
 }
 
 /** Forgets a failed operation, so a refused request leaves no trace and the key can be retried. */
