@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { disclosures } from "@/db/schema";
+import { apiKeys, disclosures } from "@/db/schema";
 import { setLimitOverride } from "@/server/services/limits/limit-overrides";
 import { call } from "@/server/testing/api-client";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
@@ -63,6 +63,9 @@ describe.each(DISCLOSING.map((r) => [`${r.method} ${r.path}`, r] as const))("%s"
       integrationId: owner.integrationId,
     });
     expect(rows[0].resourceIds).toEqual(ids);
+    // The key that received the data, by its row id (the batch insert carries it as JSON).
+    const [key] = await db.db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.keyId, owner.keyId));
+    expect(rows[0].apiKeyId).toBe(key.id);
   });
 
   it("answers 503 with Retry-After and no data when the journal cannot be written", async () => {

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { disclosures } from "@/db/schema";
 import { ApiError } from "@/server/errors";
@@ -75,12 +76,36 @@ function enqueue(db: Db, row: DisclosureRow): Promise<void> {
       maxBatch: MAX_BATCH_ROWS,
       async write(rows) {
         await batchHook?.(rows);
-        await db.insert(disclosures).values([...rows]);
+        await insertBatch(db, rows);
       },
     });
     journals.set(db, journal);
   }
   return journal.submit(row);
+}
+
+/**
+ * One multi-row insert of a batch. The rows travel as one JSON parameter expanded by `json_to_recordset`,
+ * as the request log's do: drizzle's multi-row `values()` encodes 7 parameters a row, the id arrays
+ * element by element, which cost more CPU per personal-data answer than the JSON text (issue 22).
+ */
+async function insertBatch(db: Db, rows: readonly DisclosureRow[]): Promise<void> {
+  const json = JSON.stringify(
+    rows.map((r) => ({
+      tenant_id: r.tenantId,
+      integration_id: r.integrationId,
+      api_key_id: r.apiKeyId,
+      route: r.route,
+      resource_type: r.resourceType,
+      resource_ids: r.resourceIds,
+      request_id: r.requestId,
+    })),
+  );
+  await db.execute(sql`
+    insert into ${disclosures} (tenant_id, integration_id, api_key_id, route, resource_type, resource_ids, request_id)
+    select tenant_id, integration_id, api_key_id, route, resource_type, resource_ids, request_id
+    from json_to_recordset(${json}::json) as x(tenant_id uuid, integration_id uuid, api_key_id uuid, route text,
+      resource_type text, resource_ids text[], request_id text)`);
 }
 
 /**
