@@ -29,6 +29,28 @@ afterAll(async () => {
   await db.drop();
 });
 
+/** What the pipeline hands a handler of a POST to `path` by the fixture tenant's key, for executeRoute. */
+function routeContext(path: string): RouteContext<unknown, unknown, unknown> {
+  return {
+    db: db.db,
+    actor: {
+      via: "api" as const,
+      tenantId: t.tenantId,
+      integrationId: t.integrationId,
+      keyId: t.keyId,
+      keyMode: "live" as const,
+      scopes: [],
+      cell: "ru" as const,
+    },
+    caller: undefined,
+    params: {},
+    query: {},
+    body: undefined,
+    requestId: "req_test",
+    request: new Request(`https://api.example.ru/api/public/v1${path}`, { method: "POST" }),
+  } as unknown as RouteContext<unknown, unknown, unknown>;
+}
+
 describe("idempotency keys", () => {
   it("are per integration: two integrations of one tenant reusing a key make their own resources", async () => {
     const i = await createIntegration(db.db, t.tenantId, {
@@ -119,24 +141,7 @@ describe("idempotency keys", () => {
       },
       replay: async (_ctx, id, status) => ({ status, body: { replayed: id } }),
     });
-    const ctx = {
-      db: db.db,
-      actor: {
-        via: "api" as const,
-        tenantId: t.tenantId,
-        integrationId: t.integrationId,
-        keyId: t.keyId,
-        keyMode: "live" as const,
-        scopes: [],
-        cell: "ru" as const,
-      },
-      caller: undefined,
-      params: {},
-      query: {},
-      body: undefined,
-      requestId: "req_test",
-      request: new Request("https://api.example.ru/api/public/v1/one", { method: "POST" }),
-    } as unknown as RouteContext<unknown, unknown, unknown>;
+    const ctx = routeContext("/one");
     const key = crypto.randomUUID();
     expect((await executeRoute(route, ctx, key, undefined)).status).toBe(201);
     const [rec] = await db.db.select().from(idempotencyRecords).where(eq(idempotencyRecords.idempotencyKey, key));
@@ -167,25 +172,7 @@ describe("idempotency keys", () => {
           return { status: 201, resource: { type: "thing", id: crypto.randomUUID() } };
         },
       });
-      const actor = {
-        via: "api" as const,
-        tenantId: t.tenantId,
-        integrationId: t.integrationId,
-        keyId: t.keyId,
-        keyMode: "live" as const,
-        scopes: [],
-        cell: "ru" as const,
-      };
-      const ctx = {
-        db: db.db,
-        actor,
-        caller: undefined,
-        params: {},
-        query: {},
-        body: undefined,
-        requestId: "req_test",
-        request: new Request("https://api.example.ru/api/public/v1/slow", { method: "POST" }),
-      } as unknown as RouteContext<unknown, unknown, unknown>;
+      const ctx = routeContext("/slow");
       const key = crypto.randomUUID();
       const first = executeRoute(route, ctx, key, undefined, { renewEveryMs: 20 });
       await new Promise((r) => setTimeout(r, 100));

@@ -47,7 +47,7 @@ export const createCardRoute = defineRoute({
   responses: { 201: CardSchema },
   oneStatement: true,
   handler: async ({ db, actor, body, completion }) => {
-    const card = await cards.createCard(db, actor, body, completion);
+    const card = await cards.createCard(db, actor, body, completion?.bind(201, "card"));
     return created(card, { type: "card", id: card.id });
   },
   replay: async ({ db, actor }, id, status) => ({ status, body: await cards.getCardById(db, actor, id) }),

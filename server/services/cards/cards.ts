@@ -7,7 +7,7 @@ import { invalidField, notFound } from "@/server/errors";
 import { validationError } from "@/server/lib/validation";
 import type { Card, CardCreate, CardUpdate } from "@/server/schemas/cards";
 import type { Actor } from "../actor";
-import type { IdempotencyCompletion } from "../idempotency/idempotency";
+import type { RecordCompletion } from "../idempotency/idempotency";
 import { checkCardAddresses, expandSiteAddress } from "./card-addresses";
 import { formatPrice } from "./price-text";
 
@@ -141,7 +141,7 @@ export async function createCard(
   db: Db,
   actor: Actor,
   input: CardCreate,
-  completion?: IdempotencyCompletion,
+  completion?: RecordCompletion,
 ): Promise<Card> {
   const t = await tenantContext(db, actor);
   const errors = checkCardAddresses(input, { tenantId: actor.tenantId, mainDomain: t.mainDomain });
@@ -182,7 +182,7 @@ export async function createCard(
       aiEnabled: input.ai_enabled ?? false,
       sort: input.sort ?? 0,
       active: input.active ?? true,
-      ...completion?.values(201, { type: "card", id }),
+      ...completion?.values(id),
     });
     return toCard(row, t.mainDomain, t.cell);
   } catch (err) {

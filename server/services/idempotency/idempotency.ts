@@ -142,6 +142,38 @@ export async function renewIdempotencyLock(db: Db, recordId: string): Promise<vo
     .where(and(eq(idempotencyRecords.id, recordId), eq(idempotencyRecords.state, "running")));
 }
 
+/**
+ * The update that marks a record completed, its values as placeholders (see {@link completionValues}): one
+ * definition for {@link completeIdempotency} and the CTE of {@link IdempotencyCompletion}.
+ */
+function completionUpdate(db: Db) {
+  return db
+    .update(idempotencyRecords)
+    .set({
+      state: "completed",
+      // SQL, not bare placeholders: drizzle's types take no placeholder in `set`.
+      responseStatus: sql`${sql.placeholder("idem_status")}::integer`,
+      resourceType: sql`${sql.placeholder("idem_resource_type")}::text`,
+      resourceId: sql`${sql.placeholder("idem_resource_id")}::text`,
+      completedAt: sql`${sql.placeholder("idem_completed_at")}::timestamptz`,
+    })
+    .where(eq(idempotencyRecords.id, sql.placeholder("idem_record")));
+}
+
+function completionValues(
+  recordId: string,
+  status: number,
+  resource: { type: string; id: string } | undefined,
+): Record<string, unknown> {
+  return {
+    idem_record: recordId,
+    idem_status: status,
+    idem_resource_type: resource?.type ?? null,
+    idem_resource_id: resource?.id ?? null,
+    idem_completed_at: new Date(nowMs()).toISOString(),
+  };
+}
+
 /** Marks the operation done, in the handler's transaction, with a reference to what it made. */
 export async function completeIdempotency(
   tx: Db,
@@ -149,67 +181,49 @@ export async function completeIdempotency(
   status: number,
   resource?: { type: string; id: string },
 ): Promise<void> {
-  await tx
-    .update(idempotencyRecords)
-    .set({
-      state: "completed",
-      responseStatus: status,
-      resourceType: resource?.type ?? null,
-      resourceId: resource?.id ?? null,
-      completedAt: new Date(nowMs()),
-    })
-    .where(eq(idempotencyRecords.id, recordId));
+  // Built per call: a transaction is a handle of its own, so a cached statement would not be reused.
+  await completionUpdate(tx)
+    .prepare("idempotency_complete")
+    .execute(completionValues(recordId, status, resource));
 }
 
 /**
- * The completion of a record, for a write that is one statement (a route's `oneStatement`): the handler
- * adds {@link IdempotencyCompletion.cte} to its statement, so its change and the record's completion commit
- * together without BEGIN, a separate update and COMMIT (issue 22: three of `POST /cards`' five round trips).
- * The CTE's SQL is the same for every record (its values are placeholders), so it fits a prepared statement.
+ * The completion of a record bound to the answer a route will give (status and resource type), for the
+ * one statement that makes the resource: {@link cte} goes into that statement's WITH clause and
+ * {@link values} into its placeholders, so the change and the record's completion commit together without
+ * BEGIN, a separate update and COMMIT (issue 22: three of `POST /cards`' five round trips). The CTE's SQL
+ * is the same for every record, so it fits a prepared statement.
  */
-export interface IdempotencyCompletion {
+export interface RecordCompletion {
   /** The data-modifying CTE on `db` that marks the record completed; its placeholders are `idem_*`. */
   cte(db: Db): WithSubqueryWithoutSelection<"idempotency_completion">;
-  /**
-   * The placeholders' values for an answer `status` about `resource` (its id known before the statement
-   * runs). Calling it marks the completion as taken by the handler.
-   */
-  values(status: number, resource: { type: string; id: string }): Record<string, unknown>;
-  /** Whether the handler took the completion into its statement. */
+  /** The placeholders' values, naming the resource by `resourceId` (known before the statement runs). */
+  values(resourceId: string): Record<string, unknown>;
+}
+
+/**
+ * What a `oneStatement` route's handler gets under an `Idempotency-Key`: {@link bind} gives the
+ * {@link RecordCompletion} for its answer; `taken` tells the pipeline whether it did (when not, the pipeline
+ * completes the record after the handler, in a statement of its own).
+ */
+export interface IdempotencyCompletion {
+  bind(status: number, resourceType: string): RecordCompletion;
   readonly taken: boolean;
 }
 
-function completionCte(db: Db): WithSubqueryWithoutSelection<"idempotency_completion"> {
-  return db.$with("idempotency_completion").as(
-    db
-      .update(idempotencyRecords)
-      .set({
-        state: "completed",
-        // SQL, not bare placeholders: drizzle's types take no placeholder in `set`.
-        responseStatus: sql`${sql.placeholder("idem_status")}::integer`,
-        resourceType: sql`${sql.placeholder("idem_resource_type")}::text`,
-        resourceId: sql`${sql.placeholder("idem_resource_id")}::text`,
-        completedAt: sql`${sql.placeholder("idem_completed_at")}::timestamptz`,
-      })
-      .where(eq(idempotencyRecords.id, sql.placeholder("idem_record"))),
-  );
-}
+const completionCte = (db: Db) => db.$with("idempotency_completion").as(completionUpdate(db));
 
 /** The completion of record `recordId` for a one-statement write; see {@link IdempotencyCompletion}. */
 export function idempotencyCompletion(recordId: string): IdempotencyCompletion {
   let taken = false;
   return {
-    cte: completionCte,
-    values(status, resource) {
-      taken = true;
-      return {
-        idem_record: recordId,
-        idem_status: status,
-        idem_resource_type: resource.type,
-        idem_resource_id: resource.id,
-        idem_completed_at: new Date(nowMs()).toISOString(),
-      };
-    },
+    bind: (status, resourceType) => ({
+      cte: completionCte,
+      values(resourceId) {
+        taken = true;
+        return completionValues(recordId, status, { type: resourceType, id: resourceId });
+      },
+    }),
     get taken() {
       return taken;
     },
