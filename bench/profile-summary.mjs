@@ -1,6 +1,11 @@
-// Summarises a V8 .cpuprofile (node --cpu-prof): self time by package or file and the top functions.
-// Used by `npm run bench -- --profile`; `node bench/profile-summary.mjs <file>` works on any profile.
+// Summarises a V8 .cpuprofile (node --cpu-prof): self time by package or file, the top functions, and whose
+// time it is (bench/profile-frames.mjs). Given the same run's allocation profile too (a .heapprofile of
+// bench/allocation-probe.mjs), it splits the bytes allocated the same way and charges the garbage
+// collector's time to each side in proportion: V8 spends it on what every layer allocated.
+// Used by `npm run bench -- --profile`; `node bench/profile-summary.mjs <cpuprofile> [<heapprofile>]`
+// works on any profiles.
 import { readFileSync } from "node:fs";
+import { stackClassifier } from "./profile-frames.mjs";
 const p = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const dt = new Map();
 const { samples, timeDeltas, nodes } = p;
@@ -39,135 +44,53 @@ for (const [k, t] of [...area].sort((a, b) => b[1] - a[1]).slice(0, 18)) console
 console.log("-- top functions");
 for (const [k, t] of [...fn].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(pct(t).padStart(7), k);
 
-// Whose time: a sample is "database engine" when it runs inside PGlite (its WebAssembly PostgreSQL, or
-// PGlite's JS that moves and parses the wire messages): on the embedded database the work PostgreSQL's
-// server processes do elsewhere runs in the app's process; the stack fixes PGlite as the embedded
-// database, so its cost per query and per row is a floor like the framework's. Otherwise a sample is
-// "ours" when a frame of its stack is one of our functions (declared in server/, db/ or inngest/; needs
-// the unminified server build, next.config.ts `serverMinification: false`) or a database client's
-// (postgres.js, drizzle, ioredis), "GC" when V8 collects garbage (allocations of every layer), and
-// "framework" otherwise: Node's HTTP and web objects, Next.js's router and route runtime, and the
-// packages they call.
-import { readdirSync, statSync } from "node:fs";
-import path from "node:path";
-const GENERIC = new Set([
-  "run",
-  "get",
-  "set",
-  "has",
-  "map",
-  "next",
-  "then",
-  "handler",
-  "default",
-  "main",
-  "close",
-  "stop",
-  "start",
-  "call",
-  "send",
-  "write",
-  "read",
-  "parse",
-  "execute",
-  "query",
-  "value",
-  "values",
-  "done",
-  "resolve",
-  "reject",
-  "push",
-  "fn",
-  "step",
-]);
-const ourNames = new Set();
-const walk = (dir) => {
-  for (const f of readdirSync(dir)) {
-    const p = path.join(dir, f);
-    if (statSync(p).isDirectory()) walk(p);
-    else if (/\.tsx?$/.test(f) && !/\.test\.tsx?$/.test(f))
-      for (const m of readFileSync(p, "utf8").matchAll(
-        /(?:function\s*\*?\s+|(?:const|let)\s+)([A-Za-z_$][\w$]*)\s*(?:=\s*(?:async\s*)?(?:\(|[A-Za-z_$][\w$]*\s*=>|function)|[<(])/g,
-      ))
-        if (m[1].length > 3 && !GENERIC.has(m[1])) ourNames.add(m[1]);
-  }
-};
-const root = path.join(import.meta.dirname, "..");
-for (const d of ["server", "db", "inngest"]) walk(path.join(root, d));
-/** Our sources when run unbundled (tsx). */
-const OUR_DIRS = ["server", "db", "inngest"].map((d) => `${root}/${d}/`);
-/** Database clients: their work (building, sending, parsing our queries) runs for our queries, often in
- * callbacks of their own (socket writes on setImmediate), so it counts as ours wherever it sits. */
-const DB_CLIENTS = ["node_modules/postgres/", "node_modules/drizzle-orm/", "node_modules/ioredis/"];
-/** The embedded database engine: a sample whose own frame is PGlite's WebAssembly or PGlite's JS. */
-const isEngine = (n) => {
-  const url = n.callFrame.url ?? "";
-  return url.startsWith("wasm://") || url.includes("node_modules/@electric-sql/pglite/");
-};
-const parent = new Map();
-for (const n of nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-/** `frame(node)` true for a node or any of its callers, memoized per node id. */
-const onStack = (frame) => {
-  const seen = new Map();
-  const test = (id) => {
-    if (seen.has(id)) return seen.get(id);
-    const p = parent.get(id);
-    const v = frame(byId.get(id)) || (p !== undefined && test(p));
-    seen.set(id, v);
-    return v;
-  };
-  return test;
-};
-const oursOf = onStack((n) => {
-  const url = n.callFrame.url ?? "";
-  return (
-    (url.includes(".next/") && ourNames.has(n.callFrame.functionName)) ||
-    OUR_DIRS.some((d) => url.includes(d)) ||
-    DB_CLIENTS.some((d) => url.includes(d))
-  );
-});
-/** Loading and compiling modules: the process's start and first requests, not the scenario's work. */
-const LOADING = new Set([
-  "dlopen",
-  "wrapSafe",
-  "compileSourceTextModule",
-  "readFileUtf8",
-  "compileFunction",
-  "Module._load",
-  "Module._compile",
-  "Module.require",
-  "require",
-  "loadESM",
-  "link",
-  "instantiate",
-  "moduleEvaluation",
-  "internalCompileFunction",
-  "importModuleDynamically",
-]);
-const loadingOf = onStack((n) => LOADING.has(n.callFrame.functionName));
-let ours = 0,
-  engine = 0,
-  gc = 0,
-  idle = 0,
-  loading = 0;
+// Whose time: samples by stackClassifier; garbage collection and idle are their own.
+const whose = stackClassifier(nodes);
+const time = { ours: 0, engine: 0, framework: 0, loading: 0 };
+let gc = 0,
+  idle = 0;
 for (const [id, t] of dt) {
   const name = byId.get(id).callFrame.functionName;
   if (name === "(idle)") idle += t;
   else if (name === "(garbage collector)") gc += t;
-  else if (loadingOf(id)) loading += t;
-  else if (isEngine(byId.get(id))) engine += t;
-  else if (oursOf(id)) ours += t;
+  else time[whose(id)] += t;
 }
-const busy = total - idle - loading;
-console.log(`-- whose time (share of the busy time, ${(loading / 1000).toFixed(0)} ms of module loading left out)`);
+const busy = total - idle - time.loading;
+const share = (t) => `${((100 * t) / busy).toFixed(1).padStart(6)}%`;
 console.log(
-  `${((100 * ours) / busy).toFixed(1).padStart(6)}% ours: stacks through our functions (${ourNames.size} names)`,
+  `-- whose time (share of the busy time, ${(time.loading / 1000).toFixed(0)} ms of module loading left out)`,
 );
-if (engine > 0)
+console.log(`${share(time.ours)} ours: stacks through our functions or a database client`);
+if (time.engine > 0)
+  console.log(`${share(time.engine)} database engine: PGlite (its WebAssembly PostgreSQL and wire parsing)`);
+console.log(`${share(gc)} garbage collection`);
+console.log(`${share(time.framework)} framework: Node.js and Next.js outside our functions`);
+
+// Whose garbage: the allocation profile is a call tree of sampled allocations (objects the GC already
+// collected included). Its bytes are split like the CPU samples, and GC time is charged to each side by
+// its share of the bytes allocated outside module loading.
+if (process.argv[3]) {
+  const heap = JSON.parse(readFileSync(process.argv[3], "utf8"));
+  const flat = [];
+  const visit = (n) => {
+    flat.push({ id: n.id, callFrame: n.callFrame, children: n.children.map((c) => c.id) });
+    n.children.forEach(visit);
+  };
+  visit(heap.head);
+  const whoseBytes = stackClassifier(flat);
+  const bytes = { ours: 0, engine: 0, framework: 0, loading: 0 };
+  const known = new Set(flat.map((n) => n.id));
+  // A sample whose node the profile does not hold (V8 left it out of the tree) counts as no one's.
+  for (const s of heap.samples) if (known.has(s.nodeId)) bytes[whoseBytes(s.nodeId)] += s.size;
+  const allocated = bytes.ours + bytes.engine + bytes.framework;
+  const part = (b) => b / allocated;
   console.log(
-    `${((100 * engine) / busy).toFixed(1).padStart(6)}% database engine: PGlite (its WebAssembly PostgreSQL and wire parsing)`,
+    `-- whose garbage (${(allocated / 2 ** 20).toFixed(0)} MB allocated, sampled; ${(bytes.loading / 2 ** 20).toFixed(0)} MB of module loading left out)`,
   );
-console.log(`${((100 * gc) / busy).toFixed(1).padStart(6)}% garbage collection`);
-console.log(
-  `${((100 * (busy - ours - engine - gc)) / busy).toFixed(1).padStart(6)}% framework: Node.js and Next.js outside our functions`,
-);
+  for (const side of ["ours", "engine", "framework"]) {
+    if (side === "engine" && bytes.engine === 0) continue;
+    console.log(
+      `${(100 * part(bytes[side])).toFixed(1).padStart(6)}% of the bytes: ${side}; with that share of GC, ${side} is ${share(time[side] + gc * part(bytes[side])).trim()} of the busy time`,
+    );
+  }
+}

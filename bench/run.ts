@@ -1,6 +1,6 @@
 import { execFile, execFileSync, fork, spawn, type ChildProcess } from "node:child_process";
 import { promisify } from "node:util";
-import { mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -34,7 +34,8 @@ import { cpuSplit, haveWrk, wrkLoad, type LoadFigures } from "./wrk";
 // node:http server. Never part of `npm test`.
 
 // --only <text>: run the baselines and the scenarios whose name contains <text>, skip deliveries, write no
-// results file. --profile: record a CPU profile of the app (bench/profiles/) and print where its time went.
+// results file. --profile: record a CPU and an allocation profile of the app (bench/profiles/) and print
+// where its time went and whose garbage the GC collected.
 const { values: flags } = parseArgs({
   options: {
     "skip-build": { type: "boolean" },
@@ -122,7 +123,11 @@ async function main() {
   await new Promise((r) => bare.once("message", r));
   if (SPLIT) execFileSync("taskset", ["-a", "-p", "-c", SPLIT.app, String(bare.pid)], { stdio: "ignore" });
   const profileDir = path.join(import.meta.dirname, "profiles");
-  const profiling = flags.profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
+  // --profile: a CPU profile (node --cpu-prof) and an allocation profile (bench/allocation-probe.mjs, which
+  // tells whose allocations the garbage collector's time goes to), both written when the app exits.
+  const profiling = flags.profile
+    ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, "--import", path.join(import.meta.dirname, "allocation-probe.mjs")]
+    : [];
   // The environment `npm start` gives its server (scripts/server-bundle.ts), with the bench's settings.
   const appEnv: NodeJS.ProcessEnv = serverProcessEnv({
     ...process.env,
@@ -155,7 +160,7 @@ async function main() {
     SPLIT ? "taskset" : process.execPath,
     SPLIT ? ["-c", SPLIT.app, process.execPath, ...nodeArgs] : nodeArgs,
     {
-      env: { ...appEnv, ...loopProbe.env },
+      env: { ...appEnv, ...loopProbe.env, ...(flags.profile ? { BENCH_ALLOCATION_DIR: profileDir } : {}) },
       // The app's log lines (warnings and errors only, LOG_LEVEL=warn) are kept in bench/app.log.
       stdio: ["ignore", openSync(path.join(import.meta.dirname, "app.log"), "w"), "inherit"],
     },
@@ -321,10 +326,15 @@ async function main() {
       .filter((f) => f.endsWith(".cpuprofile") && f.split(".")[3] === String(app.pid))
       .sort((a, b) => statSync(path.join(profileDir, a)).size - statSync(path.join(profileDir, b)).size)
       .pop();
+    const allocations = path.join(profileDir, `${app.pid}.heapprofile`);
     if (newest)
       execFileSync(
         process.execPath,
-        [path.join(import.meta.dirname, "profile-summary.mjs"), path.join(profileDir, newest)],
+        [
+          path.join(import.meta.dirname, "profile-summary.mjs"),
+          path.join(profileDir, newest),
+          ...(existsSync(allocations) ? [allocations] : []),
+        ],
         { stdio: "inherit" },
       );
   }
