@@ -3,7 +3,7 @@
 // collector has already collected included), written on exit to <BENCH_ALLOCATION_DIR>/<pid>.heapprofile.
 // bench/profile-summary.mjs splits its bytes like the CPU profile's time, which tells whose allocations
 // the garbage collector's time goes to.
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector";
 import path from "node:path";
 
@@ -19,7 +19,10 @@ if (dir) {
   // An in-process inspector session answers synchronously, so the profile is written before the exit.
   process.on("exit", () => {
     session.post("HeapProfiler.stopSampling", (err, result) => {
-      if (!err) writeFileSync(path.join(dir, `${process.pid}.heapprofile`), JSON.stringify(result.profile));
+      if (err) return console.error(`allocation profile not written: ${err.message}`);
+      // A fresh clone has no bench/profiles yet (node --cpu-prof makes it only as it writes its own file).
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(path.join(dir, `${process.pid}.heapprofile`), JSON.stringify(result.profile));
     });
   });
 }
