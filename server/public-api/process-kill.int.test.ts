@@ -45,6 +45,12 @@ it.runIf(pg)(
   { timeout: 90_000 },
   async () => {
     const { child, port } = await startApiProcess(db.url!);
+    // The kill comes as soon as the first cards are in: at the fifth answer, or when this process sees five
+    // cards in the database, whichever is first. Polling alone could come too late once the child answered
+    // a burst faster than the poll's round (POST /cards makes two round trips since issue 22).
+    let answered = 0;
+    let firstCardsIn!: () => void;
+    const fiveAnswers = new Promise<void>((resolve) => (firstCardsIn = resolve));
     try {
       const sent = Array.from({ length: N }, (_, i) =>
         fetchChecked(`http://127.0.0.1:${port}/api/public/v1/cards`, {
@@ -56,18 +62,24 @@ it.runIf(pg)(
           },
           body: JSON.stringify(body(i)),
         }).then(
-          (r) => r.status,
+          (r) => {
+            if (++answered === 5) firstCardsIn();
+            return r.status;
+          },
           // A request cut by the kill is expected; an answer outside the document is not.
           (err: unknown) =>
             err instanceof ResponseMismatch || err instanceof RequestMismatch ? Promise.reject(err) : "cut",
         ),
       );
-      // Kill as soon as the first cards are in: the rest are queued, running or committing.
-      for (let i = 0; i < 200; i++) {
-        const rows = await db.db.select({ id: products.id }).from(products).where(eq(products.tenantId, t.tenantId));
-        if (rows.length >= 5) break;
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      // The rest are then queued, running or committing.
+      const fiveRows = (async () => {
+        for (let i = 0; i < 200 && answered < 5; i++) {
+          const rows = await db.db.select({ id: products.id }).from(products).where(eq(products.tenantId, t.tenantId));
+          if (rows.length >= 5) return;
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      })();
+      await Promise.race([fiveAnswers, fiveRows]);
       child.kill("SIGKILL");
       const statuses = await Promise.all(sent);
       expect(statuses).toContain("cut");
