@@ -278,6 +278,39 @@ describe("GET /cards", () => {
     expect((await call("GET", "/cards?limit=100", { key: lt.key })).body.data).toHaveLength(5);
   });
 
+  it("shows each card as GET /cards/{code} does: derived price, expanded addresses, buttons, moments", async () => {
+    const lt2 = await makeTenant(db.db);
+    await db.db.insert(products).values({
+      tenantId: lt2.tenantId,
+      name: "Priced",
+      description: 'Two lines\nand a "quote"',
+      priceMinor: 1299050n,
+      currency: "RUB",
+      code: "priced",
+      pageUrl: "/p/priced",
+      badge: "new",
+      buttons: [{ label: "Buy", url: "/cart?sku=2" }],
+      aiEnabled: true,
+      sort: -3,
+      createdAt: new Date("2026-01-02T03:04:05.006Z"),
+    });
+    expect((await create({ code: "plain", name: "Plain", price_text: "from 1 ₽" }, lt2.key)).status).toBe(201);
+    const list = await call("GET", "/cards", { key: lt2.key });
+    expect(list.body.data.map((c: { code: string }) => c.code)).toEqual(["priced", "plain"]);
+    for (const card of list.body.data) {
+      expect(card).toEqual((await call("GET", `/cards/${card.code}`, { key: lt2.key })).body);
+    }
+    const [priced] = list.body.data;
+    expect(priced.price_text.replace(/\s/g, " ")).toBe("12 990,50 ₽");
+    expect(priced).toMatchObject({
+      description: 'Two lines\nand a "quote"',
+      page_url: "https://shop.example.ru/p/priced",
+      buttons: [{ label: "Buy", url: "https://shop.example.ru/cart?sku=2" }],
+      created_at: "2026-01-02T03:04:05.006Z",
+      sort: -3,
+    });
+  });
+
   it("never shows products without a card", async () => {
     await db.db.insert(products).values({ tenantId: lt.tenantId, name: "No card" });
     const r = await call("GET", "/cards", { key: lt.key });

@@ -186,6 +186,15 @@ describe("GET /leads", () => {
     });
   });
 
+  it("answers a value beyond 2^53 minor units exactly, the same in the list as by id", async () => {
+    const owner = await makeTenant(db.db);
+    const id = await addLead("huge", { valueMinor: 2n ** 60n + 7n, valueCurrency: "USD" }, owner);
+    const listed = (await get("/leads", owner.key)).body.data;
+    expect(listed.map((l: { id: string }) => l.id)).toEqual([id]);
+    expect(listed[0].value).toEqual({ amount: "11529215046068469.83", currency: "USD" });
+    expect(listed[0]).toEqual((await get(`/leads/${id}`, owner.key)).body);
+  });
+
   it("filters by canonical status and refuses any other status with 422 on /status", async () => {
     expect(ids((await get("/leads?status=won")).body)).toEqual([lead.c]);
     expect(ids((await get("/leads?status=lost")).body)).toEqual([lead.e]);

@@ -8,10 +8,8 @@ import { validationError } from "@/server/lib/validation";
 import type { Card, CardCreate, CardUpdate } from "@/server/schemas/cards";
 import type { Actor } from "../actor";
 import type { RecordCompletion } from "../idempotency/idempotency";
-import { checkCardAddresses, expandSiteAddress } from "./card-addresses";
-import { formatPrice } from "./price-text";
-
-type ProductRow = typeof products.$inferSelect;
+import { checkCardAddresses } from "./card-addresses";
+import { CARD_JSON, parseCard, renderCard, toCard, type ProductRow } from "./card-view";
 
 /** Keyset position of a card in the list order: (sort, created_at, id). */
 export type CardPosition = [number, string, string];
@@ -30,27 +28,6 @@ export async function tenantContext(db: Db, actor: Actor): Promise<{ mainDomain:
     .where(eq(tenants.id, tenantId));
   if (!t) throw notFound("Tenant");
   return t;
-}
-
-/** Row → the spec's Card: addresses expanded, price text derived from the product price when unset. */
-export function toCard(p: ProductRow, mainDomain: string | null, cell: string): Card {
-  return {
-    id: p.id,
-    code: p.code!,
-    name: p.name,
-    description: p.description,
-    image_url: p.imageUrl,
-    price_text:
-      p.priceText ?? (p.priceMinor !== null && p.currency ? formatPrice(p.priceMinor, p.currency, cell) : null),
-    badge: p.badge,
-    page_url: expandSiteAddress(p.pageUrl, mainDomain),
-    buttons: p.buttons.map((b) => ({ label: b.label, url: expandSiteAddress(b.url, mainDomain)! })),
-    ai_enabled: p.aiEnabled,
-    sort: p.sort,
-    active: p.active,
-    created_at: p.createdAt.toISOString(),
-    updated_at: p.updatedAt.toISOString(),
-  };
 }
 
 /**
@@ -73,7 +50,7 @@ export async function listCards(
         sql`(${products.sort}, ${products.createdAt}, ${products.id}) > (${sql.placeholder("sort")}, ${sql.placeholder("created")}::timestamptz, ${sql.placeholder("id")}::uuid)`,
       );
     return d
-      .select()
+      .select({ json: CARD_JSON })
       .from(products)
       .where(and(...conds))
       .orderBy(asc(products.sort), asc(products.createdAt), asc(products.id))
@@ -86,11 +63,11 @@ export async function listCards(
     id: q.after?.[2],
     limit: q.limit + 1,
   });
-  const page = rows.slice(0, q.limit);
+  const page = rows.slice(0, q.limit).map((r) => parseCard(r.json));
   const last = page[page.length - 1];
   return {
-    cards: page.map((p) => toCard(p, t.mainDomain, t.cell)),
-    next: rows.length > q.limit && last ? [last.sort, last.createdAt.toISOString(), last.id] : null,
+    cards: page.map((r) => renderCard(r, t.mainDomain, t.cell)),
+    next: rows.length > q.limit && last ? [last.sort, last.created_at, last.id] : null,
   };
 }
 

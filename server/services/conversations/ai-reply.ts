@@ -4,7 +4,7 @@ import { conversations, leads, messages, operations, products, tenants, type Mes
 import type { Operation } from "@/server/schemas/operations";
 import type { ChatTurn, SellerInput, SellerOutput } from "../ai-seller/language-model";
 import { costMinor } from "../ai-seller/prices";
-import { toCard } from "../cards/cards";
+import { toCard } from "../cards/card-view";
 import { recordEvent } from "../events/outbox";
 import { finishOperation } from "../operations/operation-runs";
 

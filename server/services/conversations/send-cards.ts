@@ -5,7 +5,8 @@ import { invalidField, notFound } from "@/server/errors";
 import type { SendCards, SentCards } from "@/server/schemas/conversations";
 import { recordEvent } from "../events/outbox";
 import type { IntegrationActor } from "../actor";
-import { tenantContext, toCard } from "../cards/cards";
+import { tenantContext } from "../cards/cards";
+import { toCard } from "../cards/card-view";
 import { findConversation } from "./conversations";
 
 /** Channels whose messengers show cards in their own format (spec: Telegram, VK, Max). */

@@ -5,7 +5,7 @@ import { contacts, leads } from "@/db/schema";
 import { notFound } from "@/server/errors";
 import type { Lead, LeadStatus } from "@/server/schemas/leads";
 import type { Actor } from "../actor";
-import { toLead } from "./lead-view";
+import { LEAD_JSON, toLead } from "./lead-view";
 
 /**
  * Keyset position of a lead in list order: (updated_at ISO, id). `updated_at` is stored with millisecond
@@ -55,7 +55,7 @@ export async function listLeads(
         sql`(${l.updatedAt}, ${l.id}) > (${sql.placeholder("afterAt")}::timestamptz, ${sql.placeholder("afterId")}::uuid)`,
       );
     return d
-      .select({ lead: l, contact: contacts })
+      .select({ json: LEAD_JSON })
       .from(l)
       .leftJoin(contacts, contactJoin)
       .where(and(...conds))
@@ -72,21 +72,18 @@ export async function listLeads(
     afterId: q.after?.[1],
     limit: q.limit + 1,
   });
-  const page = rows.slice(0, q.limit);
+  const page = rows.slice(0, q.limit).map((r) => toLead(r.json));
   const last = page[page.length - 1];
-  return {
-    leads: page.map((r) => toLead(r.lead, r.contact)),
-    next: rows.length > q.limit && last ? [last.lead.updatedAt.toISOString(), last.lead.id] : null,
-  };
+  return { leads: page, next: rows.length > q.limit && last ? [last.updated_at, last.id] : null };
 }
 
 /** `GET /leads/{id}`. @throws ApiError 404 `not_found` for a missing lead or one of another tenant. */
 export async function getLead(db: Db, actor: Actor, id: string): Promise<Lead> {
   const [row] = await db
-    .select({ lead: leads, contact: contacts })
+    .select({ json: LEAD_JSON })
     .from(leads)
     .leftJoin(contacts, contactJoin)
     .where(and(eq(leads.tenantId, actor.tenantId), eq(leads.id, id)));
   if (!row) throw notFound("Lead");
-  return toLead(row.lead, row.contact);
+  return toLead(row.json);
 }
