@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { isoText } from "@/db/iso-text";
-import { products, type StoredButton } from "@/db/schema";
+import { products } from "@/db/schema";
 import type { Card } from "@/server/schemas/cards";
 import { expandSiteAddress } from "./card-addresses";
 import { formatPrice } from "./price-text";
@@ -9,32 +9,16 @@ import { formatPrice } from "./price-text";
 export type ProductRow = typeof products.$inferSelect;
 
 /**
- * A card as stored, under the spec's Card names; what {@link renderCard} shapes. `price_minor` is the product
- * price in minor units, `buttons` as the client sent them, timestamps ISO Z.
+ * A card as stored, under the spec's Card names; what {@link renderCard} shapes: `price_text` as set (null
+ * when unset), `price_minor` the product price in minor units as decimal text, `page_url` and `buttons`
+ * as the client sent them, timestamps ISO Z.
  */
-export interface CardRecord {
-  id: string;
-  code: string;
-  name: string;
-  description: string | null;
-  image_url: string | null;
-  price_text: string | null;
-  price_minor: bigint | null;
-  currency: string | null;
-  badge: string | null;
-  page_url: string | null;
-  buttons: StoredButton[];
-  ai_enabled: boolean;
-  sort: number;
-  active: boolean;
-  created_at: string;
-  updated_at: string;
-}
+export type CardRecord = Card & { price_minor: string | null; currency: string | null };
 
 /**
- * One card as JSON text built by PostgreSQL: {@link CardRecord}'s fields, `price_minor` as text (a bigint
- * stays exact). A card page parses one text per row instead of drizzle's per-column row mapping (issue 22;
- * the leads page's reason, server/services/leads/lead-view.ts `LEAD_JSON`).
+ * One card as JSON text built by PostgreSQL; `JSON.parse` of it is the {@link CardRecord} (`price_minor` as
+ * text, so a bigint stays exact). A card page parses one text per row instead of drizzle's per-column row
+ * mapping (issue 22; the leads page's reason, server/services/leads/lead-view.ts `LEAD_JSON`).
  */
 export const CARD_JSON = sql<string>`json_build_object(
   'id', ${products.id}, 'code', ${products.code}, 'name', ${products.name},
@@ -43,12 +27,6 @@ export const CARD_JSON = sql<string>`json_build_object(
   'page_url', ${products.pageUrl}, 'buttons', ${products.buttons}, 'ai_enabled', ${products.aiEnabled},
   'sort', ${products.sort}, 'active', ${products.active}, 'created_at', ${isoText(products.createdAt)},
   'updated_at', ${isoText(products.updatedAt)})::text`;
-
-/** {@link CARD_JSON}'s text → a CardRecord. */
-export function parseCard(json: string): CardRecord {
-  const r = JSON.parse(json) as Omit<CardRecord, "price_minor"> & { price_minor: string | null };
-  return { ...r, price_minor: r.price_minor === null ? null : BigInt(r.price_minor) };
-}
 
 /** A product row (drizzle's) → its CardRecord; the row must have a card (`code` set). */
 function recordOf(p: ProductRow): CardRecord {
@@ -59,7 +37,7 @@ function recordOf(p: ProductRow): CardRecord {
     description: p.description,
     image_url: p.imageUrl,
     price_text: p.priceText,
-    price_minor: p.priceMinor,
+    price_minor: p.priceMinor === null ? null : String(p.priceMinor),
     currency: p.currency,
     badge: p.badge,
     page_url: p.pageUrl,
@@ -81,7 +59,8 @@ export function renderCard(r: CardRecord, mainDomain: string | null, cell: strin
     description: r.description,
     image_url: r.image_url,
     price_text:
-      r.price_text ?? (r.price_minor !== null && r.currency ? formatPrice(r.price_minor, r.currency, cell) : null),
+      r.price_text ??
+      (r.price_minor !== null && r.currency ? formatPrice(BigInt(r.price_minor), r.currency, cell) : null),
     badge: r.badge,
     page_url: expandSiteAddress(r.page_url, mainDomain),
     buttons: r.buttons.map((b) => ({ label: b.label, url: expandSiteAddress(b.url, mainDomain)! })),

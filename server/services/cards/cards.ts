@@ -9,7 +9,7 @@ import type { Card, CardCreate, CardUpdate } from "@/server/schemas/cards";
 import type { Actor } from "../actor";
 import type { RecordCompletion } from "../idempotency/idempotency";
 import { checkCardAddresses } from "./card-addresses";
-import { CARD_JSON, parseCard, renderCard, toCard, type ProductRow } from "./card-view";
+import { CARD_JSON, renderCard, toCard, type CardRecord, type ProductRow } from "./card-view";
 
 /** Keyset position of a card in the list order: (sort, created_at, id). */
 export type CardPosition = [number, string, string];
@@ -63,7 +63,7 @@ export async function listCards(
     id: q.after?.[2],
     limit: q.limit + 1,
   });
-  const page = rows.slice(0, q.limit).map((r) => parseCard(r.json));
+  const page = rows.slice(0, q.limit).map((r) => JSON.parse(r.json) as CardRecord);
   const last = page[page.length - 1];
   return {
     cards: page.map((r) => renderCard(r, t.mainDomain, t.cell)),
