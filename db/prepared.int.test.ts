@@ -2,7 +2,8 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTestDatabase } from "@/server/testing/test-db";
 import type { Db } from "./client";
-import { preparedQuery } from "./prepared";
+import { openDatabase } from "./client";
+import { executePrepared, preparedQuery } from "./prepared";
 import { tenants } from "./schema";
 
 // db/prepared.ts: hot reads are built once per database handle and shape, then run with new values.
@@ -53,4 +54,46 @@ describe("prepared queries", () => {
     ).rejects.toThrow("roll back");
     expect(await probe(database.db, "c")).toEqual([]);
   });
+
+  it("executePrepared: raw SQL answers its rows on both drivers, and inside the caller's transaction", async () => {
+    const byTenant = (db: Db, tenant: string) =>
+      executePrepared<{ n: number }>(
+        db,
+        "probe_raw",
+        sql`select n from prepared_probe where tenant = ${tenant} order by n`,
+      );
+    expect(await byTenant(database.db, "a")).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(await byTenant(database.db, "b")).toEqual([{ n: 3 }]);
+    await expect(
+      database.db.transaction(async (tx) => {
+        await executePrepared(tx as Db, "probe_insert", sql`insert into prepared_probe values (${"d"}, ${5})`);
+        expect(await byTenant(tx as Db, "d")).toEqual([{ n: 5 }]);
+        throw new Error("roll back");
+      }),
+    ).rejects.toThrow("roll back");
+    expect(await byTenant(database.db, "d")).toEqual([]);
+  });
+
+  // postgres.js sends an unnamed statement with parameters as Parse/Describe, then Bind/Execute: two round
+  // trips every run. executePrepared's statement is parsed once and stays prepared on the connection.
+  it.skipIf(!process.env.DATABASE_URL)(
+    "executePrepared on PostgreSQL: the statement stays prepared on the connection; db.execute's does not",
+    async () => {
+      const one = await openDatabase({ url: database.url!, poolSize: 1 });
+      try {
+        const prepared = () => executePrepared(one.db, "probe_kept", sql`select n from prepared_probe where n > ${0}`);
+        await prepared();
+        await prepared();
+        await one.db.execute(sql`select n from prepared_probe where n < ${100}`);
+        const kept = await executePrepared<{ statement: string }>(
+          one.db,
+          "probe_statements",
+          sql`select statement from pg_prepared_statements where statement like ${"%prepared_probe where n%"}`,
+        );
+        expect(kept.map((k) => k.statement)).toEqual(["select n from prepared_probe where n > $1"]);
+      } finally {
+        await one.close();
+      }
+    },
+  );
 });

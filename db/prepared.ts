@@ -1,3 +1,4 @@
+import type { SQL } from "drizzle-orm";
 import type { Db } from "./client";
 
 /** A query built once with `sql.placeholder(...)` values, run many times with different values. */
@@ -31,4 +32,35 @@ export function preparedQuery<Row>(
     shapes.set(shape, q as Prepared<unknown>);
   }
   return q;
+}
+
+/** The part of drizzle's session and dialect that {@link executePrepared} uses. */
+interface NamedSession {
+  dialect: { sqlToQuery(query: SQL): { sql: string; params: unknown[] } };
+  prepareQuery(
+    query: { sql: string; params: unknown[] },
+    fields: undefined,
+    name: string,
+    isResponseInArrayMode: boolean,
+  ): { execute(values?: Record<string, unknown>): Promise<unknown> };
+}
+
+/**
+ * Runs raw SQL (`sql\`...\``) as a named prepared statement and returns its rows, the same on both drivers.
+ *
+ * Why: `db.execute(sql)` sends an unnamed statement, and postgres.js sends an unnamed statement that has
+ * parameters as Parse/Describe first, waits for the parameter types, then Bind/Execute: two round trips and
+ * two socket writes on every run. Named, it is parsed once per connection, and every later run is one
+ * Bind/Execute write (issue 22: on a `/leads` page the rate-limit and disclosure batches were a third of
+ * the app's writes to PostgreSQL). PGlite runs it as before.
+ *
+ * Only for SQL whose text is the same on every run (every value a parameter): each distinct text stays
+ * prepared on each connection for the connection's life.
+ * @param name drizzle's label for the statement (postgres.js names its server-side statements itself)
+ * @throws what the query throws
+ */
+export async function executePrepared<Row>(db: Db, name: string, query: SQL): Promise<Row[]> {
+  const session = (db as unknown as { _: { session: NamedSession } })._.session;
+  const result = await session.prepareQuery(session.dialect.sqlToQuery(query), undefined, name, false).execute();
+  return (Array.isArray(result) ? result : ((result as { rows?: unknown[] }).rows ?? [])) as Row[];
 }

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { executePrepared } from "@/db/prepared";
 import { disclosures } from "@/db/schema";
 import { ApiError } from "@/server/errors";
 import { groupCommit, type GroupCommit } from "@/server/lib/group-commit";
@@ -101,11 +102,15 @@ async function insertBatch(db: Db, rows: readonly DisclosureRow[]): Promise<void
       request_id: r.requestId,
     })),
   );
-  await db.execute(sql`
+  await executePrepared(
+    db,
+    "disclosures_insert",
+    sql`
     insert into ${disclosures} (tenant_id, integration_id, api_key_id, route, resource_type, resource_ids, request_id)
     select tenant_id, integration_id, api_key_id, route, resource_type, resource_ids, request_id
     from json_to_recordset(${json}::json) as x(tenant_id uuid, integration_id uuid, api_key_id uuid, route text,
-      resource_type text, resource_ids text[], request_id text)`);
+      resource_type text, resource_ids text[], request_id text)`,
+  );
 }
 
 /**

@@ -17,12 +17,23 @@ afterAll(() => db.drop());
 
 const T0 = Date.UTC(2026, 10, 24, 12, 0, 10); // 10 s into a window: the previous window weighs 5/6
 
-/** A store over the test database that counts its statements (one `rate_limit_take_many` per batch). */
+/**
+ * A store over the test database that counts its statements (one `rate_limit_take_many` per batch): every
+ * statement, `db.execute` or db/prepared.ts `executePrepared`, is made by the session's `prepareQuery`.
+ */
 function countingStore() {
   const calls = { n: 0 };
-  const counted = new Proxy(db.db as Db, {
+  const root = db.db as Db;
+  const session = new Proxy(root._.session, {
     get(target, prop, receiver) {
-      if (prop === "execute") calls.n++;
+      if (prop === "prepareQuery") calls.n++;
+      return Reflect.get(target, prop, receiver) as unknown;
+    },
+  });
+  const counted = new Proxy(root, {
+    get(target, prop, receiver) {
+      if (prop === "_") return { ...target._, session };
+      if (prop === "session") return session;
       return Reflect.get(target, prop, receiver) as unknown;
     },
   });

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { executePrepared } from "@/db/prepared";
 import { groupCommit } from "@/server/lib/group-commit";
 import type { BucketLimit, LimitStore, TakeResult } from "./limit-store";
 import { previousWeight, windowStart } from "./sliding-window";
@@ -78,10 +79,11 @@ async function takeMany(db: Db, takes: readonly Take[]): Promise<TakeResult[]> {
     }
   });
   const at = Math.max(...takes.map((t) => t.nowMs));
-  const answer = (await db.execute(
+  const rows = await executePrepared<Row>(
+    db,
+    "rate_limit_take_many",
     sql`select o_request, o_bucket, o_current, o_previous, o_allowed from rate_limit_take_many(${toArray(requests)}::integer[], ${toArray(names)}::text[], ${toArray(limits)}::integer[], ${windowStart(at)}::bigint, ${previousWeight(at)}::double precision)`,
-  )) as unknown as Row[] | { rows: Row[] };
-  const rows = Array.isArray(answer) ? answer : answer.rows;
+  );
   const results: TakeResult[] = takes.map(() => ({ allowed: false, counts: [] }));
   rows.forEach((r, k) => {
     const result = results[Number(r.o_request)];

@@ -1,5 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { executePrepared } from "@/db/prepared";
 import { operations } from "@/db/schema";
 import { formatMinor } from "@/server/lib/money";
 import type { Operation } from "@/server/schemas/operations";
@@ -16,11 +17,6 @@ export const OPERATION_LEASE_MS = 60_000;
 export interface ClaimedRun {
   op: OperationRow;
   attempt: number;
-}
-
-/** Rows of `db.execute`: postgres.js gives an array, PGlite `{ rows }`. */
-function rowsOf<T>(result: unknown): T[] {
-  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
 }
 
 /**
@@ -62,14 +58,18 @@ export async function claimOperation(db: Db, id: string, leaseMs = OPERATION_LEA
  */
 export async function dueOperationIds(db: Db, limit: number): Promise<string[]> {
   if (limit <= 0) return [];
-  const result = await db.execute(sql`
+  const rows = await executePrepared<{ id: string }>(
+    db,
+    "operations_due_ids",
+    sql`
     select id from operations
     where status in ('queued', 'running') and type in (${ENGINE_TYPES_SQL})
       and (locked_until is null or locked_until < now())
     order by created_at
     limit ${limit}
-    for update skip locked`);
-  return rowsOf<{ id: string }>(result).map((r) => r.id);
+    for update skip locked`,
+  );
+  return rows.map((r) => r.id);
 }
 
 /** How a run ended, as {@link finishOperation} records it. */

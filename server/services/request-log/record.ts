@@ -1,5 +1,6 @@
 import { inArray, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { executePrepared } from "@/db/prepared";
 import { apiKeys, requestLog } from "@/db/schema";
 
 /**
@@ -86,14 +87,18 @@ export async function writeRequestLog(db: Db, entries: readonly RequestLogEntry[
     // The batch travels as one JSON parameter: building a 12-parameter-per-row INSERT cost ~45 µs of CPU
     // per row in the query builder (npm run bench), JSON.stringify a fraction of that.
     const json = JSON.stringify(rows.slice(i, i + REQUEST_LOG_INSERT_ROWS));
-    await db.execute(sql`
+    await executePrepared(
+      db,
+      "request_log_insert",
+      sql`
       insert into ${requestLog} (created_at, tenant_id, integration_id, api_key_id, key_id, method, path, status,
                                  problem_code, latency_ms, request_id, caller_address)
       select created_at, tenant_id, integration_id, api_key_id, key_id, method, path, status,
              problem_code, latency_ms, request_id, caller_address
       from json_to_recordset(${json}::json) as x(created_at timestamptz, tenant_id uuid, integration_id uuid,
         api_key_id uuid, key_id text, method text, path text, status smallint, problem_code text, latency_ms real,
-        request_id text, caller_address text)`);
+        request_id text, caller_address text)`,
+    );
     statements++;
   }
   await stampLastUsed(db, entries);

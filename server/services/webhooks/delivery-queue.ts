@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { executePrepared } from "@/db/prepared";
 
 /** Journal error of a delivery deferred, or given up, because the tenant's exchange is suspended. */
 export const WALLET_SUSPENDED = "wallet_suspended";
@@ -26,7 +27,10 @@ function rowsOf<T>(result: unknown): T[] {
 export async function claimDueDeliveries(db: Db, opts: { limit: number; leaseMs: number }): Promise<ClaimedDelivery[]> {
   if (opts.limit <= 0) return [];
   const interval = `${Math.max(1, Math.round(opts.leaseMs))} milliseconds`;
-  const result = await db.execute(sql`
+  const rows = await executePrepared<{ id: string; locked_ms: string }>(
+    db,
+    "deliveries_claim_due",
+    sql`
     update webhook_deliveries set locked_until = now() + ${interval}::interval
     where id in (
       select id from webhook_deliveries
@@ -36,9 +40,10 @@ export async function claimDueDeliveries(db: Db, opts: { limit: number; leaseMs:
       limit ${opts.limit}
       for update skip locked
     )
-    returning id, (extract(epoch from locked_until) * 1000)::bigint::text as locked_ms`);
+    returning id, (extract(epoch from locked_until) * 1000)::bigint::text as locked_ms`,
+  );
   // Epoch milliseconds as text: both drivers give the same exact value (timestamps come back differently).
-  return rowsOf<{ id: string; locked_ms: string }>(result).map((r) => ({
+  return rows.map((r) => ({
     id: r.id,
     lockedUntil: new Date(Number(r.locked_ms)),
   }));
