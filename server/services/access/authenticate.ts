@@ -14,6 +14,7 @@ import {
 } from "@/db/schema";
 import { baseUrl, env, type Cell } from "@/server/env";
 import { ApiError } from "@/server/errors";
+import type { Scope } from "@/server/schemas/scopes";
 import type { ApiCaller } from "../actor";
 import { isAllowed } from "./ip-allowlist";
 import { keyCacheOf } from "./key-cache";
@@ -120,12 +121,7 @@ export async function authenticate(
     paidPerMin: r.tPaid,
     paidConcurrency: r.tConc,
   };
-  const scopes = effectiveScopes({
-    integrationScopes: r.scopes,
-    role: r.role,
-    ownerRights: r.ownerId === null ? null : (r.ownerRights ?? []),
-    licenseFeatures: r.features,
-  });
+  const scopes = scopesOf(r);
   const cell = r.tenantCell as Cell;
   return {
     actor: {
@@ -238,6 +234,27 @@ function buildKeyQuery(db: Db) {
 
 /** One row of the key query, as cached by key-cache.ts. */
 type KeyRow = Awaited<ReturnType<typeof buildKeyQuery>>[number];
+
+/**
+ * Effective scopes by key row: a cached row answers many requests, and its scopes follow from it alone
+ * (a change to any input is a new row, key-cache.ts). Shared between requests, so never changed in place.
+ */
+const scopesByRow = new WeakMap<KeyRow, Scope[]>();
+
+/** The key row's effective scopes (SECURITY.md "Rights"), computed once per row object. */
+function scopesOf(r: KeyRow): Scope[] {
+  let scopes = scopesByRow.get(r);
+  if (!scopes) {
+    scopes = effectiveScopes({
+      integrationScopes: r.scopes,
+      role: r.role,
+      ownerRights: r.ownerId === null ? null : (r.ownerRights ?? []),
+      licenseFeatures: r.features,
+    });
+    scopesByRow.set(r, scopes);
+  }
+  return scopes;
+}
 
 /** The key query, prepared once per database handle (db/prepared.ts). */
 const keyQuery = (db: Db) => preparedQuery(db, "authenticate:key", buildKeyQuery);

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { hash, randomBytes, timingSafeEqual } from "node:crypto";
 import { CELLS, type Cell } from "@/server/env";
 
 /**
@@ -48,7 +48,8 @@ export function parseKey(key: string): ParsedKey | null {
 
 /** Hex SHA-256 of a key's secret part. */
 export function hashSecret(secret: string): string {
-  return createHash("sha256").update(secret).digest("hex");
+  // crypto.hash, one call without a Hash object: every request hashes its key's secret (issue 22).
+  return hash("sha256", secret, "hex");
 }
 
 /** Constant-time comparison of a presented secret with a stored hash. */
