@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTestDatabase } from "@/server/testing/test-db";
 import type { Db } from "./client";
 import { openDatabase } from "./client";
-import { executePrepared, preparedQuery } from "./prepared";
+import { executePrepared, literalLimit, preparedQuery } from "./prepared";
 import { tenants } from "./schema";
 
 // db/prepared.ts: hot reads are built once per database handle and shape, then run with new values.
@@ -96,4 +96,52 @@ describe("prepared queries", () => {
       }
     },
   );
+
+  // A LIMIT parameter is planned as a tenth of the matching rows, so PostgreSQL never takes the cached
+  // generic plan and plans the statement again on every run; literalLimit's statement keeps its generic plan.
+  it.skipIf(!process.env.DATABASE_URL)(
+    "literalLimit on PostgreSQL: a list statement keeps its generic plan; with a LIMIT parameter it is planned every run",
+    async () => {
+      await database.db.execute(sql`create table limit_probe (tenant text not null, n int not null)`);
+      await database.db.execute(
+        sql`insert into limit_probe select case when i % 2 = 0 then 'a' else 'b' end, i from generate_series(1, 20000) i`,
+      );
+      await database.db.execute(sql`create index limit_probe_idx on limit_probe (tenant, n)`);
+      await database.db.execute(sql`analyze limit_probe`);
+      const one = await openDatabase({ url: database.url!, poolSize: 1 });
+      try {
+        const page = (shape: string, limit: unknown) =>
+          preparedQuery(one.db, shape, (d) =>
+            d
+              .select({ n: sql<number>`n` })
+              .from(sql`limit_probe`)
+              .where(sql`tenant = ${sql.placeholder("tenant")}`)
+              .orderBy(sql`n`)
+              .limit(limit as number),
+          );
+        for (let i = 0; i < 8; i++) {
+          expect(await page("probe:literal:26", literalLimit(26)).execute({ tenant: "a" })).toHaveLength(26);
+          expect(
+            await page("probe:parameter", sql.placeholder("limit")).execute({ tenant: "a", limit: 26 }),
+          ).toHaveLength(26);
+        }
+        const plans = await executePrepared<{ statement: string; generic_plans: string; custom_plans: string }>(
+          one.db,
+          "probe_plans",
+          sql`select statement, generic_plans::text, custom_plans::text from pg_prepared_statements where statement like ${"%limit_probe%"}`,
+        );
+        const literal = plans.find((p) => p.statement.includes("limit 26"))!;
+        const parameter = plans.find((p) => /limit \$\d/.test(p.statement))!;
+        expect(Number(literal.generic_plans)).toBeGreaterThan(0);
+        expect(Number(literal.custom_plans)).toBeLessThanOrEqual(5);
+        expect([Number(parameter.generic_plans), Number(parameter.custom_plans)]).toEqual([0, 8]);
+      } finally {
+        await one.close();
+      }
+    },
+  );
+
+  it("literalLimit refuses what is not a row count of a list page", () => {
+    for (const bad of [0, 102, 1.5, Number.NaN]) expect(() => literalLimit(bad)).toThrow(RangeError);
+  });
 });

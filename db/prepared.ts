@@ -1,4 +1,4 @@
-import type { SQL } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
 
 /** A query built once with `sql.placeholder(...)` values, run many times with different values. */
@@ -63,4 +63,21 @@ export async function executePrepared<Row>(db: Db, name: string, query: SQL): Pr
   const session = (db as unknown as { _: { session: NamedSession } })._.session;
   const result = await session.prepareQuery(session.dialect.sqlToQuery(query), undefined, name, false).execute();
   return (Array.isArray(result) ? result : ((result as { rows?: unknown[] }).rows ?? [])) as Row[];
+}
+
+/**
+ * A LIMIT written into the statement's text, for a prepared list query; put the same number in the query's
+ * shape ({@link preparedQuery}), since each number is its own statement.
+ *
+ * Why: PostgreSQL plans a LIMIT that is a parameter as if a tenth of the matching rows were wanted. The
+ * generic plan of such a statement then always costs more than a plan for the actual values, so PostgreSQL
+ * plans it again on every run; with a literal, it keeps the generic plan after five runs. On a `/leads`
+ * page the planning was a fifth of PostgreSQL's CPU (issue 22, README "Benchmark").
+ * @param rows rows to fetch: a list route's `limit` + 1 (1 to 101)
+ * @throws RangeError when `rows` is not a whole number from 1 to 101
+ */
+export function literalLimit(rows: number): number {
+  if (!Number.isInteger(rows) || rows < 1 || rows > 101) throw new RangeError(`limit ${rows} is not 1 to 101`);
+  // drizzle's `.limit()` takes a number or a placeholder; a SQL chunk goes into the text as it is.
+  return sql.raw(String(rows)) as unknown as number;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, isNotNull, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { preparedQuery } from "@/db/prepared";
+import { literalLimit, preparedQuery } from "@/db/prepared";
 import { products, tenants } from "@/db/schema";
 import { invalidField, notFound } from "@/server/errors";
 import { validationError } from "@/server/lib/validation";
@@ -42,7 +42,7 @@ export async function listCards(
   const t = await tenantContext(db, actor);
   const ai = q.aiEnabled !== undefined;
   const after = q.after !== undefined;
-  const rows = await preparedQuery(db, `cards:list:${ai}:${after}`, (d) => {
+  const rows = await preparedQuery(db, `cards:list:${ai}:${after}:${q.limit + 1}`, (d) => {
     const conds = [eq(products.tenantId, sql.placeholder("tenant")), isNotNull(products.code)];
     if (ai) conds.push(eq(products.aiEnabled, sql.placeholder("ai")));
     if (after)
@@ -54,14 +54,13 @@ export async function listCards(
       .from(products)
       .where(and(...conds))
       .orderBy(asc(products.sort), asc(products.createdAt), asc(products.id))
-      .limit(sql.placeholder("limit"));
+      .limit(literalLimit(q.limit + 1));
   }).execute({
     tenant: actor.tenantId,
     ai: q.aiEnabled,
     sort: q.after?.[0],
     created: q.after?.[1],
     id: q.after?.[2],
-    limit: q.limit + 1,
   });
   const page = rows.slice(0, q.limit).map((r) => JSON.parse(r.json) as CardRecord);
   const last = page[page.length - 1];

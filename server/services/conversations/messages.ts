@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, isNotNull, isNull, or, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { preparedQuery } from "@/db/prepared";
+import { literalLimit, preparedQuery } from "@/db/prepared";
 import { messageAttachments, messages } from "@/db/schema";
 import { nowMs } from "@/server/lib/clock";
 import type { Attachment, Message } from "@/server/schemas/conversations";
@@ -59,7 +59,7 @@ export async function listMessages(
   q: { limit: number; includeDeleted: boolean; after?: MessagePosition },
 ): Promise<{ messages: Message[]; next: MessagePosition | null }> {
   await findConversation(db, actor, conversationId);
-  const shape = `messages:list:${q.includeDeleted}:${q.after !== undefined}`;
+  const shape = `messages:list:${q.includeDeleted}:${q.after !== undefined}:${q.limit + 1}`;
   const rows = await preparedQuery(db, shape, (d) => {
     const m = messages;
     const conds = [
@@ -79,14 +79,13 @@ export async function listMessages(
       .from(m)
       .where(and(...conds))
       .orderBy(asc(m.createdAt), asc(m.id))
-      .limit(sql.placeholder("limit"));
+      .limit(literalLimit(q.limit + 1));
   }).execute({
     tenant: actor.tenantId,
     conversation: conversationId,
     tombstonesSince: new Date(nowMs() - TOMBSTONE_RETENTION_MS).toISOString(),
     afterAt: q.after?.[0],
     afterId: q.after?.[1],
-    limit: q.limit + 1,
   });
   const page = rows.slice(0, q.limit);
   const withFiles = page.filter((r) => r.deletedAt === null).map((r) => r.id);

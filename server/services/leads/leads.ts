@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, gte, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { preparedQuery } from "@/db/prepared";
+import { literalLimit, preparedQuery } from "@/db/prepared";
 import { contacts, leads } from "@/db/schema";
 import { notFound } from "@/server/errors";
 import type { Lead, LeadStatus } from "@/server/schemas/leads";
@@ -42,7 +42,7 @@ export async function listLeads(
     afterTime: q.updatedAfter !== undefined,
     after: q.after !== undefined,
   };
-  const shape = `leads:list:${Object.values(has).map(Number).join("")}`;
+  const shape = `leads:list:${Object.values(has).map(Number).join("")}:${q.limit + 1}`;
   const rows = await preparedQuery(db, shape, (d) => {
     const l = leads;
     const conds = [eq(l.tenantId, sql.placeholder("tenant")), eq(l.archived, sql.placeholder("archived"))];
@@ -60,7 +60,7 @@ export async function listLeads(
       .leftJoin(contacts, contactJoin)
       .where(and(...conds))
       .orderBy(asc(l.updatedAt), asc(l.id))
-      .limit(sql.placeholder("limit"));
+      .limit(literalLimit(q.limit + 1));
   }).execute({
     tenant: actor.tenantId,
     archived: q.archived,
@@ -70,7 +70,6 @@ export async function listLeads(
     afterTime: q.updatedAfter?.toISOString(),
     afterAt: q.after?.[0],
     afterId: q.after?.[1],
-    limit: q.limit + 1,
   });
   const page = rows.slice(0, q.limit).map((r) => toLead(r.json));
   const last = page[page.length - 1];
