@@ -51,7 +51,7 @@ interface NamedSession {
  * Why: `db.execute(sql)` sends an unnamed statement, and postgres.js sends an unnamed statement that has
  * parameters as Parse/Describe first, waits for the parameter types, then Bind/Execute: two round trips and
  * two socket writes on every run. Named, it is parsed once per connection, and every later run is one
- * Bind/Execute write (issue 22: on a `/leads` page the rate-limit and disclosure batches were a third of
+ * Bind/Execute write (issue 22: on a `/leads` page the rate-limit and disclosure batches made about half of
  * the app's writes to PostgreSQL). PGlite runs it as before.
  *
  * Only for SQL whose text is the same on every run (every value a parameter): each distinct text stays
