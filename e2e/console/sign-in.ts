@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { expect, type Page } from "@playwright/test";
+import { expect, type Locator, type Page } from "@playwright/test";
 
 /** What `npm run demo` saved for the e2e run (.data/e2e/demo.json): the demo key and the owner's login. */
 export interface DemoInfo {
@@ -15,10 +15,8 @@ export function demo(): DemoInfo {
 
 /**
  * Signs in on the sign-in page the browser was sent to, as `who` (the demo owner by default), and waits
- * for `landing` (a heading of the page asked for; a string matches exactly). Sign-in is limited per account
- * and address (10 a minute; server/auth/sign-in-limits.ts and better-auth's own window), and the whole e2e
- * run signs the owner in more often than that, so when the page says "Too many …" this waits as long as
- * it says ("try again in N s"; 11 s when it does not) and tries again, up to three times.
+ * for `landing` (a heading of the page asked for; a string matches exactly), through the sign-in limits
+ * ({@link submitThroughLimits}).
  */
 export async function signIn(
   page: Page,
@@ -28,13 +26,23 @@ export async function signIn(
   await page.getByLabel("Email").fill(who.email);
   await page.getByLabel("Password").fill(who.password);
   const there = page.getByRole("heading", { name: landing, exact: typeof landing === "string" }).first();
+  await submitThroughLimits(page, page.getByRole("button", { name: "Sign in" }), there);
+}
+
+/**
+ * Clicks `button` of a form that signs in and waits for `done`. Sign-in is limited per account and address
+ * (server/auth/sign-in-limits.ts, and better-auth's own window of a few attempts in 10 s), and the whole
+ * e2e run signs in from one address more often than that, so when the page says "Too many …" this waits as
+ * long as it says ("try again in N s"; 11 s when it does not) and clicks again, up to three times.
+ */
+export async function submitThroughLimits(page: Page, button: Locator, done: Locator): Promise<void> {
   const limited = page.getByText(/Too many/);
   for (let attempt = 0; ; attempt++) {
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await expect(there.or(limited)).toBeVisible();
+    await button.click();
+    await expect(done.or(limited)).toBeVisible();
     if (!(await limited.isVisible()) || attempt === 3) break;
     const seconds = Number(/try again in (\d+) s/.exec((await limited.textContent()) ?? "")?.[1] ?? 10);
     await page.waitForTimeout((seconds + 1) * 1000);
   }
-  await expect(there).toBeVisible();
+  await expect(done).toBeVisible();
 }

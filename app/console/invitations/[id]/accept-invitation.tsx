@@ -3,7 +3,7 @@
 import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { authClient } from "@/server/auth/auth-client";
 import { ErrorBox, type ConsoleError } from "../../_components/field-errors";
 import { useTRPC } from "../../_components/trpc-provider";
@@ -39,6 +39,9 @@ export function AcceptInvitation({
   const [error, setError] = useState<ConsoleError | null>(null);
   const accept = useMutation(trpc.team.accept.mutationOptions());
   const createAccount = useMutation(trpc.team.createAccount.mutationOptions());
+  // Set once the account exists: when the sign-in after it is refused (the sign-in limits answer "Too many
+  // requests"), submitting again signs in instead of creating the account a second time.
+  const accountCreated = useRef(false);
   const here = `/console/invitations/${inv.id}`;
 
   const join = async () => {
@@ -115,7 +118,10 @@ export function AcceptInvitation({
           if (password !== String(f.get("repeat")))
             return setError({ message: "The two passwords differ; type the same password twice." });
           try {
-            await createAccount.mutateAsync({ invitationId: inv.id, name: String(f.get("name")), password });
+            if (!accountCreated.current) {
+              await createAccount.mutateAsync({ invitationId: inv.id, name: String(f.get("name")), password });
+              accountCreated.current = true;
+            }
             const signedIn = await authClient.signIn.email({ email: inv.email, password });
             if (signedIn.error) throw { message: signedIn.error.message ?? "Sign-in failed; try again." };
             await join();
