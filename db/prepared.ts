@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
+import { rowsOf } from "./rows";
 
 /** A query built once with `sql.placeholder(...)` values, run many times with different values. */
 export interface Prepared<Row> {
@@ -62,7 +63,7 @@ interface NamedSession {
 export async function executePrepared<Row>(db: Db, name: string, query: SQL): Promise<Row[]> {
   const session = (db as unknown as { _: { session: NamedSession } })._.session;
   const result = await session.prepareQuery(session.dialect.sqlToQuery(query), undefined, name, false).execute();
-  return (Array.isArray(result) ? result : ((result as { rows?: unknown[] }).rows ?? [])) as Row[];
+  return rowsOf<Row>(result);
 }
 
 /**

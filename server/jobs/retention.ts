@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { rowsOf } from "@/db/rows";
 import { events, idempotencyRecords, requestLog, webhookDeliveries } from "@/db/schema";
 import { nowMs } from "@/server/lib/clock";
 import { IDEMPOTENCY_WINDOW_MS } from "@/server/services/idempotency/idempotency";
@@ -82,9 +83,4 @@ async function deleteInBatches(db: Db, batch: number, stmt: (n: number) => SQL):
     total += n;
     if (n < batch) return total;
   }
-}
-
-/** The rows of `db.execute` on either driver (postgres-js gives an array, PGlite `{rows}`). */
-function rowsOf(res: unknown): unknown[] {
-  return Array.isArray(res) ? res : ((res as { rows?: unknown[] }).rows ?? []);
 }

@@ -229,6 +229,23 @@ describe("GET /cards", () => {
     expect(r.body.next_cursor).toBeNull();
   });
 
+  // `limit` is not in a cursor's filter set (spec "Limits: pagination rules"), and each limit is its own
+  // prepared statement (db/prepared.ts literalLimit): a walk may change it between pages.
+  it("walks on from the cursor's position when the limit changes between pages", async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (const limit of [1, 3, 2, 1]) {
+      const q: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : "";
+      const r = await call("GET", `/cards?limit=${limit}${q}`, { key: lt.key });
+      expect(r.status).toBe(200);
+      seen.push(...r.body.data.map((c: { code: string }) => c.code));
+      cursor = r.body.next_cursor;
+      if (!cursor) break;
+    }
+    expect(seen).toEqual(["e", "a", "b", "c", "d"]);
+    expect(cursor).toBeNull();
+  });
+
   it("walks pages with the cursor and keeps the filter", async () => {
     const seen: string[] = [];
     let cursor: string | null = null;

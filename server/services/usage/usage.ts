@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { rowsOf } from "@/db/rows";
 import { integrations, requestLog, walletLedger, webhookDeliveries } from "@/db/schema";
 import { nowMs } from "@/server/lib/clock";
 import { formatMinor } from "@/server/lib/money";
@@ -50,11 +51,6 @@ const DAY_MS = 86_400_000;
 
 /** `YYYY-MM-DD` of a timestamp column's UTC day. */
 const utcDay = (column: unknown) => sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD')`;
-
-/** Rows of `db.execute` on either driver (postgres-js gives an array, PGlite `{rows}`). */
-function rowsOf<T>(res: unknown): T[] {
-  return (Array.isArray(res) ? res : ((res as { rows?: unknown[] }).rows ?? [])) as T[];
-}
 
 /**
  * The tenant's usage over the last {@link USAGE_DAYS} UTC days, every day present (zeros where nothing

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
+import { rowsOf } from "@/db/rows";
 import { executePrepared } from "@/db/prepared";
 
 /** Journal error of a delivery deferred, or given up, because the tenant's exchange is suspended. */
@@ -9,11 +10,6 @@ export const WALLET_SUSPENDED = "wallet_suspended";
 export interface ClaimedDelivery {
   id: string;
   lockedUntil: Date;
-}
-
-/** Rows of `db.execute`: postgres.js gives an array, PGlite `{ rows }`. */
-function rowsOf<T>(result: unknown): T[] {
-  return (Array.isArray(result) ? result : (result as { rows: T[] }).rows) as T[];
 }
 
 /**
