@@ -33,9 +33,9 @@ import { cpuSplit, haveWrk, wrkLoad, type LoadFigures } from "./wrk";
 // resident memory. Baselines measured in the same run: GET /api/health of the same app and a bare
 // node:http server. Never part of `npm test`.
 
-// --only <text>: run the baselines and the scenarios whose name contains <text>, skip deliveries, write no
-// results file. --profile: record a CPU and an allocation profile of the app (bench/profiles/) and print
-// where its time went and whose garbage the GC collected.
+// --only <text>[|<text>...]: run the baselines and the scenarios whose name contains one of the texts, skip
+// deliveries, write no results file. --profile: record a CPU and an allocation profile of the app
+// (bench/profiles/) and print where its time went and whose garbage the GC collected.
 const { values: flags } = parseArgs({
   options: {
     "skip-build": { type: "boolean" },
@@ -243,7 +243,9 @@ async function main() {
   // A profile shows the chosen scenario alone: the app's own baseline (GET /api/health) is left out of it.
   const chosen = flags.only
     ? scenarios.filter(
-        (s) => (s.group === "baseline" && !(flags.profile && s.url.startsWith(base))) || s.name.includes(flags.only!),
+        (s) =>
+          (s.group === "baseline" && !(flags.profile && s.url.startsWith(base))) ||
+          flags.only!.split("|").some((text) => s.name.includes(text)),
       )
     : scenarios;
   for (const s of chosen) {

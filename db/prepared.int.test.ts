@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTestDatabase } from "@/server/testing/test-db";
 import type { Db } from "./client";
 import { openDatabase } from "./client";
-import { executePrepared, literalLimit, preparedQuery } from "./prepared";
+import { executePrepared, literalLimit, preparedQuery, preparedRows } from "./prepared";
 import { tenants } from "./schema";
 
 // db/prepared.ts: hot reads are built once per database handle and shape, then run with new values.
@@ -53,6 +53,32 @@ describe("prepared queries", () => {
       }),
     ).rejects.toThrow("roll back");
     expect(await probe(database.db, "c")).toEqual([]);
+  });
+
+  it("preparedRows: the driver's rows under their aliases, built once per shape, inside the caller's transaction", async () => {
+    let built = 0;
+    const rows = (db: Db, tenant: string) =>
+      preparedRows<{ tenant_name: string; doubled: number; total: string }>(db, "probe:rows", () => {
+        built += 1;
+        return sql`select tenant as tenant_name, n * 2 as doubled, (n::bigint * 1000000000000)::text as total
+          from prepared_probe where tenant = ${sql.placeholder("tenant")} order by n`;
+      }).execute({ tenant });
+    expect(await rows(database.db, "a")).toEqual([
+      { tenant_name: "a", doubled: 2, total: "1000000000000" },
+      { tenant_name: "a", doubled: 4, total: "2000000000000" },
+    ]);
+    expect(await rows(database.db, "b")).toEqual([{ tenant_name: "b", doubled: 6, total: "3000000000000" }]);
+    expect(built).toBe(1);
+    await expect(
+      database.db.transaction(async (tx) => {
+        await tx.execute(sql`insert into prepared_probe values ('d', 5)`);
+        expect(await rows(tx as Db, "d")).toEqual([{ tenant_name: "d", doubled: 10, total: "5000000000000" }]);
+        throw new Error("roll back");
+      }),
+    ).rejects.toThrow("roll back");
+    expect(await rows(database.db, "d")).toEqual([]);
+    // The transaction is its own handle, with its own statement.
+    expect(built).toBe(2);
   });
 
   it("executePrepared: raw SQL answers its rows on both drivers, and inside the caller's transaction", async () => {

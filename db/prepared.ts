@@ -67,6 +67,33 @@ export async function executePrepared<Row>(db: Db, name: string, query: SQL): Pr
 }
 
 /**
+ * The prepared form of a raw-SQL read (`sql\`select ... ${sql.placeholder("x")}\``), built once per database
+ * handle and shape like {@link preparedQuery}, whose rows come back as the driver gives them: objects keyed
+ * by column name or alias, with no drizzle row mapping.
+ *
+ * Why: the list pages' statements are SQL that drizzle's query builder does not write (a lateral row read
+ * as one JSON text per row, a lateral probe for a message's first file), and their rows need no mapping: a
+ * JSON text, or a few columns already in the answer's form.
+ *
+ * Every value must be a placeholder or a literal that is part of the shape, so one shape is one statement
+ * text. Cached per handle: a transaction's handle has its own statements, as in {@link preparedQuery}.
+ * @param shape names the query and every choice that changes its SQL text; also drizzle's statement label
+ * @param build the statement, called once per handle and shape
+ * @returns `execute(values)`: the rows, the same shape on both drivers ({@link rowsOf}); throws what the query throws
+ */
+export function preparedRows<Row>(db: Db, shape: string, build: () => SQL): Prepared<Row> {
+  return preparedQuery<Row>(db, `rows:${shape}`, () => {
+    const session = (db as unknown as { _: { session: NamedSession } })._.session;
+    return {
+      prepare(name: string): Prepared<Row> {
+        const q = session.prepareQuery(session.dialect.sqlToQuery(build()), undefined, name, false);
+        return { execute: async (values) => rowsOf<Row>(await q.execute(values)) };
+      },
+    };
+  });
+}
+
+/**
  * A LIMIT written into the statement's text, for a prepared list query; put the same number in the query's
  * shape ({@link preparedQuery}), since each number is its own statement.
  *

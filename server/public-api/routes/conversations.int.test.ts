@@ -336,6 +336,43 @@ describe("GET /conversations/{id}/messages", () => {
     }
   });
 
+  it("gives each message its first stored file by position, and none for a messenger-only file", async () => {
+    // Its own conversation, made after the list tests above have run, so their pages stay as they are.
+    const files = await addConversation("files", { updatedAt: at(40) });
+    const two = await addMessage("two files", { conversationId: files, contentType: "image", createdAt: at(1) });
+    const remote = await addMessage("remote only", { conversationId: files, contentType: "image", createdAt: at(2) });
+    const file = (messageId: string, fileName: string, position: number, stored: boolean) => ({
+      tenantId: t.tenantId,
+      messageId,
+      fileName,
+      mimeType: "image/png",
+      sizeBytes: 3_000_000_000, // beyond 2^31: a bigint column read as a number
+      position,
+      storagePath: stored ? `${t.tenantId}/attachments/${fileName}` : null,
+      externalUrl: `https://files.example.com/${fileName}`,
+    });
+    await db.db
+      .insert(messageAttachments)
+      .values([
+        file(two, "second.png", 2, true),
+        file(two, "messenger.png", 0, false),
+        file(two, "first.png", 1, true),
+        file(remote, "remote.png", 0, false),
+      ]);
+    const r = await get(`/conversations/${files}/messages`);
+    expect(r.status).toBe(200);
+    const [a, b] = r.body.data;
+    expect(a.id).toBe(two);
+    expect(a.attachments).toHaveLength(1);
+    expect(a.attachments[0]).toMatchObject({
+      file_name: "first.png",
+      content_type: "image/png",
+      size_bytes: 3_000_000_000,
+    });
+    expect(b).toMatchObject({ id: remote, attachments: [], deleted: false });
+    expect(r.text).not.toContain("files.example.com");
+  });
+
   it("stops serving a deleted message's file even through a link given before", async () => {
     const [m] = await db.db
       .insert(messages)

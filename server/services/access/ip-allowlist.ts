@@ -130,7 +130,8 @@ export function isAllowed(ip: string | null, entries: readonly string[]): boolea
 export function isNarrowAllowlist(entries: readonly string[] | null): boolean {
   if (!entries || entries.length === 0) return false;
   return entries.every((e) => {
-    const n = parseAllowlistEntry(e);
+    // Remembered, like the allowlist check: every personal-data answer asks this of the key's entries.
+    const n = allowlistEntry(e);
     if (!n) return false;
     return n[0].kind() === "ipv4" ? n[1] >= 24 : n[1] >= 56;
   });

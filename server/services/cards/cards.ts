@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { and, asc, eq, isNotNull, sql } from "drizzle-orm";
+import { and, eq, isNotNull, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { literalLimit, preparedQuery } from "@/db/prepared";
+import { literalLimit, preparedQuery, preparedRows } from "@/db/prepared";
 import { products, tenants } from "@/db/schema";
 import { invalidField, notFound } from "@/server/errors";
 import { validationError } from "@/server/lib/validation";
@@ -9,7 +9,7 @@ import type { Card, CardCreate, CardUpdate } from "@/server/schemas/cards";
 import type { Actor } from "../actor";
 import type { RecordCompletion } from "../idempotency/idempotency";
 import { checkCardAddresses } from "./card-addresses";
-import { CARD_JSON, renderCard, toCard, type CardRecord, type ProductRow } from "./card-view";
+import { CARD_FROM, CARD_JSON, renderCard, toCard, type CardRecord, type ProductRow } from "./card-view";
 
 /** Keyset position of a card in the list order: (sort, created_at, id). */
 export type CardPosition = [number, string, string];
@@ -42,19 +42,15 @@ export async function listCards(
   const t = await tenantContext(db, actor);
   const ai = q.aiEnabled !== undefined;
   const after = q.after !== undefined;
-  const rows = await preparedQuery(db, `cards:list:${ai}:${after}:${q.limit + 1}`, (d) => {
+  const rows = await preparedRows<{ json: string }>(db, `cards:list:${ai}:${after}:${q.limit + 1}`, () => {
     const conds = [eq(products.tenantId, sql.placeholder("tenant")), isNotNull(products.code)];
     if (ai) conds.push(eq(products.aiEnabled, sql.placeholder("ai")));
     if (after)
       conds.push(
         sql`(${products.sort}, ${products.createdAt}, ${products.id}) > (${sql.placeholder("sort")}, ${sql.placeholder("created")}::timestamptz, ${sql.placeholder("id")}::uuid)`,
       );
-    return d
-      .select({ json: CARD_JSON })
-      .from(products)
-      .where(and(...conds))
-      .orderBy(asc(products.sort), asc(products.createdAt), asc(products.id))
-      .limit(literalLimit(q.limit + 1));
+    return sql`select ${CARD_JSON} as json from ${CARD_FROM} where ${and(...conds)}
+      order by ${products.sort}, ${products.createdAt}, ${products.id} limit ${literalLimit(q.limit + 1)}`;
   }).execute({
     tenant: actor.tenantId,
     ai: q.aiEnabled,

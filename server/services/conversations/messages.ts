@@ -1,9 +1,10 @@
-import { and, asc, eq, gt, isNotNull, isNull, or, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { literalLimit, preparedQuery } from "@/db/prepared";
+import { isoText } from "@/db/iso-text";
+import { literalLimit, preparedRows } from "@/db/prepared";
 import { messageAttachments, messages } from "@/db/schema";
 import { nowMs } from "@/server/lib/clock";
-import type { Attachment, Message } from "@/server/schemas/conversations";
+import type { Message } from "@/server/schemas/conversations";
 import type { Actor } from "../actor";
 import { signAttachmentLink } from "./attachment-links";
 import { findConversation } from "./conversations";
@@ -17,33 +18,68 @@ export type MessagePosition = [string, string];
 export const TOMBSTONE_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 /**
- * Row → the spec's Message. A deleted message is a tombstone: no text, no attachments. Only files in
- * our storage become (signed) attachments; a messenger's own file address (`external_url`) never leaves.
+ * A message as the page statement reads it ({@link listMessages}): the spec's names, `created_at` ISO Z, and
+ * the message's first stored file (`attachment_*`, all null when it has none).
  */
-export function toMessage(m: MessageRow, files: (typeof messageAttachments.$inferSelect)[]): Message {
-  const deleted = m.deletedAt !== null;
-  const attachments: Attachment[] = deleted
-    ? []
-    : files
-        .filter((f) => f.storagePath !== null)
-        .slice(0, 1)
-        .map((f) => ({
-          id: f.id,
-          file_name: f.fileName,
-          content_type: f.mimeType,
-          size_bytes: f.sizeBytes,
-          ...signAttachmentLink(f.id),
-        }));
+interface MessagePageRow {
+  id: string;
+  conversation_id: string;
+  sender: Message["sender"];
+  content_type: Message["content_type"];
+  content: string | null;
+  deleted: boolean;
+  created_at: string;
+  attachment_id: string | null;
+  attachment_file_name: string | null;
+  attachment_content_type: string | null;
+  /** bytes */
+  attachment_size_bytes: number | null;
+}
+
+/**
+ * The spec's Message. A deleted message is a tombstone: no text, no attachments. Only files in our storage
+ * become (signed) attachments, at most one; a messenger's own file address (`external_url`) never leaves.
+ */
+function messageOf(r: MessagePageRow): Message {
   return {
+    id: r.id,
+    conversation_id: r.conversation_id,
+    sender: r.sender,
+    content_type: r.content_type,
+    content: r.deleted ? null : r.content,
+    attachments:
+      r.deleted || r.attachment_id === null
+        ? []
+        : [
+            {
+              id: r.attachment_id,
+              file_name: r.attachment_file_name!,
+              content_type: r.attachment_content_type!,
+              size_bytes: r.attachment_size_bytes!,
+              ...signAttachmentLink(r.attachment_id),
+            },
+          ],
+    deleted: r.deleted,
+    created_at: r.created_at,
+  };
+}
+
+/** A messages row (drizzle's) and its files → the spec's Message, as {@link messageOf}. */
+export function toMessage(m: MessageRow, files: (typeof messageAttachments.$inferSelect)[]): Message {
+  const file = files.find((f) => f.storagePath !== null);
+  return messageOf({
     id: m.id,
     conversation_id: m.conversationId,
     sender: m.sender,
     content_type: m.contentType,
-    content: deleted ? null : m.content,
-    attachments,
-    deleted,
+    content: m.content,
+    deleted: m.deletedAt !== null,
     created_at: m.createdAt.toISOString(),
-  };
+    attachment_id: file?.id ?? null,
+    attachment_file_name: file?.fileName ?? null,
+    attachment_content_type: file?.mimeType ?? null,
+    attachment_size_bytes: file?.sizeBytes ?? null,
+  });
 }
 
 /**
@@ -60,8 +96,9 @@ export async function listMessages(
 ): Promise<{ messages: Message[]; next: MessagePosition | null }> {
   await findConversation(db, actor, conversationId);
   const shape = `messages:list:${q.includeDeleted}:${q.after !== undefined}:${q.limit + 1}`;
-  const rows = await preparedQuery(db, shape, (d) => {
+  const rows = await preparedRows<MessagePageRow>(db, shape, () => {
     const m = messages;
+    const f = messageAttachments;
     const conds = [
       eq(m.tenantId, sql.placeholder("tenant")),
       eq(m.conversationId, sql.placeholder("conversation")),
@@ -74,12 +111,19 @@ export async function listMessages(
       conds.push(
         sql`(${m.createdAt}, ${m.id}) > (${sql.placeholder("afterAt")}::timestamptz, ${sql.placeholder("afterId")}::uuid)`,
       );
-    return d
-      .select()
-      .from(m)
-      .where(and(...conds))
-      .orderBy(asc(m.createdAt), asc(m.id))
-      .limit(literalLimit(q.limit + 1));
+    // The first stored file of each message in the same statement (a lateral probe of the attachments'
+    // message index): one round trip a page instead of a second query for the page's files.
+    return sql`select ${m.id} as id, ${m.conversationId} as conversation_id, ${m.sender} as sender,
+        ${m.contentType} as content_type, ${m.content} as content, ${m.deletedAt} is not null as deleted,
+        ${isoText(m.createdAt)} as created_at, a.id as attachment_id, a.file_name as attachment_file_name,
+        a.mime_type as attachment_content_type, a.size_bytes::float8 as attachment_size_bytes
+      from ${m} left join lateral (
+        select ${f.id} as id, ${f.fileName} as file_name, ${f.mimeType} as mime_type, ${f.sizeBytes} as size_bytes
+        from ${f}
+        where ${f.tenantId} = ${m.tenantId} and ${f.messageId} = ${m.id} and ${f.storagePath} is not null
+          and ${m.deletedAt} is null
+        order by ${f.position}, ${f.id} limit 1) a on true
+      where ${and(...conds)} order by ${m.createdAt}, ${m.id} limit ${literalLimit(q.limit + 1)}`;
   }).execute({
     tenant: actor.tenantId,
     conversation: conversationId,
@@ -87,32 +131,7 @@ export async function listMessages(
     afterAt: q.after?.[0],
     afterId: q.after?.[1],
   });
-  const page = rows.slice(0, q.limit);
-  const withFiles = page.filter((r) => r.deletedAt === null).map((r) => r.id);
-  const files = withFiles.length
-    ? await preparedQuery(db, "messages:attachments", (d) =>
-        d
-          .select()
-          .from(messageAttachments)
-          .where(
-            and(
-              eq(messageAttachments.tenantId, sql.placeholder("tenant")),
-              // One statement for any number of messages: the ids travel as one array parameter.
-              sql`${messageAttachments.messageId} = any(${sql.placeholder("messageIds")}::uuid[])`,
-              isNotNull(messageAttachments.storagePath),
-            ),
-          )
-          .orderBy(asc(messageAttachments.position)),
-      ).execute({ tenant: actor.tenantId, messageIds: withFiles })
-    : [];
+  const page = rows.slice(0, q.limit).map(messageOf);
   const last = page[page.length - 1];
-  return {
-    messages: page.map((r) =>
-      toMessage(
-        r,
-        files.filter((f) => f.messageId === r.id),
-      ),
-    ),
-    next: rows.length > q.limit && last ? [last.createdAt.toISOString(), last.id] : null,
-  };
+  return { messages: page, next: rows.length > q.limit && last ? [last.created_at, last.id] : null };
 }

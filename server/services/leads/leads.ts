@@ -1,11 +1,11 @@
-import { and, asc, eq, gt, gte, sql } from "drizzle-orm";
+import { and, eq, gt, gte, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { literalLimit, preparedQuery } from "@/db/prepared";
-import { contacts, leads } from "@/db/schema";
+import { literalLimit, preparedRows } from "@/db/prepared";
+import { leads } from "@/db/schema";
 import { notFound } from "@/server/errors";
 import type { Lead, LeadStatus } from "@/server/schemas/leads";
 import type { Actor } from "../actor";
-import { LEAD_JSON, toLead } from "./lead-view";
+import { LEAD_FROM, LEAD_JSON, toLead } from "./lead-view";
 
 /**
  * Keyset position of a lead in list order: (updated_at ISO, id). `updated_at` is stored with millisecond
@@ -21,9 +21,6 @@ export interface LeadFilters {
   updatedAfter?: Date;
   source?: string;
 }
-
-// The contact is joined within the tenant too: a contact id can never pull another tenant's person.
-const contactJoin = and(eq(contacts.id, leads.contactId), eq(contacts.tenantId, leads.tenantId));
 
 /**
  * One page of `GET /leads` of the actor's tenant: ascending by `(updated_at, id)`, strictly after `after`.
@@ -43,7 +40,7 @@ export async function listLeads(
     after: q.after !== undefined,
   };
   const shape = `leads:list:${Object.values(has).map(Number).join("")}:${q.limit + 1}`;
-  const rows = await preparedQuery(db, shape, (d) => {
+  const rows = await preparedRows<{ json: string }>(db, shape, () => {
     const l = leads;
     const conds = [eq(l.tenantId, sql.placeholder("tenant")), eq(l.archived, sql.placeholder("archived"))];
     if (has.status) conds.push(eq(l.status, sql.placeholder("status")));
@@ -54,13 +51,8 @@ export async function listLeads(
       conds.push(
         sql`(${l.updatedAt}, ${l.id}) > (${sql.placeholder("afterAt")}::timestamptz, ${sql.placeholder("afterId")}::uuid)`,
       );
-    return d
-      .select({ json: LEAD_JSON })
-      .from(l)
-      .leftJoin(contacts, contactJoin)
-      .where(and(...conds))
-      .orderBy(asc(l.updatedAt), asc(l.id))
-      .limit(literalLimit(q.limit + 1));
+    return sql`select ${LEAD_JSON} as json from ${LEAD_FROM}
+      where ${and(...conds)} order by ${l.updatedAt}, ${l.id} limit ${literalLimit(q.limit + 1)}`;
   }).execute({
     tenant: actor.tenantId,
     archived: q.archived,
@@ -78,11 +70,12 @@ export async function listLeads(
 
 /** `GET /leads/{id}`. @throws ApiError 404 `not_found` for a missing lead or one of another tenant. */
 export async function getLead(db: Db, actor: Actor, id: string): Promise<Lead> {
-  const [row] = await db
-    .select({ json: LEAD_JSON })
-    .from(leads)
-    .leftJoin(contacts, contactJoin)
-    .where(and(eq(leads.tenantId, actor.tenantId), eq(leads.id, id)));
+  const [row] = await preparedRows<{ json: string }>(
+    db,
+    "leads:get",
+    () => sql`select ${LEAD_JSON} as json from ${LEAD_FROM}
+      where ${leads.tenantId} = ${sql.placeholder("tenant")} and ${leads.id} = ${sql.placeholder("id")}`,
+  ).execute({ tenant: actor.tenantId, id });
   if (!row) throw notFound("Lead");
   return toLead(row.json);
 }
