@@ -46,6 +46,11 @@ interface NamedSession {
   ): { execute(values?: Record<string, unknown>): Promise<unknown> };
 }
 
+/** The handle's drizzle session (a transaction's own for `tx`), where raw SQL is prepared. */
+function sessionOf(db: Db): NamedSession {
+  return (db as unknown as { _: { session: NamedSession } })._.session;
+}
+
 /**
  * Runs raw SQL (`sql\`...\``) as a named prepared statement and returns its rows, the same on both drivers.
  *
@@ -61,7 +66,7 @@ interface NamedSession {
  * @throws what the query throws
  */
 export async function executePrepared<Row>(db: Db, name: string, query: SQL): Promise<Row[]> {
-  const session = (db as unknown as { _: { session: NamedSession } })._.session;
+  const session = sessionOf(db);
   const result = await session.prepareQuery(session.dialect.sqlToQuery(query), undefined, name, false).execute();
   return rowsOf<Row>(result);
 }
@@ -83,7 +88,7 @@ export async function executePrepared<Row>(db: Db, name: string, query: SQL): Pr
  */
 export function preparedRows<Row>(db: Db, shape: string, build: () => SQL): Prepared<Row> {
   return preparedQuery<Row>(db, `rows:${shape}`, () => {
-    const session = (db as unknown as { _: { session: NamedSession } })._.session;
+    const session = sessionOf(db);
     return {
       prepare(name: string): Prepared<Row> {
         const q = session.prepareQuery(session.dialect.sqlToQuery(build()), undefined, name, false);
