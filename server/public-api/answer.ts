@@ -1,7 +1,7 @@
 import { recordDisclosure } from "@/server/services/disclosures/disclosures";
 import type { CursorBinding } from "./cursor";
 import { encodeCursor } from "./cursor";
-import type { AnyRoute, Reply, RouteContext } from "./define-route";
+import { TextPage, type AnyRoute, type Reply, type RouteContext } from "./define-route";
 
 /**
  * What a list route's cursor is bound to (spec "Limits: pagination rules"): tenant, key mode, route and
@@ -20,7 +20,8 @@ export function cursorBinding(route: AnyRoute, ctx: RouteContext<unknown, unknow
 }
 
 /** The ids an answer carries: a page's `data[].id` or the single resource's `id`. */
-function idsOf(body: unknown): string[] {
+function idsOf(body: unknown): readonly string[] {
+  if (body instanceof TextPage) return body.ids;
   const b = body as { data?: { id?: unknown }[]; id?: unknown } | undefined;
   const items = Array.isArray(b?.data) ? b.data : b ? [b] : [];
   return items.map((i) => i?.id).filter((id): id is string => typeof id === "string");
@@ -46,20 +47,20 @@ export async function answer(
       apiKeyId: c.key.id,
       route: `${route.method} ${route.path}`,
       resourceType: route.discloses,
-      resourceIds: idsOf(reply.body),
+      resourceIds: [...idsOf(reply.body)],
       requestId: ctx.requestId,
     });
   }
   let body = reply.body;
+  let text: string | undefined;
   if (route.list && reply.next !== undefined) {
-    body = {
-      ...(body as object),
-      next_cursor: reply.next ? encodeCursor(cursorBinding(route, ctx), [...reply.next]) : null,
-    };
+    const nextCursor = reply.next ? encodeCursor(cursorBinding(route, ctx), [...reply.next]) : null;
+    if (body instanceof TextPage) text = body.json(nextCursor);
+    else body = { ...(body as object), next_cursor: nextCursor };
   }
   const h: Record<string, string> = { ...headers, ...reply.headers, "x-request-id": ctx.requestId };
   if (route.cacheControl) h["cache-control"] = route.cacheControl;
   if (reply.status === 204 || body === undefined) return new Response(null, { status: reply.status, headers: h });
   h["content-type"] = "application/json";
-  return new Response(JSON.stringify(body), { status: reply.status, headers: h });
+  return new Response(text ?? JSON.stringify(body), { status: reply.status, headers: h });
 }

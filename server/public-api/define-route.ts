@@ -147,3 +147,26 @@ export const page = (data: readonly unknown[], next: readonly unknown[] | null):
   body: { data, next_cursor: null },
   next,
 });
+
+/**
+ * A list page whose items are already the JSON texts of their answer form (PostgreSQL wrote them; issue 22):
+ * the answer splices them into `{"data":[...],"next_cursor":...}` instead of parsing and serializing each
+ * item. `ids[i]` is the id of `texts[i]` (the disclosure journal's rows).
+ */
+export class TextPage {
+  constructor(
+    readonly texts: readonly string[],
+    readonly ids: readonly string[],
+  ) {}
+
+  /** The page's JSON text with its signed `next_cursor` (null on the last page). */
+  json(nextCursor: string | null): string {
+    return `{"data":[${this.texts.join(",")}],"next_cursor":${nextCursor === null ? "null" : JSON.stringify(nextCursor)}}`;
+  }
+}
+
+/** A list page of JSON texts ({@link TextPage}); `next` as in {@link page}. */
+export const textPage = (
+  items: { texts: readonly string[]; ids: readonly string[] },
+  next: readonly unknown[] | null,
+): Reply => ({ status: 200, body: new TextPage(items.texts, items.ids), next });

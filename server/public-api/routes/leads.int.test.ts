@@ -1,9 +1,11 @@
+import { createHash } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contacts, disclosures, leads } from "@/db/schema";
 import { call } from "@/server/testing/api-client";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
+import { LeadSchema } from "@/server/schemas/leads";
 
 let db: Awaited<ReturnType<typeof openTestDatabase>>;
 let t: TenantFixture;
@@ -193,6 +195,83 @@ describe("GET /leads", () => {
     expect(listed.map((l: { id: string }) => l.id)).toEqual([id]);
     expect(listed[0].value).toEqual({ amount: "11529215046068469.83", currency: "USD" });
     expect(listed[0]).toEqual((await get(`/leads/${id}`, owner.key)).body);
+  });
+
+  it("answers the fields in the spec's order, sub-objects included, with the documented etag", async () => {
+    const r = await get("/leads");
+    const a = JSON.parse(r.text).data[0];
+    expect(Object.keys(a)).toEqual(Object.keys(LeadSchema.shape));
+    expect(Object.keys(a.contact)).toEqual([
+      "id",
+      "first_name",
+      "last_name",
+      "email",
+      "phone",
+      "tags",
+      "geo_country",
+      "geo_city",
+    ]);
+    expect(Object.keys(a.value)).toEqual(["amount", "currency"]);
+    expect(Object.keys(a.attribution)).toEqual(["utm_source", "utm_medium", "utm_campaign", "first_page", "referrer"]);
+    expect(Object.keys(a.score)).toEqual(["score", "grade", "reason", "flags", "source", "model", "scored_at"]);
+    expect(Object.keys(a.flags)).toEqual(["buy_intent", "support", "supplier"]);
+    // `"<version>-<22 base64url chars of sha256(id:version)>"`: the tag PostgreSQL writes is the one we document.
+    const digest = createHash("sha256").update(`${lead.a}:3`).digest("base64url").slice(0, 22);
+    expect(a.etag).toBe(`"3-${digest}"`);
+  });
+
+  it("reads stored sub-objects of any shape field by field, and money of any sign", async () => {
+    const owner = await makeTenant(db.db);
+    const odd = await addLead(
+      "odd",
+      {
+        valueMinor: -5n,
+        valueCurrency: "RUB",
+        // Any JSON a producer may have stored, whatever the column's declared type.
+        attribution: ["not", "an", "object"] as never,
+        score: {
+          score: "87",
+          grade: 5,
+          flags: ["repeat", 7, null, "hot"],
+          scored_at: "2026-11-01T12:30:00+03:00",
+          extra: "kept out",
+        } as never,
+        flags: { buy_intent: "yes", support: true } as never,
+      },
+      owner,
+    );
+    const bad = await addLead(
+      "bad",
+      {
+        valueMinor: 0n,
+        valueCurrency: "",
+        score: { flags: "repeat", scored_at: "not a moment" } as never,
+        updatedAt: at(1),
+      },
+      owner,
+    );
+    const zero = await addLead("zero", { valueMinor: 0n, valueCurrency: "GBP", updatedAt: at(2) }, owner);
+    const listed = (await get("/leads", owner.key)).body.data;
+    expect(listed.map((l: { id: string }) => l.id)).toEqual([odd, bad, zero]);
+    expect(listed[0]).toMatchObject({
+      value: { amount: "-0.05", currency: "RUB" },
+      attribution: { utm_source: null, utm_medium: null, utm_campaign: null, first_page: null, referrer: null },
+      score: {
+        score: null,
+        grade: null,
+        reason: null,
+        flags: ["repeat", "hot"],
+        source: null,
+        model: null,
+        scored_at: "2026-11-01T09:30:00.000Z",
+      },
+      flags: { buy_intent: null, support: true, supplier: null },
+    });
+    expect(listed[0].score).not.toHaveProperty("extra");
+    expect(listed[1]).toMatchObject({ value: null, attribution: null, flags: null });
+    expect(listed[1].score).toMatchObject({ flags: null, scored_at: null });
+    expect(listed[2].value).toEqual({ amount: "0.00", currency: "GBP" });
+    for (const l of listed) expect(l).toEqual((await get(`/leads/${l.id}`, owner.key)).body);
   });
 
   it("filters by canonical status and refuses any other status with 422 on /status", async () => {

@@ -2,7 +2,7 @@ import * as leads from "@/server/services/leads/leads";
 import { pageOf, UuidParam } from "@/server/schemas/common";
 import { LeadListQuery, LeadSchema } from "@/server/schemas/leads";
 import type { AnyRoute } from "../define-route";
-import { defineRoute, ok, page } from "../define-route";
+import { defineRoute, ok, textPage } from "../define-route";
 import { InstantIdPosition } from "../positions";
 
 // Leads carry personal data: never cached between us and the integrator, and every answer is written to
@@ -36,7 +36,7 @@ export const listLeadsRoute = defineRoute({
       source: query.source,
       after,
     });
-    return page(p.leads, p.next);
+    return textPage(p, p.next);
   },
 });
 

@@ -2,7 +2,6 @@ import { hash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { isoText } from "@/db/iso-text";
 import { contacts, leads } from "@/db/schema";
-import { money } from "@/server/lib/money";
 import type { Lead } from "@/server/schemas/leads";
 import type { z } from "zod";
 import type { LeadContactSchema } from "@/server/schemas/leads";
@@ -12,9 +11,10 @@ type ContactRow = typeof contacts.$inferSelect;
 /**
  * Strong entity tag of one version of a lead: `"<version>-<22 base64url chars of sha256(id:version)>"`.
  * It changes with every version, and the id in the hash keeps two leads at the same version apart.
+ * Computed here rather than in SQL: PostgreSQL's `sha256` of the same text cost 3.5 µs a row (pgbench, a
+ * page of 26 leads 0.47 → 0.56 ms), `crypto.hash` well under one.
  */
-export function leadEtag(id: string, version: number): string {
-  // crypto.hash, one call without a Hash object: a page tags 25 to 100 leads (issue 22).
+export function leadEtag(id: string, version: number | string): string {
   return `"${version}-${hash("sha256", `${id}:${version}`, "base64url").slice(0, 22)}"`;
 }
 
@@ -60,102 +60,104 @@ function flags(f: Record<string, unknown> | null): Lead["flags"] {
 }
 
 /**
- * The select list of a lead and its contact under the spec's field names: timestamps ISO Z text,
- * `value_minor` text (a bigint beyond 2^53 stays exact), `contact` a LeadContact or null (from the
- * `contact_row` of {@link LEAD_FROM}), the jsonb sub-objects as stored. Read it as one JSON text
- * per row with {@link LEAD_JSON}; {@link toLead} finishes the row.
+ * A lead's fields from `id` to `contact` but `etag`, under the spec's names and in its order, as PostgreSQL
+ * writes them (read through {@link LEAD_FROM}'s `head_row`; {@link leadText} adds the etag after `version`):
+ * - `value`, money from minor units (spec "Money": `{amount: "12.34", currency}`, exact beyond 2^53), null
+ *   without a currency;
+ * - `contact`, a LeadContact (`contact_row`) or null.
  */
-const LEAD_COLUMNS = sql`${leads.id} as id, ${leads.externalId} as external_id,
-  ${leads.externalUrl} as external_url, ${leads.version} as version, ${leads.status} as status,
-  ${leads.archived} as archived, ${leads.archivedReason} as archived_reason, ${leads.owner} as owner,
-  ${leads.title} as title, ${leads.source} as source, ${leads.assignedTo} as assigned_to,
+const LEAD_HEAD_COLUMNS = sql`${leads.id} as id, ${leads.externalId} as external_id,
+  ${leads.externalUrl} as external_url, ${leads.version} as version, ${leads.status} as status, ${leads.archived} as archived, ${leads.archivedReason} as archived_reason,
+  ${leads.owner} as owner, ${leads.title} as title, ${leads.source} as source, ${leads.assignedTo} as assigned_to,
   ${leads.productId} as product_id, ${leads.courseSlug} as course_slug,
   ${leads.conversationId} as conversation_id, ${leads.intent} as intent, ${leads.aiSummary} as ai_summary,
   ${leads.nextAction} as next_action, ${leads.lostReason} as lost_reason,
-  ${leads.valueMinor}::text as value_minor, ${leads.valueCurrency} as value_currency,
-  case when ${contacts.id} is null then null else row_to_json(contact_row) end as contact,
-  ${leads.attribution} as attribution, ${leads.score} as score, ${leads.flags} as flags,
-  ${isoText(leads.nextActionAt)} as next_action_at, ${isoText(leads.qualifiedAt)} as qualified_at,
-  ${isoText(leads.wonAt)} as won_at, ${isoText(leads.lostAt)} as lost_at,
-  ${isoText(leads.lastActivityAt)} as last_activity_at, ${isoText(leads.createdAt)} as created_at,
-  ${isoText(leads.updatedAt)} as updated_at`;
+  case when ${leads.valueMinor} is not null and ${leads.valueCurrency} <> '' then row_to_json(value_row) end as value,
+  case when ${contacts.id} is null then null else row_to_json(contact_row) end as contact`;
+
+/** A lead's fields from `next_action_at` to `updated_at` (ISO Z text), in the spec's order (`tail_row`). */
+const LEAD_TAIL_COLUMNS = sql`${isoText(leads.nextActionAt)} as next_action_at,
+  ${isoText(leads.qualifiedAt)} as qualified_at, ${isoText(leads.wonAt)} as won_at,
+  ${isoText(leads.lostAt)} as lost_at, ${isoText(leads.lastActivityAt)} as last_activity_at,
+  ${isoText(leads.createdAt)} as created_at, ${isoText(leads.updatedAt)} as updated_at`;
 
 /**
- * One lead and its contact as one JSON text (the {@link LEAD_COLUMNS} row, its aliases the keys), selected
- * from {@link LEAD_FROM}: `select ${LEAD_JSON} as json from ${LEAD_FROM} where ...`.
+ * The select list of a lead read from {@link LEAD_FROM}: a {@link LeadTextRow}, which {@link leadText} turns
+ * into the Lead's JSON text: `select ${LEAD_SELECT} from ${LEAD_FROM} where ...`.
  *
- * Why one JSON text: drizzle's per-column row mapping (`mapResultRow`, a `Date` per timestamp) was about a
- * tenth of the app's CPU on a `/leads` page (issue 22, README "Whose garbage"); a JSON text per row is one
- * native `JSON.parse`, where a plain row of 38 columns costs the driver a string per column (postgres.js
- * and, more so, PGlite: `--quick` embedded `/leads` 0.27 → 0.25 with plain rows). Why `row_to_json` of a
- * lateral row rather than `json_build_object`: PostgreSQL 15 looks up the type and output function of every
- * value of a `json_build_object` call again on every row, and copies and escapes every key; on a page of
- * 26 rich leads that made the statement 0.38 ms against 0.30 ms with `row_to_json` (pgbench, the same
- * columns; 0.20 ms as a plain row).
+ * Why PostgreSQL writes the JSON (issue 22): a `/leads` page that parsed each row's JSON into an object,
+ * shaped it and serialized the page again spent about a sixth of the app's busy time there, plus the garbage
+ * (JSON.parse, toLead, JSON.stringify; `--profile` on 100,000 leads). Splicing PostgreSQL's texts raised the
+ * page from 0.345 to 0.393 of `GET /api/health` (four alternating runs of each build on one database). Only
+ * the etag and the three jsonb sub-objects are made here: the sub-objects' producers (scorer, CRM sync,
+ * seed) may store any JSON. Three columns rather than one per field: each column costs the driver a string
+ * (PGlite parses each in JavaScript). Why `row_to_json` of lateral rows rather than
+ * `json_build_object`: PostgreSQL 15 looks up the type and output function of every value of a
+ * `json_build_object` call again on every row, and copies and escapes every key (a page of 26 rich leads:
+ * 0.38 ms against 0.30 ms in pgbench).
  */
-export const LEAD_JSON = sql<string>`row_to_json(lead_row)::text`;
+export const LEAD_SELECT = sql`row_to_json(head_row)::text as head,
+  case when ${leads.attribution} is null and ${leads.score} is null and ${leads.flags} is null then null
+    else row_to_json(sub_row)::text end as subs,
+  row_to_json(tail_row)::text as tail`;
 
 /**
- * The FROM list of a lead query read with {@link LEAD_JSON}: leads, their contact (left join, within the
- * tenant: a contact id can never pull another tenant's person), the contact's LeadContact row and the lead's
- * row of {@link LEAD_COLUMNS}; PostgreSQL flattens both lateral rows into the same scan (the plan is the
- * one without them).
+ * The FROM list of a lead query read with {@link LEAD_SELECT}: leads, their contact (left join, within the
+ * tenant: a contact id can never pull another tenant's person), and lateral rows for the contact, the value,
+ * the head and tail of the lead and its stored sub-objects; PostgreSQL flattens the lateral rows into the
+ * same scan (the plan is the one without them).
  */
 export const LEAD_FROM = sql`${leads} left join ${contacts}
   on ${contacts.id} = ${leads.contactId} and ${contacts.tenantId} = ${leads.tenantId}
   cross join lateral (select ${contacts.id} as id, ${contacts.firstName} as first_name,
     ${contacts.lastName} as last_name, ${contacts.email} as email, ${contacts.phone} as phone,
     ${contacts.tags} as tags, ${contacts.geoCountry} as geo_country, ${contacts.geoCity} as geo_city) contact_row
-  cross join lateral (select ${LEAD_COLUMNS}) lead_row`;
-
-/** What {@link LEAD_JSON} parses to: a Lead's fields, with `value` and the jsonb sub-objects still raw. */
-export type LeadRecord = Omit<Lead, "etag" | "value" | "attribution" | "score" | "flags"> & {
-  value_minor: string | null;
-  value_currency: string | null;
-  attribution: Record<string, unknown> | null;
-  score: Record<string, unknown> | null;
-  flags: Record<string, unknown> | null;
-};
+  cross join lateral (select (${leads.valueMinor}::numeric * 0.01)::text as amount,
+    ${leads.valueCurrency} as currency) value_row
+  cross join lateral (select ${LEAD_HEAD_COLUMNS}) head_row
+  cross join lateral (select ${leads.attribution} as attribution, ${leads.score} as score,
+    ${leads.flags} as flags) sub_row
+  cross join lateral (select ${LEAD_TAIL_COLUMNS}) tail_row`;
 
 /**
- * {@link LEAD_JSON}'s text → the spec's Lead (fields in the spec's order): adds the etag, money from minor
- * units, and reads the jsonb sub-objects field by field.
+ * A row of {@link LEAD_SELECT}: the JSON texts of the lead's head (`id` to `contact`) and tail
+ * (`next_action_at` to `updated_at`) objects, and of its stored sub-objects as
+ * `{"attribution":..,"score":..,"flags":..}` (null when none is set).
  */
-export function toLead(json: string): Lead {
-  const r = JSON.parse(json) as LeadRecord;
-  return {
-    id: r.id,
-    external_id: r.external_id,
-    external_url: r.external_url,
-    version: r.version,
-    etag: leadEtag(r.id, r.version),
-    status: r.status,
-    archived: r.archived,
-    archived_reason: r.archived_reason,
-    owner: r.owner,
-    title: r.title,
-    source: r.source,
-    assigned_to: r.assigned_to,
-    product_id: r.product_id,
-    course_slug: r.course_slug,
-    conversation_id: r.conversation_id,
-    intent: r.intent,
-    ai_summary: r.ai_summary,
-    next_action: r.next_action,
-    lost_reason: r.lost_reason,
-    value: r.value_minor !== null && r.value_currency ? money(BigInt(r.value_minor), r.value_currency) : null,
-    contact: r.contact,
-    attribution: attribution(r.attribution),
-    score: score(r.score),
-    flags: flags(r.flags),
-    next_action_at: r.next_action_at,
-    qualified_at: r.qualified_at,
-    won_at: r.won_at,
-    lost_at: r.lost_at,
-    last_activity_at: r.last_activity_at,
-    created_at: r.created_at,
-    updated_at: r.updated_at,
-  };
+export interface LeadTextRow {
+  head: string;
+  subs: string | null;
+  tail: string;
+}
+
+const NO_SUB_OBJECTS = `,"attribution":null,"score":null,"flags":null,`;
+
+/** A {@link LEAD_SELECT} row's id: its head starts `{"id":"<36 characters of uuid>",` (row_to_json writes no spaces). */
+export const leadIdOf = (r: LeadTextRow): string => r.head.slice(7, 43);
+
+/** A {@link LEAD_SELECT} row's `updated_at`: its tail ends `"updated_at":"<24 characters of ISO Z>"}`. */
+export const leadUpdatedAtOf = (r: LeadTextRow): string => r.tail.slice(-26, -2);
+
+/**
+ * A {@link LEAD_SELECT} row → the JSON text of the spec's Lead, fields in the spec's order: the head's
+ * fields with the etag after `version`, `attribution`, `score` and `flags` read field by field by their
+ * documented types, then the tail's.
+ */
+export function leadText(r: LeadTextRow): string {
+  // The first `,"status":` of the head is the field's own: inside a JSON string every `"` is escaped. Just
+  // before it stands `"version":<digits>`.
+  const at = r.head.indexOf(',"status":');
+  const version = r.head.slice(r.head.lastIndexOf(":", at) + 1, at);
+  const etag = JSON.stringify(leadEtag(leadIdOf(r), version));
+  let middle = NO_SUB_OBJECTS;
+  if (r.subs !== null) {
+    const s = JSON.parse(r.subs) as Record<"attribution" | "score" | "flags", Record<string, unknown> | null>;
+    middle = `,"attribution":${JSON.stringify(attribution(s.attribution))},"score":${JSON.stringify(
+      score(s.score),
+    )},"flags":${JSON.stringify(flags(s.flags))},`;
+  }
+  // `{...}` + middle + `{...}`: the head without its closing brace, the tail without its opening one.
+  return `${r.head.slice(0, at)},"etag":${etag}${r.head.slice(at, -1)}${middle}${r.tail.slice(1)}`;
 }
 
 /** A contacts row as LeadContact (spec "Lead": `contact`), also the personal data `include_pii` adds to webhook events. */

@@ -5,7 +5,7 @@ import { leads } from "@/db/schema";
 import { notFound } from "@/server/errors";
 import type { Lead, LeadStatus } from "@/server/schemas/leads";
 import type { Actor } from "../actor";
-import { LEAD_FROM, LEAD_JSON, toLead } from "./lead-view";
+import { LEAD_FROM, LEAD_SELECT, leadIdOf, leadText, leadUpdatedAtOf, type LeadTextRow } from "./lead-view";
 
 /**
  * Keyset position of a lead in list order: (updated_at ISO, id). `updated_at` is stored with millisecond
@@ -25,13 +25,14 @@ export interface LeadFilters {
 /**
  * One page of `GET /leads` of the actor's tenant: ascending by `(updated_at, id)`, strictly after `after`.
  * Fetches `limit + 1` rows to know whether another page follows.
- * @returns the leads and the position of the last one when more follow (else null).
+ * @returns each lead as the JSON text of the spec's Lead (in `texts`, with its id at the same index in
+ * `ids`) and the position of the last one when more follow (else null).
  */
 export async function listLeads(
   db: Db,
   actor: Actor,
   q: LeadFilters & { limit: number; after?: LeadPosition },
-): Promise<{ leads: Lead[]; next: LeadPosition | null }> {
+): Promise<{ texts: string[]; ids: string[]; next: LeadPosition | null }> {
   const has = {
     status: q.status !== undefined,
     source: q.source !== undefined,
@@ -40,7 +41,7 @@ export async function listLeads(
     after: q.after !== undefined,
   };
   const shape = `leads:list:${Object.values(has).map(Number).join("")}:${q.limit + 1}`;
-  const rows = await preparedRows<{ json: string }>(db, shape, () => {
+  const rows = await preparedRows<LeadTextRow>(db, shape, () => {
     const l = leads;
     const conds = [eq(l.tenantId, sql.placeholder("tenant")), eq(l.archived, sql.placeholder("archived"))];
     if (has.status) conds.push(eq(l.status, sql.placeholder("status")));
@@ -51,7 +52,7 @@ export async function listLeads(
       conds.push(
         sql`(${l.updatedAt}, ${l.id}) > (${sql.placeholder("afterAt")}::timestamptz, ${sql.placeholder("afterId")}::uuid)`,
       );
-    return sql`select ${LEAD_JSON} as json from ${LEAD_FROM}
+    return sql`select ${LEAD_SELECT} from ${LEAD_FROM}
       where ${and(...conds)} order by ${l.updatedAt}, ${l.id} limit ${literalLimit(q.limit + 1)}`;
   }).execute({
     tenant: actor.tenantId,
@@ -63,19 +64,23 @@ export async function listLeads(
     afterAt: q.after?.[0],
     afterId: q.after?.[1],
   });
-  const page = rows.slice(0, q.limit).map((r) => toLead(r.json));
+  const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
-  return { leads: page, next: rows.length > q.limit && last ? [last.updated_at, last.id] : null };
+  return {
+    texts: page.map(leadText),
+    ids: page.map(leadIdOf),
+    next: rows.length > q.limit && last ? [leadUpdatedAtOf(last), leadIdOf(last)] : null,
+  };
 }
 
 /** `GET /leads/{id}`. @throws ApiError 404 `not_found` for a missing lead or one of another tenant. */
 export async function getLead(db: Db, actor: Actor, id: string): Promise<Lead> {
-  const [row] = await preparedRows<{ json: string }>(
+  const [row] = await preparedRows<LeadTextRow>(
     db,
     "leads:get",
-    () => sql`select ${LEAD_JSON} as json from ${LEAD_FROM}
+    () => sql`select ${LEAD_SELECT} from ${LEAD_FROM}
       where ${leads.tenantId} = ${sql.placeholder("tenant")} and ${leads.id} = ${sql.placeholder("id")}`,
   ).execute({ tenant: actor.tenantId, id });
   if (!row) throw notFound("Lead");
-  return toLead(row.json);
+  return JSON.parse(leadText(row)) as Lead;
 }
