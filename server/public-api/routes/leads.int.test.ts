@@ -245,7 +245,11 @@ describe("GET /leads", () => {
       {
         valueMinor: 0n,
         valueCurrency: "",
-        score: { flags: "repeat", scored_at: "not a moment" } as never,
+        // Texts and keys that look like the lead's own fields must not move them.
+        externalId: 'x","status":"won',
+        score: { flags: "repeat", scored_at: "not a moment", status: "won", next_action_at: "soon" } as never,
+        flags: { ',"next_action_at":': true, buy_intent: false } as never,
+        nextActionAt: at(50),
         updatedAt: at(1),
       },
       owner,
@@ -268,8 +272,25 @@ describe("GET /leads", () => {
       flags: { buy_intent: null, support: true, supplier: null },
     });
     expect(listed[0].score).not.toHaveProperty("extra");
-    expect(listed[1]).toMatchObject({ value: null, attribution: null, flags: null });
-    expect(listed[1].score).toMatchObject({ flags: null, scored_at: null });
+    expect(listed[1]).toMatchObject({
+      external_id: 'x","status":"won',
+      version: 1,
+      status: "new",
+      value: null,
+      attribution: null,
+      flags: { buy_intent: false, support: null, supplier: null },
+      next_action_at: at(50).toISOString(),
+    });
+    expect(listed[1].score).toEqual({
+      score: null,
+      grade: null,
+      reason: null,
+      flags: null,
+      source: null,
+      model: null,
+      scored_at: null,
+    });
+    expect(listed[1].etag).toBe(`"1-${createHash("sha256").update(`${bad}:1`).digest("base64url").slice(0, 22)}"`);
     expect(listed[2].value).toEqual({ amount: "0.00", currency: "GBP" });
     for (const l of listed) expect(l).toEqual((await get(`/leads/${l.id}`, owner.key)).body);
   });

@@ -64,7 +64,7 @@ export async function listLeads(
     afterAt: q.after?.[0],
     afterId: q.after?.[1],
   });
-  const page = rows.slice(0, q.limit);
+  const page = rows.slice(0, q.limit).map((r) => r.json);
   const last = page[page.length - 1];
   return {
     texts: page.map(leadText),
@@ -82,5 +82,5 @@ export async function getLead(db: Db, actor: Actor, id: string): Promise<Lead> {
       where ${leads.tenantId} = ${sql.placeholder("tenant")} and ${leads.id} = ${sql.placeholder("id")}`,
   ).execute({ tenant: actor.tenantId, id });
   if (!row) throw notFound("Lead");
-  return JSON.parse(leadText(row)) as Lead;
+  return JSON.parse(leadText(row.json)) as Lead;
 }
