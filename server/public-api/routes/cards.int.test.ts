@@ -328,6 +328,92 @@ describe("GET /cards", () => {
     });
   });
 
+  // A page is spliced from PostgreSQL's texts (card-view.ts cardText); each card must still read as
+  // GET /cards/{code} answers it, with the Card's fields in the spec's order and nothing else.
+  it("answers each kind of card as read by code: derived prices, texts that look like fields, no main domain", async () => {
+    const fields = [
+      ...["id", "code", "name", "description", "image_url", "price_text", "badge", "page_url", "buttons"],
+      ...["ai_enabled", "sort", "active", "created_at", "updated_at"],
+    ];
+    for (const [tenant, domain] of [
+      [await makeTenant(db.db), "shop.example.ru"],
+      [await makeTenant(db.db, { mainDomain: null }), null],
+    ] as const) {
+      await db.db.insert(products).values([
+        { tenantId: tenant.tenantId, name: "Derived", code: "derived", priceMinor: 1299050n, currency: "RUB", sort: 1 },
+        {
+          tenantId: tenant.tenantId,
+          name: "Whole",
+          code: "whole",
+          priceMinor: 2_000_000_000_000_00n,
+          currency: "RUB",
+          sort: 2,
+        },
+        { tenantId: tenant.tenantId, name: "No currency", code: "no-currency", priceMinor: 500n, sort: 3 },
+        {
+          tenantId: tenant.tenantId,
+          // Texts that look like the card's own keys must not move them.
+          name: ',"price_text":null,"price_minor":"1",',
+          description: 'a "/path" and ,"buttons":[], in text',
+          badge: ',"price_minor":"9","currency":"USD"}',
+          code: "lookalike",
+          priceMinor: 701n,
+          currency: "USD",
+          sort: 4,
+        },
+        {
+          tenantId: tenant.tenantId,
+          name: "Stored image",
+          code: "stored-image",
+          imageUrl: `/storage/${tenant.tenantId}/a.png`,
+          priceText: "set",
+          priceMinor: 100n,
+          currency: "RUB",
+          sort: 5,
+        },
+        { tenantId: tenant.tenantId, name: "Site path", code: "site-path", pageUrl: "/p/1", sort: 6 },
+        {
+          tenantId: tenant.tenantId,
+          name: "Buttons",
+          code: "buttons",
+          buttons: [{ label: "Buy", url: "https://pay.example/buy" }],
+          sort: 7,
+        },
+      ]);
+      const list = await call("GET", "/cards", { key: tenant.key });
+      expect(list.status).toBe(200);
+      expect(list.body.data.map((c: { code: string }) => c.code)).toEqual([
+        "derived",
+        "whole",
+        "no-currency",
+        "lookalike",
+        "stored-image",
+        "site-path",
+        "buttons",
+      ]);
+      for (const card of list.body.data) {
+        expect(Object.keys(card)).toEqual(fields);
+        expect(card).toEqual((await call("GET", `/cards/${card.code}`, { key: tenant.key })).body);
+      }
+      const byCode = Object.fromEntries(list.body.data.map((c: { code: string }) => [c.code, c]));
+      expect(byCode.derived.price_text.replace(/\s/g, " ")).toBe("12 990,50 ₽");
+      expect(byCode.whole.price_text.replace(/\s/g, " ")).toBe("2 000 000 000 000 ₽");
+      expect(byCode["no-currency"].price_text).toBeNull();
+      expect(byCode.lookalike).toMatchObject({
+        name: ',"price_text":null,"price_minor":"1",',
+        description: 'a "/path" and ,"buttons":[], in text',
+        badge: ',"price_minor":"9","currency":"USD"}',
+      });
+      expect(byCode.lookalike.price_text.replace(/\s/g, " ")).toMatch(/^7,01 (US)?\$$/);
+      expect(byCode["stored-image"]).toMatchObject({
+        price_text: "set",
+        image_url: `/storage/${tenant.tenantId}/a.png`,
+      });
+      expect(byCode["site-path"].page_url).toBe(domain ? `https://${domain}/p/1` : "/p/1");
+      expect(byCode.buttons.buttons.map((b: object) => Object.keys(b))).toEqual([["label", "url"]]);
+    }
+  });
+
   it("never shows products without a card", async () => {
     await db.db.insert(products).values({ tenantId: lt.tenantId, name: "No card" });
     const r = await call("GET", "/cards", { key: lt.key });

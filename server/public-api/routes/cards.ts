@@ -2,7 +2,7 @@ import { z } from "zod";
 import * as cards from "@/server/services/cards/cards";
 import { boolParam, cursorParam, includeDeletedNotStored, limitParam, pageOf } from "@/server/schemas/common";
 import { CardCode, CardCreateSchema, CardSchema, CardUpdateSchema } from "@/server/schemas/cards";
-import { created, defineRoute, noContent, ok, page } from "../define-route";
+import { created, defineRoute, noContent, ok, textPage } from "../define-route";
 import { CardListPosition } from "../positions";
 
 const CodeParam = z.object({ code: CardCode });
@@ -27,7 +27,7 @@ export const listCardsRoute = defineRoute({
   responses: { 200: pageOf(CardSchema) },
   handler: async ({ db, actor, query, after }) => {
     const p = await cards.listCards(db, actor, { limit: query.limit, aiEnabled: query.ai_enabled, after });
-    return page(p.cards, p.next);
+    return textPage(p, p.next);
   },
 });
 

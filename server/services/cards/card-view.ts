@@ -15,25 +15,59 @@ export type ProductRow = typeof products.$inferSelect;
  */
 export type CardRecord = Card & { price_minor: string | null; currency: string | null };
 
-/** The select list of a card: its {@link CardRecord} under the spec's names (see {@link CARD_JSON}). */
+/**
+ * The select list of a card: its {@link CardRecord} under the spec's names (see {@link CARD_JSON}), the
+ * Card's fields in the spec's order, then `price_minor` and `currency` last ({@link cardText} cuts them off).
+ */
 const CARD_COLUMNS = sql`${products.id} as id, ${products.code} as code, ${products.name} as name,
   ${products.description} as description, ${products.imageUrl} as image_url, ${products.priceText} as price_text,
-  ${products.priceMinor}::text as price_minor, ${products.currency} as currency, ${products.badge} as badge,
-  ${products.pageUrl} as page_url, ${products.buttons} as buttons, ${products.aiEnabled} as ai_enabled,
-  ${products.sort} as sort, ${products.active} as active, ${isoText(products.createdAt)} as created_at,
-  ${isoText(products.updatedAt)} as updated_at`;
+  ${products.badge} as badge, ${products.pageUrl} as page_url, ${products.buttons} as buttons,
+  ${products.aiEnabled} as ai_enabled, ${products.sort} as sort, ${products.active} as active,
+  ${isoText(products.createdAt)} as created_at, ${isoText(products.updatedAt)} as updated_at,
+  ${products.priceMinor}::text as price_minor, ${products.currency} as currency`;
 
 /**
  * One card as JSON text built by PostgreSQL, selected from {@link CARD_FROM}: `JSON.parse` of it is the
- * {@link CardRecord} (`price_minor` as text, so a bigint stays exact). A card page parses one text per row
- * instead of drizzle's per-column row mapping, and `row_to_json` of a lateral row costs PostgreSQL less
- * than `json_build_object` (issue 22; the leads page's reasons, server/services/leads/lead-view.ts
- * `LEAD_JSON`).
+ * {@link CardRecord} (`price_minor` as text, so a bigint stays exact), and {@link cardText} makes it the
+ * Card's JSON text. A card page reads one text per row instead of drizzle's per-column row mapping, and
+ * `row_to_json` of a lateral row costs PostgreSQL less than `json_build_object` (issue 22; the leads page's
+ * reasons, server/services/leads/lead-view.ts `LEAD_SELECT`).
  */
 export const CARD_JSON = sql<string>`row_to_json(card_row)::text`;
 
 /** The FROM list of a card query read with {@link CARD_JSON}: products and their lateral card row. */
 export const CARD_FROM = sql`${products} cross join lateral (select ${CARD_COLUMNS}) card_row`;
+
+/** A {@link CARD_JSON} text's id: it starts `{"id":"<36 characters of uuid>",`. */
+export const cardIdOf = (json: string): string => json.slice(7, 43);
+
+/**
+ * A {@link CARD_JSON} text → the JSON text of the spec's Card, as `JSON.stringify(renderCard(...))` would
+ * write it but for whitespace-free spacing PostgreSQL shares: the record's `price_minor` and `currency` cut
+ * off and, for a card without a price text but with a product price, the derived price text put in.
+ *
+ * Why texts (issue 22): parsing each card, shaping it and serializing the page again cost a 50-card page
+ * about 0.3 ms against 0.08 ms for this splice (a micro-benchmark of the bench's cards). A card whose
+ * text may hold a site path to expand (`"/` anywhere: page_url, a button or a storage image) or that has
+ * buttons (stored jsonb: its own key order and spacing) goes the long way, {@link renderCard}.
+ */
+export function cardText(json: string, mainDomain: string | null, cell: string): string {
+  // The last `,"price_minor":` is the key: inside a JSON string every `"` is escaped, and only the currency
+  // follows it.
+  const extras = json.lastIndexOf(',"price_minor":');
+  const head = json.slice(0, extras);
+  if ((mainDomain !== null && head.includes('"/')) || !head.includes(',"buttons":[],'))
+    return JSON.stringify(renderCard(JSON.parse(json) as CardRecord, mainDomain, cell));
+  // The first `,"price_text":` is the field's own, for the same reason.
+  const at = head.indexOf(',"price_text":') + 14;
+  if (!head.startsWith("null,", at)) return `${head}}`;
+  const { price_minor: minor, currency } = JSON.parse(`{${json.slice(extras + 1)}`) as Pick<
+    CardRecord,
+    "price_minor" | "currency"
+  >;
+  if (minor === null || !currency) return `${head}}`;
+  return `${head.slice(0, at)}${JSON.stringify(formatPrice(BigInt(minor), currency, cell))}${head.slice(at + 4)}}`;
+}
 
 /** A product row (drizzle's) → its CardRecord; the row must have a card (`code` set). */
 function recordOf(p: ProductRow): CardRecord {

@@ -9,7 +9,7 @@ import type { Card, CardCreate, CardUpdate } from "@/server/schemas/cards";
 import type { Actor } from "../actor";
 import type { RecordCompletion } from "../idempotency/idempotency";
 import { checkCardAddresses } from "./card-addresses";
-import { CARD_FROM, CARD_JSON, renderCard, toCard, type CardRecord, type ProductRow } from "./card-view";
+import { CARD_FROM, CARD_JSON, cardIdOf, cardText, toCard, type CardRecord, type ProductRow } from "./card-view";
 
 /** Keyset position of a card in the list order: (sort, created_at, id). */
 export type CardPosition = [number, string, string];
@@ -33,12 +33,14 @@ export async function tenantContext(db: Db, actor: Actor): Promise<{ mainDomain:
 /**
  * A page of cards ordered by `sort`, then creation (`created_at`, `id`), strictly after `after`.
  * Fetches `limit + 1` rows to know whether a next page exists.
+ * @returns each card as the JSON text of the spec's Card (`texts`, {@link cardText}) with its id at the
+ * same index in `ids`, and the position of the last one when more follow (else null).
  */
 export async function listCards(
   db: Db,
   actor: Actor,
   q: { limit: number; aiEnabled?: boolean; after?: CardPosition },
-): Promise<{ cards: Card[]; next: CardPosition | null }> {
+): Promise<{ texts: string[]; ids: string[]; next: CardPosition | null }> {
   const t = await tenantContext(db, actor);
   const ai = q.aiEnabled !== undefined;
   const after = q.after !== undefined;
@@ -58,11 +60,12 @@ export async function listCards(
     created: q.after?.[1],
     id: q.after?.[2],
   });
-  const page = rows.slice(0, q.limit).map((r) => JSON.parse(r.json) as CardRecord);
-  const last = page[page.length - 1];
+  const page = rows.slice(0, q.limit);
+  const last = rows.length > q.limit ? (JSON.parse(page[page.length - 1]!.json) as CardRecord) : undefined;
   return {
-    cards: page.map((r) => renderCard(r, t.mainDomain, t.cell)),
-    next: rows.length > q.limit && last ? [last.sort, last.created_at, last.id] : null,
+    texts: page.map((r) => cardText(r.json, t.mainDomain, t.cell)),
+    ids: page.map((r) => cardIdOf(r.json)),
+    next: last ? [last.sort, last.created_at, last.id] : null,
   };
 }
 
