@@ -15,6 +15,7 @@ import { createIntegration } from "@/server/services/integrations/integrations";
 import { issueKey } from "@/server/services/keys/keys";
 import { createTenant } from "@/server/services/tenants/tenants";
 import { changeBalance } from "@/server/services/wallet/wallet-ledger";
+import { compareBuilds, compareTable } from "./compare";
 import { benchDeliveries, type DeliveryFigures } from "./deliveries";
 import { eventLoopProbe, type EventLoopFigures } from "./event-loop";
 import { benchOperations, type OperationFigures } from "./operations";
@@ -51,6 +52,10 @@ const { values: flags } = parseArgs({
     database: { type: "string", default: "postgres" },
     // The app's port; the bare node:http baseline takes the next one.
     port: { type: "string", default: "3900" },
+    // --compare <dir>: a second checkout (built, with its node_modules) runs beside this one on the same
+    // database, and the chosen scenarios alternate between the two for --rounds rounds (bench/compare.ts).
+    compare: { type: "string" },
+    rounds: { type: "string", default: "3" },
   },
 });
 if (flags.database !== "postgres" && flags.database !== "embedded")
@@ -59,6 +64,9 @@ const EMBEDDED = flags.database === "embedded";
 const PROCESSES = Number(flags.processes);
 if (!Number.isInteger(PROCESSES) || PROCESSES < 1 || (EMBEDDED && PROCESSES > 1))
   throw new Error("--processes is a whole number ≥ 1, and 1 with --database embedded");
+// PGlite has one opener, so two apps cannot share an embedded database.
+if (flags.compare && (EMBEDDED || !flags.only))
+  throw new Error("--compare needs --database postgres and --only <scenarios>");
 const PG = process.env.BENCH_PG_BASE ?? "postgres://postgres@127.0.0.1:5432";
 const APP_PORT = Number(flags.port);
 const BARE_PORT = APP_PORT + 1;
@@ -277,6 +285,12 @@ async function main() {
     // behind that backlog (wait=5 timing out behind it, the reads sharing the app's core with it).
     if (s.group === "ai" && conversationId) await repliesCaughtUp(api, small.key, conversationId);
   }
+  if (flags.compare) {
+    await compareWith(flags.compare, appEnv, nodeFlags, base, chosen, app.pid!);
+    clearInterval(rssTimer);
+    loopProbe.close();
+    return;
+  }
   if (flags.soak)
     await soak({
       spec: {
@@ -366,6 +380,53 @@ async function main() {
     `  operations ${Math.round(ops.burst.perSecond)}/s per worker; create-to-completed p50 ${ops.steady.p50Ms} ms, p95 ${ops.steady.p95Ms} ms`,
   );
   report(results, peakRss, seeded, deliveries, ops, logCost);
+}
+
+/**
+ * `--compare <dir>`: starts the app of the checkout in `dir` (its own build, bundle and node_modules) on
+ * APP_PORT + 2 with this app's environment, flags and core, and prints the alternated comparison of the
+ * chosen scenarios between this app and that one (bench/compare.ts).
+ */
+async function compareWith(
+  dir: string,
+  appEnv: NodeJS.ProcessEnv,
+  nodeFlags: string[],
+  base: string,
+  chosen: (LoadSpec & { group: string })[],
+  appPid: number,
+): Promise<void> {
+  const root = path.resolve(dir);
+  const port = APP_PORT + 2;
+  const args = [...nodeFlags, await ensureServerBundle("server/main.ts", "main", root)];
+  const other = spawn(
+    SPLIT ? "taskset" : process.execPath,
+    SPLIT ? ["-c", SPLIT.app, process.execPath, ...args] : args,
+    {
+      cwd: root,
+      env: { ...appEnv, PORT: String(port) },
+      stdio: ["ignore", openSync(path.join(import.meta.dirname, "app-compare.log"), "w"), "inherit"],
+    },
+  );
+  children.push(other);
+  const otherOrigin = `http://localhost:${port}`;
+  await waitFor(`${otherOrigin}/api/health`);
+  const labels: [string, string] = [path.basename(root), "this checkout"];
+  log(`comparing ${root} (port ${port}) with this checkout (port ${APP_PORT}), ${flags.rounds} rounds`);
+  const health = chosen.find((s) => s.url === `${base}/api/health`)!;
+  const rows = await compareBuilds({
+    sides: [
+      { label: labels[0], origin: otherOrigin, pid: other.pid! },
+      { label: labels[1], origin: base, pid: appPid },
+    ],
+    health: { ...health, url: health.url.replace(base, otherOrigin) },
+    scenarios: chosen
+      .filter((s) => s.group !== "baseline")
+      .map((s) => ({ ...s, url: s.url.replace(base, otherOrigin) })),
+    rounds: Number(flags.rounds),
+    drive,
+    log,
+  });
+  console.log(`\n${compareTable(rows, labels, Number(flags.rounds))}\n`);
 }
 
 /** Runs one scenario with wrk, or with autocannon (bench/load.ts) in a separate process when wrk is absent. */
