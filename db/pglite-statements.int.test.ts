@@ -75,8 +75,11 @@ describe("PGlite named statements", () => {
     ).toEqual([{ n: 2 }]);
     // A failed statement: drizzle's error with PGlite's SQLSTATE as its cause, and the session usable after it.
     const insert = () => executePrepared(d.db, "named_insert", sql`insert into named_probe values (${1}, 'c', now())`);
-    const err = await insert().catch((e: unknown) => e as { cause?: { code?: string } });
-    expect(err.cause?.code).toBe("23505");
+    const err: unknown = await insert().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect((err as { cause?: { code?: string } }).cause?.code).toBe("23505");
     expect(await byId(1)).toHaveLength(1);
     expect((await ours()).map((s) => s.statement)).toEqual(
       expect.arrayContaining([expect.stringContaining("id = $1"), expect.stringContaining("count(*)")]),
