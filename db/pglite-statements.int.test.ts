@@ -122,6 +122,24 @@ describe("PGlite named statements", () => {
     expect(await rows(d.db, "mine")).toEqual([]);
   });
 
+  // Next.js bundles route modules apart from the server entry: two copies of the module run statements on
+  // one instance, and a second registry would name a second `platform_1` (42P05 on every request).
+  it("shares one registry between copies of the module", async () => {
+    vi.resetModules();
+    const copy = await import("./pglite-statements");
+    expect(copy.namedStatementClient).not.toBe(namedStatementClient);
+    expect(copy.namedStatementClient(pglite)).toBe(namedStatementClient(pglite));
+    const other = await openDatabase({ dir: "memory://" });
+    try {
+      await namedStatementClient(other.pglite!).query(`select 'first' as n`);
+      expect((await copy.namedStatementClient(other.pglite!).query(`select 'second' as n`)).rows).toEqual([
+        { n: "second" },
+      ]);
+    } finally {
+      await other.close();
+    }
+  });
+
   it("prepares a statement again when the session dropped it (DEALLOCATE ALL)", async () => {
     expect(await rows(d.db, "b")).toHaveLength(1);
     await pglite.exec("deallocate all");

@@ -15,9 +15,19 @@ export type PgliteQuery = (text: string, params?: unknown[], options?: QueryOpti
  */
 export const MAX_PGLITE_STATEMENTS = 500;
 
-/** Per instance: its named statements' runners by text, and the client that uses them. */
-const byInstance = new WeakMap<PGlite, { statements: Map<string, PgliteQuery>; client: { query: PgliteQuery } }>();
-let counter = 0;
+/**
+ * Per instance: its named statements' runners by text, and the client that uses them; and the last number
+ * given to a statement. Kept on globalThis because Next.js bundles route modules apart from the server
+ * entry: both copies of this module run statements on the one PGlite instance, and a second counter would
+ * name a second `platform_1` (PostgreSQL: 42P05, the statement already exists).
+ */
+const REGISTRY = Symbol.for("platform.pgliteStatements");
+type Registry = {
+  byInstance: WeakMap<PGlite, { statements: Map<string, PgliteQuery>; client: { query: PgliteQuery } }>;
+  counter: number;
+};
+const registry = (): Registry =>
+  ((globalThis as { [REGISTRY]?: Registry })[REGISTRY] ??= { byInstance: new WeakMap(), counter: 0 });
 
 /**
  * Whether `client` (a drizzle session's client) is a PGlite instance itself, not a transaction of one: a
@@ -51,6 +61,7 @@ export function isPgliteInstance(client: unknown): client is PGlite {
  * Errors are PGlite's DatabaseError, with the SQLSTATE in `code`, as from its `query`.
  */
 export function namedStatementClient(pglite: PGlite): { query: PgliteQuery } {
+  const { byInstance } = registry();
   let entry = byInstance.get(pglite);
   if (!entry) {
     const statements = new Map<string, PgliteQuery>();
@@ -74,7 +85,7 @@ export function namedStatementClient(pglite: PGlite): { query: PgliteQuery } {
 function namedStatement(pglite: PGlite, text: string): PgliteQuery {
   const { serialize } = protocol;
   // A name of ours: a socket client (the operator CLI's postgres.js) shares PGlite's one session.
-  const name = `platform_${++counter}`;
+  const name = `platform_${++registry().counter}`;
   let paramTypes: number[] | null = null;
   const run = async (params: unknown[], options?: QueryOptions): Promise<Results<unknown>> => {
     if (!paramTypes) {
