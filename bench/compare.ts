@@ -5,7 +5,8 @@ import type { LoadFigures } from "./wrk";
 // `npm run bench -- --compare <other checkout> --only <texts>`: two builds measured in turn on one database.
 // On this project's VMs the same build's req/s moved by up to a third from one full run to the next, so
 // a change of a few percent could not be told from the host's drift by runs made one after the other.
-// Here both apps run at once, pinned to the same core, on the same seeded database; each round drives
+// Here both apps run at once, pinned to the same core, on the same seeded database (embedded: copies of
+// one seeded directory, PGlite having one opener); each round drives
 // every chosen scenario on one app, then on the other (the order swapped every round), so a slow stretch
 // of the host falls on both. A scenario's ratio is taken to the same app's GET /api/health of the same
 // round, and the medians over the rounds are reported.
@@ -101,7 +102,7 @@ export function compareTable(rows: CompareRow[], labels: [string, string], round
     return `| ${name} | ${f(a!)} | ${f(b!)} | ${(b!.ratio / a!.ratio).toFixed(3)} | ${a!.cpuMsPerRequest.toFixed(3)} → ${b!.cpuMsPerRequest.toFixed(3)} | ${a!.p99} → ${b!.p99} |`;
   });
   return [
-    `Medians of ${rounds} alternated rounds, both apps up at once on one database and one core.`,
+    `Medians of ${rounds} alternated rounds, both apps up at once on one core and one database (embedded: copies of one seeded directory).`,
     "",
     head,
     "|---|---:|---:|---:|---:|---:|",

@@ -23,7 +23,7 @@ export interface RequestLogCost {
   ratio: number;
   /**
    * App time per request the log adds, µs: 1/rps(on) − 1/rps(off). The app's one thread is the
-   * bottleneck of GET /me (README "Benchmark"), so its time per request is 1/rps.
+   * bottleneck of GET /me (bench/HISTORY.md), so its time per request is 1/rps.
    */
   costUsPerRequest: number;
   /** Rows the two "on" runs wrote, warm-ups included (their measured requests are `on.total`). */

@@ -1,6 +1,16 @@
 import { execFile, execFileSync, fork, spawn, type ChildProcess } from "node:child_process";
 import { promisify } from "node:util";
-import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -53,7 +63,8 @@ const { values: flags } = parseArgs({
     // The app's port; the bare node:http baseline takes the next one.
     port: { type: "string", default: "3900" },
     // --compare <dir>: a second checkout (built, with its node_modules) runs beside this one on the same
-    // database, and the chosen scenarios alternate between the two for --rounds rounds (bench/compare.ts).
+    // database (embedded: a copy of the seeded directory), and the chosen scenarios alternate between the
+    // two for --rounds rounds (bench/compare.ts).
     compare: { type: "string" },
     rounds: { type: "string", default: "3" },
   },
@@ -64,9 +75,7 @@ const EMBEDDED = flags.database === "embedded";
 const PROCESSES = Number(flags.processes);
 if (!Number.isInteger(PROCESSES) || PROCESSES < 1 || (EMBEDDED && PROCESSES > 1))
   throw new Error("--processes is a whole number ≥ 1, and 1 with --database embedded");
-// PGlite has one opener, so two apps cannot share an embedded database.
-if (flags.compare && (EMBEDDED || !flags.only))
-  throw new Error("--compare needs --database postgres and --only <scenarios>");
+if (flags.compare && !flags.only) throw new Error("--compare needs --only <scenarios>");
 const PG = process.env.BENCH_PG_BASE ?? "postgres://postgres@127.0.0.1:5432";
 const APP_PORT = Number(flags.port);
 const BARE_PORT = APP_PORT + 1;
@@ -161,7 +170,8 @@ async function main() {
   const nodeArgs = [
     ...profiling,
     ...nodeFlags,
-    ...loopProbe.nodeArgs,
+    // Not under --compare: the other app runs without it, and the probe's own work would weigh on this side.
+    ...(flags.compare ? [] : loopProbe.nodeArgs),
     await ensureServerBundle("server/main.ts", "main"),
   ];
   const app = spawn(
@@ -256,7 +266,8 @@ async function main() {
           flags.only!.split("|").some((text) => s.name.includes(text)),
       )
     : scenarios;
-  for (const s of chosen) {
+  // --compare measures the chosen scenarios in its own alternated rounds instead.
+  for (const s of flags.compare ? [] : chosen) {
     log(`${s.name}: ${CONNECTIONS} connections, ${WARMUP} s warm-up, ${DURATION} s`);
     const before = cpuSnapshot(app.pid!, EMBEDDED ? null : dbName);
     loopProbe.mark();
@@ -397,13 +408,19 @@ async function compareWith(
 ): Promise<void> {
   const root = path.resolve(dir);
   const port = APP_PORT + 2;
+  // PGlite has one opener: on the embedded database the other app gets a copy of the seeded directory.
+  const otherDb: Record<string, string> = {};
+  if (EMBEDDED) {
+    otherDb.PGLITE_DIR = path.join(path.dirname(pgliteDir), "pglite-compare");
+    cpSync(pgliteDir, otherDb.PGLITE_DIR, { recursive: true });
+  }
   const args = [...nodeFlags, await ensureServerBundle("server/main.ts", "main", root)];
   const other = spawn(
     SPLIT ? "taskset" : process.execPath,
     SPLIT ? ["-c", SPLIT.app, process.execPath, ...args] : args,
     {
       cwd: root,
-      env: { ...appEnv, PORT: String(port) },
+      env: { ...appEnv, ...otherDb, PORT: String(port) },
       stdio: ["ignore", openSync(path.join(import.meta.dirname, "app-compare.log"), "w"), "inherit"],
     },
   );

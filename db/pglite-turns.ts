@@ -10,7 +10,7 @@ import type { PGlite } from "@electric-sql/pglite";
  * dry: under 16 connections the event loop stalled for 50-150 ms at a time and a few requests waited
  * through several stalls (embedded bench, `/leads` page p99 372 ms at p50 66 ms). With a turn before each
  * query the requests are served in turn with I/O between their queries (p99 166-215 ms at the same
- * req/s; README "Benchmark"). Yielding only when other queries wait, or after 2 ms of back-to-back
+ * req/s; bench/HISTORY.md). Yielding only when other queries wait, or after 2 ms of back-to-back
  * queries, left p99 at 269-329 ms, so every query takes its turn. A query inside a transaction does not:
  * the transaction holds the lock until it ends anyway. The cost is one turn of the loop per query, a few
  * µs under load, more on an idle loop (a lone caller's `select 1`: about 230 µs without, 240-300 µs with),

@@ -16,7 +16,7 @@ describe("ensureServerBundle", () => {
   }, 60_000);
 });
 
-// V8 flags of the bundled server (issue 22 item 4: memory under load; README "Benchmark").
+// V8 flags of the bundled server (issue 22 item 4: memory under load; bench/HISTORY.md).
 describe("serverNodeFlags", () => {
   it("caps the old generation unless NODE_OPTIONS does, and runs GC on the main thread with one core", () => {
     expect(serverNodeFlags(2, "")).toEqual(["--max-semi-space-size=16", "--max-old-space-size=256"]);

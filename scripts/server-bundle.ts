@@ -9,7 +9,7 @@ export const SERVER_HEAP_MB = 256;
 
 /**
  * V8 flags of a bundled server (`npm start`, `npm run demo`, `npm run bench`), chosen with the bench
- * (README "Benchmark"):
+ * (bench/HISTORY.md):
  * - `--max-semi-space-size=16`: a young generation large enough that the objects of requests still in
  *   flight die young instead of being promoted at each scavenge, which filled the old generation and
  *   called for a full collection every few seconds under load;
@@ -41,7 +41,7 @@ export const BUNDLED_ENV = "PLATFORM_SERVER_BUNDLE";
  * The environment of a bundled server: `base` with {@link BUNDLED_ENV} and, unless `base` sets its own,
  * `MALLOC_ARENA_MAX=2`. glibc gives each thread that allocates (V8's compiler and GC helpers, libuv's
  * pool) a malloc arena of its own, up to 8 per core, and each keeps the memory it once held; two arenas
- * hold the server's native allocations in less resident memory (issue 22 item 4, README "Benchmark").
+ * hold the server's native allocations in less resident memory (issue 22 item 4, bench/HISTORY.md).
  * @param base the environment to extend (default: this process's)
  */
 export function serverProcessEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
