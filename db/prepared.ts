@@ -1,6 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
-import { isPgliteInstance, namedStatementClient } from "./pglite-statements";
 import { rowsOf } from "./rows";
 
 /** A query built once with `sql.placeholder(...)` values, run many times with different values. */
@@ -30,7 +29,7 @@ export function preparedQuery<Row>(
   let q = shapes.get(shape) as Prepared<Row> | undefined;
   if (!q) {
     // The name is drizzle's label for the statement; postgres.js names its server-side statements itself.
-    q = namedOnPglite(build(db).prepare(shape.replace(/[^a-z0-9_]/gi, "_")));
+    q = build(db).prepare(shape.replace(/[^a-z0-9_]/gi, "_"));
     shapes.set(shape, q as Prepared<unknown>);
   }
   return q;
@@ -53,19 +52,6 @@ function sessionOf(db: Db): NamedSession {
 }
 
 /**
- * A drizzle prepared query whose client is the embedded database's PGlite instance (a root handle's, not
- * a transaction's) runs through {@link namedStatementClient}: PGlite keeps the statement parsed and
- * planned, as PostgreSQL does for postgres.js, where drizzle's PGlite driver would send the whole text
- * unnamed on every run. drizzle's own execution (placeholders, row mapping, error wrapping) is unchanged.
- * A transaction's prepared query keeps its client, the transaction's own object.
- */
-function namedOnPglite<Q extends object>(prepared: Q): Q {
-  const p = prepared as { client?: unknown };
-  if (isPgliteInstance(p.client)) p.client = namedStatementClient(p.client);
-  return prepared;
-}
-
-/**
  * Runs raw SQL (`sql\`...\``) as a named prepared statement and returns its rows, the same on both drivers.
  *
  * Why: `db.execute(sql)` sends an unnamed statement, and postgres.js sends an unnamed statement that has
@@ -81,8 +67,8 @@ function namedOnPglite<Q extends object>(prepared: Q): Q {
  */
 export async function executePrepared<Row>(db: Db, name: string, query: SQL): Promise<Row[]> {
   const session = sessionOf(db);
-  const prepared = namedOnPglite(session.prepareQuery(session.dialect.sqlToQuery(query), undefined, name, false));
-  return rowsOf<Row>(await prepared.execute());
+  const result = await session.prepareQuery(session.dialect.sqlToQuery(query), undefined, name, false).execute();
+  return rowsOf<Row>(result);
 }
 
 /**
@@ -105,7 +91,7 @@ export function preparedRows<Row>(db: Db, shape: string, build: () => SQL): Prep
     const session = sessionOf(db);
     return {
       prepare(name: string): Prepared<Row> {
-        const q = namedOnPglite(session.prepareQuery(session.dialect.sqlToQuery(build()), undefined, name, false));
+        const q = session.prepareQuery(session.dialect.sqlToQuery(build()), undefined, name, false);
         return { execute: async (values) => rowsOf<Row>(await q.execute(values)) };
       },
     };
