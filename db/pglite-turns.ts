@@ -18,7 +18,7 @@ import type { PGlite } from "@electric-sql/pglite";
  * @param pglite an open PGlite instance; its `query` and `transaction` are replaced on the instance
  */
 export function queriesTakeTurns(pglite: PGlite): PGlite {
-  const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+  taking.add(pglite);
   const takingTurns =
     <A extends unknown[], R>(run: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
@@ -29,3 +29,12 @@ export function queriesTakeTurns(pglite: PGlite): PGlite {
   pglite.transaction = takingTurns(pglite.transaction.bind(pglite)) as typeof pglite.transaction;
   return pglite;
 }
+
+/** Instances made by {@link queriesTakeTurns}. */
+const taking = new WeakSet<PGlite>();
+
+/** Whether `pglite`'s queries take turns ({@link queriesTakeTurns}); its named statements do the same. */
+export const takesTurns = (pglite: PGlite): boolean => taking.has(pglite);
+
+/** A promise that resolves on a later turn of the event loop (`setImmediate`). */
+export const nextTurn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));

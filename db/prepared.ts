@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "./client";
+import { isPgliteInstance, namedStatementClient } from "./pglite-statements";
 import { rowsOf } from "./rows";
 
 /** A query built once with `sql.placeholder(...)` values, run many times with different values. */
@@ -29,7 +30,7 @@ export function preparedQuery<Row>(
   let q = shapes.get(shape) as Prepared<Row> | undefined;
   if (!q) {
     // The name is drizzle's label for the statement; postgres.js names its server-side statements itself.
-    q = build(db).prepare(shape.replace(/[^a-z0-9_]/gi, "_"));
+    q = namedOnPglite(build(db).prepare(shape.replace(/[^a-z0-9_]/gi, "_")));
     shapes.set(shape, q as Prepared<unknown>);
   }
   return q;
@@ -52,6 +53,19 @@ function sessionOf(db: Db): NamedSession {
 }
 
 /**
+ * A drizzle prepared query whose client is the embedded database's PGlite instance (a root handle's, not
+ * a transaction's) runs through {@link namedStatementClient}: PGlite keeps the statement parsed and
+ * planned, as PostgreSQL does for postgres.js, where drizzle's PGlite driver would send the whole text
+ * unnamed on every run. drizzle's own execution (placeholders, row mapping, error wrapping) is unchanged.
+ * A transaction's prepared query keeps its client, the transaction's own object.
+ */
+function namedOnPglite<Q extends object>(prepared: Q): Q {
+  const p = prepared as { client?: unknown };
+  if (isPgliteInstance(p.client)) p.client = namedStatementClient(p.client);
+  return prepared;
+}
+
+/**
  * Runs raw SQL (`sql\`...\``) as a named prepared statement and returns its rows, the same on both drivers.
  *
  * Why: `db.execute(sql)` sends an unnamed statement, and postgres.js sends an unnamed statement that has
@@ -67,8 +81,8 @@ function sessionOf(db: Db): NamedSession {
  */
 export async function executePrepared<Row>(db: Db, name: string, query: SQL): Promise<Row[]> {
   const session = sessionOf(db);
-  const result = await session.prepareQuery(session.dialect.sqlToQuery(query), undefined, name, false).execute();
-  return rowsOf<Row>(result);
+  const prepared = namedOnPglite(session.prepareQuery(session.dialect.sqlToQuery(query), undefined, name, false));
+  return rowsOf<Row>(await prepared.execute());
 }
 
 /**
@@ -91,7 +105,7 @@ export function preparedRows<Row>(db: Db, shape: string, build: () => SQL): Prep
     const session = sessionOf(db);
     return {
       prepare(name: string): Prepared<Row> {
-        const q = session.prepareQuery(session.dialect.sqlToQuery(build()), undefined, name, false);
+        const q = namedOnPglite(session.prepareQuery(session.dialect.sqlToQuery(build()), undefined, name, false));
         return { execute: async (values) => rowsOf<Row>(await q.execute(values)) };
       },
     };

@@ -5,6 +5,7 @@ import path from "node:path";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "./client";
+import { namedStatementClient } from "./pglite-statements";
 import { portFile, shareEmbedded } from "./shared-embedded";
 
 // The operator CLI reaches the running app's PGlite through pglite-socket. A CLI transaction must be
@@ -35,6 +36,20 @@ afterAll(async () => {
 
 const appRows = async () =>
   (await app.pglite!.query<{ id: number }>("select id from t order by id")).rows.map((r) => r.id);
+
+// pglite-socket leaves its client's output stream set on PGlite after each message: an app statement that
+// did not set its own parser wrote its rows to the CLI's socket (db/pglite-statements.ts).
+describe("the app's named statements next to a socket client", () => {
+  it("answer their own rows right after a socket client's command", async () => {
+    const named = namedStatementClient(app.pglite!);
+    await cli`insert into t values (900, 'socket')`;
+    expect((await named.query("select id, v from t where id = $1", [900])).rows).toEqual([{ id: 900, v: "socket" }]);
+    await cli`update t set v = 'again' where id = 900`;
+    expect((await named.query("select id, v from t where id = $1", [900])).rows).toEqual([{ id: 900, v: "again" }]);
+    await cli`delete from t where id = 900`;
+    expect((await named.query("select id, v from t where id = $1", [900])).rows).toEqual([]);
+  });
+});
 
 describe("a socket client's transaction", () => {
   it("keeps the app's queries out until it commits; the app then sees the whole change", async () => {
