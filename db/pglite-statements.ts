@@ -90,7 +90,7 @@ function namedStatement(pglite: PGlite, text: string): PgliteQuery {
   const run = async (params: unknown[], options?: QueryOptions): Promise<Results<unknown>> => {
     if (!paramTypes) {
       const described = await pglite.execProtocolStream(
-        concat([serialize.parse({ name, text }), serialize.describe({ type: "S", name }), serialize.sync()]),
+        Buffer.concat([serialize.parse({ name, text }), serialize.describe({ type: "S", name }), serialize.sync()]),
         { syncToFs: false },
       );
       paramTypes = parse.parseDescribeStatementResults(described);
@@ -106,7 +106,7 @@ function namedStatement(pglite: PGlite, text: string): PgliteQuery {
     // of that client's messages: the first statement after an operator-CLI command wrote its rows to the
     // CLI's socket and answered none (a valid key refused 401 in the end-to-end specs).
     const messages = await pglite.execProtocolStream(
-      concat([
+      Buffer.concat([
         serialize.bind({ statement: name, values }),
         serialize.describe({ type: "P" }),
         serialize.execute({}),
@@ -132,17 +132,4 @@ function namedStatement(pglite: PGlite, text: string): PgliteQuery {
       }),
     );
   };
-}
-
-/** The frontend messages as one buffer: PGlite runs them in one call, as PostgreSQL reads a socket. */
-function concat(parts: Uint8Array[]): Uint8Array {
-  let size = 0;
-  for (const p of parts) size += p.length;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
