@@ -36,6 +36,8 @@ export const PGLITE_CONF = ["shared_buffers=16MB"];
  * instead of an empty database; migrations already in it are not run again.
  * `takeTurns` (PGlite only): each query first takes a turn of the event loop (db/pglite-turns.ts), for a
  * server answering many requests on one thread; a lone caller (a test, a script) does better without.
+ * `poolSize` (PostgreSQL only): connections of postgres.js's pool, 10 unless given; the app passes
+ * `DATABASE_POOL_SIZE` (server/env.ts `DEFAULT_DATABASE_POOL_SIZE` says why it is small).
  */
 export async function openDatabase(opts: {
   url?: string;
@@ -106,7 +108,7 @@ export function database(): Promise<Database> {
     g[KEY] = (async () => {
       const { env } = await import("@/server/env");
       const e = env();
-      return openDatabase({ url: e.databaseUrl, dir: e.pgliteDir, migrate: true });
+      return openDatabase({ url: e.databaseUrl, dir: e.pgliteDir, migrate: true, poolSize: e.databasePoolSize });
     })();
     g[KEY].catch(() => {
       g[KEY] = undefined;

@@ -51,7 +51,13 @@ async function main(): Promise<void> {
     info = JSON.parse(readFileSync(file, "utf8")) as DemoInfo;
   } else {
     // The --prepare child only seeds, alone: no requests to take turns with.
-    database = await openDatabase({ url: e.databaseUrl, dir: e.pgliteDir, migrate: true, takeTurns: !prepareOnly });
+    database = await openDatabase({
+      url: e.databaseUrl,
+      dir: e.pgliteDir,
+      migrate: true,
+      takeTurns: !prepareOnly,
+      poolSize: e.databasePoolSize,
+    });
     info = await ensureDemo(database, file, origin);
   }
   if (prepareOnly) {

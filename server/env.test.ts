@@ -84,6 +84,7 @@ describe("loadEnv", () => {
       logLevel: "info",
       webhookAllowLoopback: false,
       databaseUrl: undefined,
+      databasePoolSize: 4,
     });
     expect(e.cellOrigins).toEqual({
       ru: "http://localhost:3000",
@@ -102,8 +103,10 @@ describe("loadEnv", () => {
       CELL_ORIGIN_EN: "https://api.example.com/",
       TRUST_PROXY: "2",
       DATABASE_URL: "postgresql://u@h:5432/d",
+      DATABASE_POOL_SIZE: "12",
     });
     expect(e).toMatchObject({
+      databasePoolSize: 12,
       port: 8080,
       host: "0.0.0.0",
       cell: "en",
@@ -128,6 +131,9 @@ describe("loadEnv", () => {
     ["HOST", "0.0.0.0 ; rm"],
     ["CELL", "us"],
     ["DATABASE_URL", "mysql://x@y/z"],
+    ["DATABASE_POOL_SIZE", "0"],
+    ["DATABASE_POOL_SIZE", "101"],
+    ["DATABASE_POOL_SIZE", "2.5"],
     ["CELL_ORIGIN_RU", "api.example.ru"],
     ["CELL_ORIGIN_EN", "ftp://api.example.com"],
     ["APP_SECRET", "short"],

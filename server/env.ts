@@ -12,6 +12,17 @@ const origin = z
   .url({ protocol: /^https?$/, message: "must be an absolute http(s) origin such as https://api.example.ru" })
   .transform((u) => u.replace(/\/+$/, ""));
 
+/**
+ * PostgreSQL connections of one app process (`DATABASE_POOL_SIZE`; postgres.js's `max`). Few on purpose:
+ * postgres.js pipelines the queries of concurrent requests on a busy connection and sends those of one
+ * event-loop turn in one write, so 16 concurrent API requests on 4 connections cost about 4 socket writes
+ * and 4 woken backends a turn instead of 16; each write and wake-up is a system call that took 30-110 µs
+ * of the app's core on the bench's VM. `npm run bench -- --compare` against 10 connections (the earlier
+ * default): `/cards?limit=10` 0.55 → 0.71 of `GET /api/health` (README "Benchmark"). A transaction holds
+ * its connection until it ends, so a process's concurrent transactions beyond this number wait for one.
+ */
+export const DEFAULT_DATABASE_POOL_SIZE = 4;
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
@@ -21,6 +32,12 @@ const EnvSchema = z.object({
     .optional(),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, message: "must be a postgres:// URL" }).optional(),
   PGLITE_DIR: z.string().min(1).default(".data/pglite"),
+  DATABASE_POOL_SIZE: z.coerce
+    .number()
+    .int()
+    .min(1, "must be a whole number from 1 to 100")
+    .max(100, "must be a whole number from 1 to 100")
+    .default(DEFAULT_DATABASE_POOL_SIZE),
   CELL: z.enum(CELLS).default("ru"),
   CELL_ORIGIN_RU: origin.optional(),
   CELL_ORIGIN_EN: origin.optional(),
@@ -111,6 +128,8 @@ export interface Env {
   host: string | undefined;
   databaseUrl: string | undefined;
   pgliteDir: string;
+  /** PostgreSQL connections of this process (`DATABASE_POOL_SIZE`, see {@link DEFAULT_DATABASE_POOL_SIZE}). */
+  databasePoolSize: number;
   cell: Cell;
   /** Origin (scheme, host, port; no trailing slash) of every cell, this one included. */
   cellOrigins: Record<Cell, string>;
@@ -223,6 +242,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
     pgliteDir: e.PGLITE_DIR,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
     cell: e.CELL,
     cellOrigins: {
       ru: e.CELL_ORIGIN_RU ?? defaults.ru,

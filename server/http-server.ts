@@ -38,7 +38,14 @@ export interface RunningApp {
 export async function startApp(opts: { dev: boolean; database?: Database }): Promise<RunningApp> {
   const e = env();
   const database =
-    opts.database ?? (await openDatabase({ url: e.databaseUrl, dir: e.pgliteDir, migrate: true, takeTurns: true }));
+    opts.database ??
+    (await openDatabase({
+      url: e.databaseUrl,
+      dir: e.pgliteDir,
+      migrate: true,
+      takeTurns: true,
+      poolSize: e.databasePoolSize,
+    }));
   installDatabase(database);
   const unshare =
     database.pglite && !e.databaseUrl ? await shareEmbedded(database, e.pgliteDir, e.pgliteSocketPort) : null;
