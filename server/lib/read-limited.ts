@@ -7,11 +7,24 @@ export class BodyTooLargeError extends Error {
 }
 
 /**
+ * Raised by {@link readLimited} when the body stream fails before its end: the client closed or reset the
+ * connection mid-body (Node reports `aborted`, ECONNRESET). `cause` holds the stream's error.
+ */
+export class BodyIncompleteError extends Error {
+  constructor(cause: unknown) {
+    super("The request body ended before it was complete: the connection closed while it was being sent.", { cause });
+    this.name = "BodyIncompleteError";
+  }
+}
+
+/**
  * Reads a request body of at most `maxBytes`. A larger declared `Content-Length` is refused before
  * anything is read; otherwise the stream is counted as it arrives and cancelled at the limit, so a
  * large body is never held in memory.
  * @returns the bytes (empty when there is no body).
  * @throws BodyTooLargeError over the limit.
+ * @throws BodyIncompleteError when the stream fails before its end (the client went away): never the
+ *   stream's own error, whose ECONNRESET would read as an unreachable database to the API's error mapping.
  */
 export async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array> {
   const declared = request.headers.get("content-length");
@@ -21,7 +34,13 @@ export async function readLimited(request: Request, maxBytes: number): Promise<U
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let next: ReadableStreamReadResult<Uint8Array>;
+    try {
+      next = await reader.read();
+    } catch (err) {
+      throw new BodyIncompleteError(err);
+    }
+    const { done, value } = next;
     if (done) break;
     total += value.byteLength;
     if (total > maxBytes) {

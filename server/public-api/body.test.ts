@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "@/server/errors";
-import { MAX_BODY_BYTES, readJsonBody } from "./body";
+import { isUnavailable } from "./unavailable";
+import { MAX_BODY_BYTES, readJsonBody, refuseLargeBody } from "./body";
 
 // Request bodies (spec "Common request rules", "Limits": 256 KB → 413; not JSON or wrong
 // Content-Type → 400 bad_request).
@@ -131,5 +132,25 @@ describe("readJsonBody", () => {
     expect(e.code).toBe("payload_too_large");
     expect(s.state.pulled).toBeLessThanOrEqual(6);
     expect(s.state.cancelled).toBe(true);
+  });
+
+  // Node fails the body stream with `aborted` (code ECONNRESET) when the client closes the connection
+  // mid-body; passed on as is, the pipeline took that code for an unreachable database (503, logged as
+  // "database unavailable").
+  it("answers a body that broke off as 400 bad_request, never as the stream's ECONNRESET", async () => {
+    const aborted = Object.assign(new Error("aborted"), { code: "ECONNRESET" });
+    const broken = () =>
+      new ReadableStream<Uint8Array>({
+        start(c) {
+          c.enqueue(new TextEncoder().encode('{"code":'));
+          c.error(aborted);
+        },
+      });
+    const e = await failure(readJsonBody(post(broken())));
+    expect(e.code).toBe("bad_request");
+    expect(e.message).toMatch(/connection closed/);
+    expect(isUnavailable(e)).toBe(false);
+    // A route without a body ignores one that broke off, as it ignores any small body.
+    await expect(refuseLargeBody(post(broken()))).resolves.toBeUndefined();
   });
 });
