@@ -18,7 +18,8 @@ const origin = z
  * event-loop turn in one write, so 16 concurrent API requests on 4 connections cost about 4 socket writes
  * and 4 woken backends a turn instead of 16; each write and wake-up is a system call that took 30-110 µs
  * of the app's core on the bench's VM. `npm run bench -- --compare` against 10 connections (the earlier
- * default): `/cards?limit=10` 0.55 → 0.71 of `GET /api/health` (README "Benchmark"). A transaction holds
+ * default): `/cards?limit=10` 0.61 → 0.69 of `GET /api/health`, app CPU per request lower on every route
+ * compared (README "Benchmark", bench/HISTORY.md). A transaction holds
  * its connection until it ends, so a process's concurrent transactions beyond this number wait for one.
  */
 export const DEFAULT_DATABASE_POOL_SIZE = 4;
