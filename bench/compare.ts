@@ -99,7 +99,7 @@ export function compareTable(rows: CompareRow[], labels: [string, string], round
   const head = `| Scenario | ${labels[0]} req/s (ratio) | ${labels[1]} req/s (ratio) | ratio ${labels[1]} ÷ ${labels[0]} | app ms/request ${labels[0]} → ${labels[1]} | p99 ms ${labels[0]} → ${labels[1]} |`;
   const lines = rows.map(({ name, sides: [a, b] }) => {
     const f = (x: CompareFigures) => `${Math.round(x.rps)} (${x.ratio.toFixed(2)})`;
-    return `| ${name} | ${f(a!)} | ${f(b!)} | ${(b!.ratio / a!.ratio).toFixed(3)} | ${a!.cpuMsPerRequest.toFixed(3)} → ${b!.cpuMsPerRequest.toFixed(3)} | ${a!.p99} → ${b!.p99} |`;
+    return `| ${name} | ${f(a!)} | ${f(b!)} | ${(b!.ratio / a!.ratio).toFixed(3)} | ${a!.cpuMsPerRequest.toFixed(3)} → ${b!.cpuMsPerRequest.toFixed(3)} | ${a!.p99.toFixed(1)} → ${b!.p99.toFixed(1)} |`;
   });
   return [
     `Medians of ${rounds} alternated rounds, both apps up at once on one core and one database (embedded: copies of one seeded directory).`,

@@ -12,6 +12,7 @@ import { log } from "@/server/log";
 import { startKeyCache } from "@/server/services/access/key-cache";
 import { flushRequestLog } from "@/server/services/request-log/writer";
 import { PEER_HEADER } from "@/server/lib/client-ip";
+import { coalesceResponseWrites } from "@/server/lib/coalesce-writes";
 
 /** Where the app listens when `HOST` is unset: loopback only, IPv4 and IPv6. */
 export const LOOPBACK_HOSTS = ["127.0.0.1", "::1"] as const;
@@ -65,6 +66,8 @@ export async function startApp(opts: { dev: boolean; database?: Database }): Pro
   const servers = await listen(
     (req, res) => {
       req.headers[PEER_HEADER] = req.socket.remoteAddress ?? "";
+      // Head, body and end of an answer in one socket write (server/lib/coalesce-writes.ts).
+      coalesceResponseWrites(res);
       void handle(req, res);
     },
     e.port,
