@@ -1,6 +1,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { request } from "node:http";
+import { Agent, request } from "node:http";
 import { createServer, type AddressInfo } from "node:net";
 import { networkInterfaces, tmpdir } from "node:os";
 import path from "node:path";
@@ -14,11 +14,35 @@ import { LOOPBACK_HOSTS, startApp, adoptBuildConfig, type RunningApp } from "./h
 // and the demo alike (both call startApp). Next.js is replaced by a handler that echoes the peer stamp,
 // so this runs without a build; everything else in startApp is real.
 
+// Socket writes of each answer to `/like-next`, which answers as Next.js answers a route handler.
+const seen = vi.hoisted(() => ({ writes: [] as number[] }));
+
 vi.mock("next", () => ({
   default: () => ({
     prepare: async () => {},
-    getRequestHandler: () => (req: IncomingMessage, res: ServerResponse) =>
-      res.end(String(req.headers["x-service-peer-address"])),
+    getRequestHandler: () => (req: IncomingMessage, res: ServerResponse) => {
+      if (req.url !== "/like-next") return res.end(String(req.headers["x-service-peer-address"]));
+      // Each call of the socket's _write or _writev is one write system call.
+      let calls = 0;
+      const socket = res.socket as unknown as Record<"_write" | "_writev", (...args: unknown[]) => void>;
+      for (const name of ["_write", "_writev"] as const) {
+        const original = socket[name].bind(socket);
+        socket[name] = (...args: unknown[]) => {
+          calls++;
+          original(...args);
+        };
+      }
+      res.once("finish", () => seen.writes.push(calls));
+      // Next.js's pipeToNodeResponse: flushHeaders, then the body, then end, a microtask apart.
+      void (async () => {
+        res.setHeader("content-type", "application/json");
+        res.flushHeaders();
+        await Promise.resolve();
+        res.write('{"status":"ok"}');
+        await Promise.resolve();
+        res.end();
+      })();
+    },
     close: async () => {},
   }),
 }));
@@ -95,6 +119,29 @@ describe("startApp", () => {
     expect(app.servers.map((s) => (s.address() as AddressInfo).address)).toEqual(["0.0.0.0"]);
     const external = externalAddress();
     if (external) expect(await get(external, port)).toBe(external);
+  });
+
+  it("sends each answer of a kept-alive connection in one socket write (server/lib/coalesce-writes.ts)", async () => {
+    const { port } = await start({});
+    seen.writes.length = 0;
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const body = await new Promise<string>((resolve, reject) => {
+          request({ host: "127.0.0.1", port, path: "/like-next", agent }, (res) => {
+            let text = "";
+            res.on("data", (d: Buffer) => (text += d));
+            res.on("end", () => resolve(text));
+          })
+            .on("error", reject)
+            .end();
+        });
+        expect(body).toBe('{"status":"ok"}');
+      }
+    } finally {
+      agent.destroy();
+    }
+    expect(seen.writes).toEqual([1, 1]);
   });
 
   it("writes the request log's waiting rows on stop, before the database closes", async () => {
