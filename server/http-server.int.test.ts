@@ -1,12 +1,13 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Agent, request } from "node:http";
-import { createServer, type AddressInfo } from "node:net";
+import { createServer, type AddressInfo, type Socket } from "node:net";
 import { networkInterfaces, tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { PEER_HEADER } from "@/server/lib/client-ip";
 import { RequestLogWriter, setRequestLogWriter } from "@/server/services/request-log/writer";
+import { countSocketWrites } from "@/server/testing/socket-writes";
 import { openTestDatabase } from "@/server/testing/test-db";
 import { LOOPBACK_HOSTS, startApp, adoptBuildConfig, type RunningApp } from "./http-server";
 
@@ -22,17 +23,8 @@ vi.mock("next", () => ({
     prepare: async () => {},
     getRequestHandler: () => (req: IncomingMessage, res: ServerResponse) => {
       if (req.url !== "/like-next") return res.end(String(req.headers["x-service-peer-address"]));
-      // Each call of the socket's _write or _writev is one write system call.
-      let calls = 0;
-      const socket = res.socket as unknown as Record<"_write" | "_writev", (...args: unknown[]) => void>;
-      for (const name of ["_write", "_writev"] as const) {
-        const original = socket[name].bind(socket);
-        socket[name] = (...args: unknown[]) => {
-          calls++;
-          original(...args);
-        };
-      }
-      res.once("finish", () => seen.writes.push(calls));
+      const counter = countSocketWrites(res.socket as Socket);
+      res.once("finish", () => seen.writes.push(counter.calls));
       // Next.js's pipeToNodeResponse: flushHeaders, then the body, then end, a microtask apart.
       void (async () => {
         res.setHeader("content-type", "application/json");

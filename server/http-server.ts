@@ -12,7 +12,7 @@ import { log } from "@/server/log";
 import { startKeyCache } from "@/server/services/access/key-cache";
 import { flushRequestLog } from "@/server/services/request-log/writer";
 import { PEER_HEADER } from "@/server/lib/client-ip";
-import { coalesceResponseWrites } from "@/server/lib/coalesce-writes";
+import { CoalescingServerResponse } from "@/server/lib/coalesce-writes";
 
 /** Where the app listens when `HOST` is unset: loopback only, IPv4 and IPv6. */
 export const LOOPBACK_HOSTS = ["127.0.0.1", "::1"] as const;
@@ -66,8 +66,6 @@ export async function startApp(opts: { dev: boolean; database?: Database }): Pro
   const servers = await listen(
     (req, res) => {
       req.headers[PEER_HEADER] = req.socket.remoteAddress ?? "";
-      // Head, body and end of an answer in one socket write (server/lib/coalesce-writes.ts).
-      coalesceResponseWrites(res);
       void handle(req, res);
     },
     e.port,
@@ -130,7 +128,8 @@ async function listen(handler: RequestListener, port: number, host: string | und
   const servers: Server[] = [];
   try {
     for (const h of host ? [host] : LOOPBACK_HOSTS) {
-      const server = createServer(handler);
+      // Head, body and end of an answer in one socket write (server/lib/coalesce-writes.ts).
+      const server = createServer({ ServerResponse: CoalescingServerResponse }, handler);
       try {
         await new Promise<void>((resolve, reject) => {
           server.once("error", reject);

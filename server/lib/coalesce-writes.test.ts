@@ -1,22 +1,9 @@
 import { once } from "node:events";
 import { createServer, request, Agent, type IncomingMessage, type ServerResponse } from "node:http";
-import { Socket, type AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { coalesceResponseWrites } from "./coalesce-writes";
-
-// Counts what reaches the kernel: each call of a socket's _write or _writev is one write system call.
-function countWrites(socket: Socket): { calls: number } {
-  const counter = { calls: 0 };
-  const s = socket as unknown as Record<"_write" | "_writev", (...args: unknown[]) => void>;
-  for (const name of ["_write", "_writev"] as const) {
-    const original = s[name].bind(socket);
-    s[name] = (...args: unknown[]) => {
-      counter.calls += 1;
-      original(...args);
-    };
-  }
-  return counter;
-}
+import { countSocketWrites } from "@/server/testing/socket-writes";
+import { CoalescingServerResponse } from "./coalesce-writes";
 
 /** Answers as Next.js answers a route handler: flushHeaders, then the body, then end, a microtask apart. */
 async function answerLikeNext(res: ServerResponse, body: string): Promise<void> {
@@ -40,9 +27,8 @@ async function serve(
   coalesce: boolean,
 ): Promise<{ url: string; writes: number[] }> {
   const writes: number[] = [];
-  const server = createServer((req, res) => {
-    if (coalesce) coalesceResponseWrites(res);
-    const counter = countWrites(res.socket as Socket);
+  const server = createServer(coalesce ? { ServerResponse: CoalescingServerResponse } : {}, (req, res) => {
+    const counter = countSocketWrites(res.socket as Socket);
     res.once("finish", () => writes.push(counter.calls));
     handler(req, res);
   });
@@ -61,7 +47,7 @@ async function get(url: string, agent?: Agent): Promise<{ status: number; body: 
   return { status: res.statusCode ?? 0, body };
 }
 
-describe("coalesceResponseWrites", () => {
+describe("CoalescingServerResponse", () => {
   it("sends a route handler's head, body and end in one socket write, on every request of a kept-alive connection", async () => {
     const { url, writes } = await serve((_req, res) => void answerLikeNext(res, '{"status":"ok"}'), true);
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });

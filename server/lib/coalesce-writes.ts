@@ -1,8 +1,9 @@
-import type { ServerResponse } from "node:http";
+import { ServerResponse, type IncomingMessage } from "node:http";
 
 /**
- * Makes a response's head, body and end leave in one socket write when they are produced in the same
+ * A response whose head, body and end leave in one socket write when they are produced in the same
  * event-loop turn, as a route handler's answer is (issue 22: the authenticated path close to the floor).
+ * Pass it to `createServer({ ServerResponse: CoalescingServerResponse }, handler)`.
  *
  * Why: Next.js sends a route handler's `Response` by calling `flushHeaders()`, which writes the head alone,
  * then `write(chunk)` for the body and `end()` for the last chunk of the chunked encoding, which Node.js
@@ -14,12 +15,11 @@ import type { ServerResponse } from "node:http";
  *
  * A response still open when the turn ends (a streamed page, Server-Sent Events) is uncorked by a
  * `setImmediate` right after it, so streaming is never held for more than that turn.
- *
- * @param res the response, before the request handler runs
  */
-export function coalesceResponseWrites(res: ServerResponse): void {
-  const flushHeaders = res.flushHeaders;
-  res.flushHeaders = function coalescedFlushHeaders(this: ServerResponse) {
+export class CoalescingServerResponse<
+  Request extends IncomingMessage = IncomingMessage,
+> extends ServerResponse<Request> {
+  override flushHeaders(): void {
     const socket = this.socket;
     if (socket && !this.headersSent) {
       socket.cork();
@@ -28,6 +28,6 @@ export function coalesceResponseWrites(res: ServerResponse): void {
         if (!this.writableEnded && socket.writableCorked > 0) socket.uncork();
       });
     }
-    flushHeaders.call(this);
-  };
+    super.flushHeaders();
+  }
 }
