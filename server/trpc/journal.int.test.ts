@@ -15,6 +15,7 @@ let t: TenantFixture;
 let other: TenantFixture;
 let reader: { id: string; email: string; name: string };
 let noRight: { id: string; email: string; name: string };
+let writtenOn: string;
 const leadIds: string[] = [];
 const requestIds: string[] = [];
 
@@ -45,6 +46,8 @@ beforeAll(async () => {
     expect(r.status, path).toBe(200);
     if (key === t.key) requestIds.push(r.headers.get("x-request-id")!);
   }
+  // The UTC day the rows were written on: a run crossing midnight must filter by it, not by the test's day.
+  writtenOn = new Date().toISOString().slice(0, 10);
   // An integration name a spreadsheet would run as a formula.
   await db.db.update(integrations).set({ name: "=HYPERLINK(1)" }).where(eq(integrations.id, t.integrationId));
 });
@@ -71,9 +74,8 @@ describe("journal.list", () => {
       filters: { integrationId: other.integrationId },
     });
     expect(otherIntegration.entries).toEqual([]);
-    const today = new Date().toISOString().slice(0, 10);
     expect(
-      (await as(reader).journal.list({ tenantId: t.tenantId, filters: { from: today, to: today } })).entries,
+      (await as(reader).journal.list({ tenantId: t.tenantId, filters: { from: writtenOn, to: writtenOn } })).entries,
     ).toHaveLength(2);
     expect((await as(reader).journal.list({ tenantId: t.tenantId, filters: { to: "2020-01-01" } })).entries).toEqual(
       [],

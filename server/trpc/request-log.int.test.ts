@@ -1,4 +1,5 @@
 import { TRPCError } from "@trpc/server";
+import { and, gt, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { events, requestLog, webhookDeliveries, webhookSubscriptions } from "@/db/schema";
 import { flushRequestLog } from "@/server/services/request-log/writer";
@@ -124,6 +125,18 @@ describe("requestLog.list", () => {
 
 describe("usage.summary", () => {
   it("charts 30 UTC days of requests by status class and integration, spend in RUB and deliveries by state", async () => {
+    // The requests were logged in beforeAll, minutes before this test on a slow machine: a run that
+    // crosses UTC midnight would chart them on yesterday. Bring them to this moment, as the other rows
+    // below are written now. (Not the row the retention test put 31 days back.)
+    await db.db
+      .update(requestLog)
+      .set({ createdAt: new Date() })
+      .where(
+        and(
+          inArray(requestLog.tenantId, [t.tenantId, other.tenantId]),
+          gt(requestLog.createdAt, new Date(Date.now() - DAY)),
+        ),
+      );
     await changeBalance(db.db, { tenantId: t.tenantId, amountMinor: -1_250n, kind: "debit", actor: "system" });
     await changeBalance(db.db, { tenantId: t.tenantId, amountMinor: 5_000n, kind: "credit", actor: "system" });
     const [sub] = await db.db
