@@ -15,7 +15,8 @@ let t: TenantFixture;
 let other: TenantFixture;
 let reader: { id: string; email: string; name: string };
 let noRight: { id: string; email: string; name: string };
-let writtenOn: string;
+let firstDay: string;
+let lastDay: string;
 const leadIds: string[] = [];
 const requestIds: string[] = [];
 
@@ -37,6 +38,7 @@ beforeAll(async () => {
   }
   await db.db.insert(leads).values({ tenantId: other.tenantId, title: "Other" });
   // Real answers carrying personal data write the journal: a list, then one lead by id, then another tenant's list.
+  firstDay = new Date().toISOString().slice(0, 10);
   for (const [key, path] of [
     [t.key, "/leads"],
     [t.key, `/leads/${leadIds[0]}`],
@@ -46,8 +48,8 @@ beforeAll(async () => {
     expect(r.status, path).toBe(200);
     if (key === t.key) requestIds.push(r.headers.get("x-request-id")!);
   }
-  // The UTC day the rows were written on: a run crossing midnight must filter by it, not by the test's day.
-  writtenOn = new Date().toISOString().slice(0, 10);
+  // The UTC days the rows were written between: a run crossing midnight must filter by them, not by the test's day.
+  lastDay = new Date().toISOString().slice(0, 10);
   // An integration name a spreadsheet would run as a formula.
   await db.db.update(integrations).set({ name: "=HYPERLINK(1)" }).where(eq(integrations.id, t.integrationId));
 });
@@ -75,7 +77,7 @@ describe("journal.list", () => {
     });
     expect(otherIntegration.entries).toEqual([]);
     expect(
-      (await as(reader).journal.list({ tenantId: t.tenantId, filters: { from: writtenOn, to: writtenOn } })).entries,
+      (await as(reader).journal.list({ tenantId: t.tenantId, filters: { from: firstDay, to: lastDay } })).entries,
     ).toHaveLength(2);
     expect((await as(reader).journal.list({ tenantId: t.tenantId, filters: { to: "2020-01-01" } })).entries).toEqual(
       [],

@@ -98,7 +98,8 @@ beforeAll(async () => {
   await addMessage("gone", {
     conversationId: a,
     content: "my phone is +79001234567",
-    deletedAt: at(4),
+    // Deleted a day before the run, not at T0: the 30 days of tombstones count from the real clock.
+    deletedAt: new Date(Date.now() - 86_400_000),
     createdAt: at(4),
   });
   await addMessage("photo", { conversationId: a, contentType: "image", content: null, createdAt: at(5) });

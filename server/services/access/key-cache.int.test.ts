@@ -34,7 +34,11 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const auth = (key = t.key) => authenticate(db.db, `Bearer ${key}`, "127.0.0.1");
+// One request time for the whole file: cache entries are kept per UTC day (the day's spend is in them), so
+// a run crossing midnight would otherwise miss the cache where a test expects a hit. Their freshness runs on
+// the cache's own clock, not on this one.
+const NOW = new Date();
+const auth = (key = t.key) => authenticate(db.db, `Bearer ${key}`, "127.0.0.1", NOW);
 
 /** Waits until `check` holds (it is retried every 10 ms), for at most `ms`. */
 async function eventually(check: () => Promise<boolean> | boolean, ms = 1000): Promise<void> {
