@@ -14,9 +14,10 @@ describe("PGlite named statements", () => {
     d = await openDatabase({ dir: "memory://" });
     pglite = d.pglite!;
     await pglite.exec(`create table named_probe (id int primary key, tenant text not null, at timestamptz not null,
-      doc jsonb, big bigint);
-      insert into named_probe values (1, 'a', '2026-01-02 03:04:05.006+00', '{"k": [1, "x"]}', 9007199254740993),
-        (2, 'a', '2026-01-03 00:00:00+00', null, null), (3, 'b', '2026-01-04 00:00:00+00', '[]', 0);`);
+      doc jsonb, big bigint, tags text[], ats timestamptz[]);
+      insert into named_probe values
+        (1, 'a', '2026-01-02 03:04:05.006+00', '{"k": [1, "x"]}', 9007199254740993, '{x,"y z"}', '{2026-01-02 00:00:00+00}'),
+        (2, 'a', '2026-01-03 00:00:00+00', null, null, null, null), (3, 'b', '2026-01-04 00:00:00+00', '[]', 0, '{}', '{}');`);
   });
   afterAll(() => d.close());
 
@@ -25,7 +26,7 @@ describe("PGlite named statements", () => {
       db,
       shape,
       () =>
-        sql`select id, tenant, at, doc, big from named_probe where tenant = ${sql.placeholder("tenant")} order by id`,
+        sql`select id, tenant, at, doc, big, tags, ats from named_probe where tenant = ${sql.placeholder("tenant")} order by id`,
     ).execute({ tenant });
 
   /** The statements of PGlite's one session that are ours, with their run counts. */
@@ -37,17 +38,23 @@ describe("PGlite named statements", () => {
     ).rows;
 
   it("answers what PGlite's query answers, from one statement parsed once", async () => {
+    // drizzle's own parsers over PGlite's (moments and arrays of moments stay text); the rest, arrays of
+    // the catalog's other types included, are PGlite's.
     const unnamed = await pglite.query(
-      `select id, tenant, at, doc, big from named_probe where tenant = $1 order by id`,
+      `select id, tenant, at, doc, big, tags, ats from named_probe where tenant = $1 order by id`,
       ["a"],
       {
-        parsers: { 1184: (v: string) => v },
+        parsers: { 1184: (v: string) => v, 1185: (v: string) => v },
       },
     );
     const query = vi.spyOn(pglite, "query");
     try {
       for (let i = 0; i < 8; i++) expect(await rows(d.db, "a")).toEqual(unnamed.rows);
-      expect(await rows(d.db, "b")).toEqual([{ id: 3, tenant: "b", at: "2026-01-04 00:00:00+00", doc: [], big: 0 }]);
+      expect(await rows(d.db, "b")).toEqual([
+        { id: 3, tenant: "b", at: "2026-01-04 00:00:00+00", doc: [], big: 0, tags: [], ats: "{}" },
+      ]);
+      expect((unnamed.rows[0] as { tags: unknown; ats: unknown }).tags).toEqual(["x", "y z"]);
+      expect((unnamed.rows[0] as { ats: unknown }).ats).toBe('{"2026-01-02 00:00:00+00"}');
       // Moments stay PostgreSQL's text (drizzle's raw rows); PGlite's bigint: a number, past 2^53 a BigInt.
       expect((unnamed.rows[0] as { at: unknown; big: unknown }).at).toBe("2026-01-02 03:04:05.006+00");
       expect((unnamed.rows[0] as { big: unknown }).big).toBe(9007199254740993n);
