@@ -1,4 +1,5 @@
-import { bigint, boolean, index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { bigint, boolean, index, integer, json, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { contacts, conversations } from "./conversations";
 import { tenants } from "./tenants";
 
@@ -35,6 +36,21 @@ export const leads = pgTable(
     attribution: jsonb("attribution").$type<Record<string, string | null>>(),
     score: jsonb("score").$type<Record<string, unknown>>(),
     flags: jsonb("flags").$type<Record<string, boolean | null>>(),
+    // What the API answers for the three sub-objects above, written by the trigger `lead_answer_fields`
+    // (migration 0015) on every insert and on every update of them: read field by field by their
+    // documented types, keys in the spec's order. Never written by the app.
+    attributionApi: json("attribution_api"),
+    scoreApi: json("score_api"),
+    flagsApi: json("flags_api"),
+    /**
+     * The lead's strong entity tag, `"<version>-<22 base64url chars of sha256(id:version)>"` (spec
+     * "Lead": `etag`). The `::bytea` cast reads backslashes as escapes; a uuid's text and digits have none.
+     */
+    etag: text("etag")
+      .notNull()
+      .generatedAlwaysAs(
+        sql`'"' || version::text || '-' || left(translate(encode(sha256((id::text || ':' || version::text)::bytea), 'base64'), '+/', '-_'), 22) || '"'`,
+      ),
     nextActionAt: ts("next_action_at"),
     qualifiedAt: ts("qualified_at"),
     wonAt: ts("won_at"),

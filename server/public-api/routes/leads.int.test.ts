@@ -295,6 +295,45 @@ describe("GET /leads", () => {
     for (const l of listed) expect(l).toEqual((await get(`/leads/${l.id}`, owner.key)).body);
   });
 
+  it("answers what a producer wrote last: sub-objects and etag follow every update of the row", async () => {
+    const owner = await makeTenant(db.db);
+    const id = await addLead("rewritten", { score: { score: 10, grade: "C" }, flags: 0 as never }, owner);
+    const first = (await get(`/leads/${id}`, owner.key)).body;
+    expect(first).toMatchObject({ score: { score: 10, grade: "C", scored_at: null }, flags: null, attribution: null });
+    // A producer (scorer, CRM sync) writes the row directly, as it may; the answer is made from what it wrote.
+    await db.db
+      .update(leads)
+      .set({
+        version: 2,
+        score: sql`'{"score": 1e400, "grade": "B", "scored_at": "2026-02-30T00:00:00Z", "flags": [1, "new"]}'::jsonb`,
+        flags: { buy_intent: true },
+        attribution: { utm_source: 'a"b\u0001é', first_page: 7 } as never,
+      })
+      .where(eq(leads.id, id));
+    const second = (await get(`/leads/${id}`, owner.key)).body;
+    expect(second).toMatchObject({
+      version: 2,
+      etag: `"2-${createHash("sha256").update(`${id}:2`).digest("base64url").slice(0, 22)}"`,
+      // 1e400 is no finite number; February 30th is no moment.
+      score: { score: null, grade: "B", reason: null, flags: ["new"], scored_at: null },
+      flags: { buy_intent: true, support: null, supplier: null },
+      attribution: { utm_source: 'a"b\u0001é', utm_medium: null, first_page: null },
+    });
+    expect(second.etag).not.toBe(first.etag);
+    // PostgreSQL's words for moments ('now', 'epoch') are not stored moments.
+    await db.db
+      .update(leads)
+      .set({ score: { scored_at: "now" } })
+      .where(eq(leads.id, id));
+    expect((await get(`/leads/${id}`, owner.key)).body.score.scored_at).toBeNull();
+    await db.db
+      .update(leads)
+      .set({ score: { scored_at: "2026-11-01 12:30:00.1239+03" } })
+      .where(eq(leads.id, id));
+    expect((await get(`/leads/${id}`, owner.key)).body.score.scored_at).toBe("2026-11-01T09:30:00.123Z");
+    expect((await get("/leads", owner.key)).body.data).toEqual([(await get(`/leads/${id}`, owner.key)).body]);
+  });
+
   it("filters by canonical status and refuses any other status with 422 on /status", async () => {
     expect(ids((await get("/leads?status=won")).body)).toEqual([lead.c]);
     expect(ids((await get("/leads?status=lost")).body)).toEqual([lead.e]);

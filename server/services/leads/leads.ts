@@ -5,7 +5,7 @@ import { leads } from "@/db/schema";
 import { notFound } from "@/server/errors";
 import type { Lead, LeadStatus } from "@/server/schemas/leads";
 import type { Actor } from "../actor";
-import { LEAD_FROM, LEAD_SELECT, leadIdOf, leadText, leadUpdatedAtOf, type LeadTextRow } from "./lead-view";
+import { LEAD_FROM, LEAD_SELECT, leadIdOf, leadUpdatedAtOf, type LeadTextRow } from "./lead-view";
 
 /**
  * Keyset position of a lead in list order: (updated_at ISO, id). `updated_at` is stored with millisecond
@@ -67,7 +67,7 @@ export async function listLeads(
   const page = rows.slice(0, q.limit).map((r) => r.json);
   const last = page[page.length - 1];
   return {
-    texts: page.map(leadText),
+    texts: page,
     ids: page.map(leadIdOf),
     next: rows.length > q.limit && last ? [leadUpdatedAtOf(last), leadIdOf(last)] : null,
   };
@@ -82,5 +82,5 @@ export async function getLead(db: Db, actor: Actor, id: string): Promise<Lead> {
       where ${leads.tenantId} = ${sql.placeholder("tenant")} and ${leads.id} = ${sql.placeholder("id")}`,
   ).execute({ tenant: actor.tenantId, id });
   if (!row) throw notFound("Lead");
-  return JSON.parse(leadText(row.json)) as Lead;
+  return JSON.parse(row.json) as Lead;
 }
