@@ -26,20 +26,24 @@ LANGUAGE sql IMMUTABLE AS $$
   SELECT CASE WHEN jsonb_typeof(v) = 'boolean' THEN (v #>> '{}')::boolean END
 $$;
 --> statement-breakpoint
--- A JSON number that is a finite double (what the API's number is), else null.
+-- A JSON number that is a finite double (what the API's number is), else null. The handler's block (a
+-- subtransaction) is entered for numbers only.
 CREATE OR REPLACE FUNCTION lead_answer_number(v jsonb) RETURNS double precision
 LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN
   IF jsonb_typeof(v) IS DISTINCT FROM 'number' THEN RETURN NULL; END IF;
-  RETURN (v #>> '{}')::double precision;
-EXCEPTION WHEN numeric_value_out_of_range THEN
-  -- Beyond a double's range: too large is no finite number; too small is the double 0.
-  RETURN CASE WHEN abs((v #>> '{}')::numeric) < 1 THEN 0 END;
+  BEGIN
+    RETURN (v #>> '{}')::double precision;
+  EXCEPTION WHEN numeric_value_out_of_range THEN
+    -- Beyond a double's range: too large is no finite number; too small is the double 0.
+    RETURN CASE WHEN abs((v #>> '{}')::numeric) < 1 THEN 0 END;
+  END;
 END $$;
 --> statement-breakpoint
--- A moment stored as text → ISO 8601 UTC with milliseconds (the API's moments), else null: a text that
--- starts with a digit (ISO 8601 and other numeric forms; not PostgreSQL's words such as 'now' or
--- 'epoch') and that PostgreSQL reads as a finite timestamptz.
+-- A moment stored as text → ISO 8601 UTC with milliseconds (the API's moments: the form of db/iso-text.ts
+-- `isoText`, which a migration cannot import), else null: a text that starts with a digit (ISO 8601 and
+-- other numeric forms; not PostgreSQL's words such as 'now' or 'epoch') and that PostgreSQL reads as a
+-- finite timestamptz.
 CREATE OR REPLACE FUNCTION lead_answer_moment(v jsonb) RETURNS text
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
