@@ -51,6 +51,13 @@ export const leads = pgTable(
       .generatedAlwaysAs(
         sql`'"' || version::text || '-' || left(translate(encode(sha256((id::text || ':' || version::text)::bytea), 'base64'), '+/', '-_'), 22) || '"'`,
       ),
+    // The lead as the API answers it (spec "Lead"), in three texts around the two values a read adds:
+    // `api_head` ends at `"etag":`, `api_middle` runs from `,"status":` to `"contact":` and `api_tail` from
+    // `,"attribution":` to the closing brace. Written by the trigger `lead_answer_text` (migration 0016) on
+    // every insert and update; never by the app. See server/services/leads/lead-view.ts `LEAD_SELECT`.
+    apiHead: text("api_head"),
+    apiMiddle: text("api_middle"),
+    apiTail: text("api_tail"),
     nextActionAt: ts("next_action_at"),
     qualifiedAt: ts("qualified_at"),
     wonAt: ts("won_at"),

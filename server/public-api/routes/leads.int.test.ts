@@ -334,6 +334,53 @@ describe("GET /leads", () => {
     expect((await get("/leads", owner.key)).body.data).toEqual([(await get(`/leads/${id}`, owner.key)).body]);
   });
 
+  it("answers what a producer wrote last: the lead's own fields, its value and its contact", async () => {
+    const owner = await makeTenant(db.db);
+    const [c] = await db.db
+      .insert(contacts)
+      .values({ tenantId: owner.tenantId, firstName: "Ann", email: "ann@example.com", tags: ["vip"] })
+      .returning({ id: contacts.id });
+    const id = await addLead("own-fields", { status: "new", contactId: c.id }, owner);
+    expect((await get(`/leads/${id}`, owner.key)).body).toMatchObject({
+      title: "own-fields",
+      status: "new",
+      value: null,
+      won_at: null,
+      contact: { id: c.id, first_name: "Ann", email: "ann@example.com", tags: ["vip"] },
+    });
+    // Every column of the row is the producer's to write; the answer follows each of them.
+    await db.db
+      .update(leads)
+      .set({
+        title: 'Quote "B"\n\u2028',
+        status: "won",
+        wonAt: new Date("2026-11-20T10:11:12.345Z"),
+        valueMinor: 9_007_199_254_740_993n, // beyond 2^53: exact as text
+        valueCurrency: "RUB",
+        assignedTo: "mia",
+        updatedAt: new Date("2026-11-21T00:00:00.007Z"),
+      })
+      .where(eq(leads.id, id));
+    // The contact is another row: a change to it shows on the lead without the lead being written.
+    await db.db.update(contacts).set({ email: "ann@new.example.com" }).where(eq(contacts.id, c.id));
+    const after = (await get(`/leads/${id}`, owner.key)).body;
+    expect(after).toMatchObject({
+      title: 'Quote "B"\n\u2028',
+      status: "won",
+      won_at: "2026-11-20T10:11:12.345Z",
+      value: { amount: "90071992547409.93", currency: "RUB" },
+      assigned_to: "mia",
+      updated_at: "2026-11-21T00:00:00.007Z",
+      contact: { email: "ann@new.example.com" },
+    });
+    expect(LeadSchema.parse(after)).toBeTruthy();
+    // A value without a currency is no money; a lead without its contact answers null.
+    await db.db.update(leads).set({ valueCurrency: "" }).where(eq(leads.id, id));
+    await db.db.delete(contacts).where(eq(contacts.id, c.id));
+    expect((await get(`/leads/${id}`, owner.key)).body).toMatchObject({ value: null, contact: null });
+    expect((await get("/leads", owner.key)).body.data).toEqual([(await get(`/leads/${id}`, owner.key)).body]);
+  });
+
   it("filters by canonical status and refuses any other status with 422 on /status", async () => {
     expect(ids((await get("/leads?status=won")).body)).toEqual([lead.c]);
     expect(ids((await get("/leads?status=lost")).body)).toEqual([lead.e]);
