@@ -14,9 +14,10 @@ type ContactRow = typeof contacts.$inferSelect;
  * `api_tail`, by the trigger `lead_answer_text`, migration 0016): names and order of the spec, `value` as
  * money from minor units (spec "Money": `{amount: "12.34", currency}`, exact beyond 2^53; null without a
  * currency), `attribution`, `score` and `flags` as the trigger `lead_answer_fields` read them (migration
- * 0015), moments as ISO Z text. A read adds the two values that change without the lead's own row being
- * written: `etag` (the generated column `"<version>-<22 base64url chars of sha256(id:version)>"`) and
- * `contact` (a LeadContact of the `contact_row`, or null).
+ * 0015), moments as ISO Z text. A read adds the two values the trigger cannot write: `etag` (the generated
+ * column `"<version>-<22 base64url chars of sha256(id:version)>"`, computed after the trigger runs) and
+ * `contact` (a LeadContact of the `contact_row`, or null: another table's row, which changes without the
+ * lead).
  *
  * Why (issue 22): a `/leads` page that parsed each row's JSON into an object, shaped it and serialized the
  * page again spent about a sixth of the app's busy time there; PostgreSQL then built each lead's JSON on
