@@ -7,7 +7,7 @@ ALTER TABLE "leads" ADD COLUMN "api_tail" text;--> statement-breakpoint
 -- lead's own fields are now written once, when the lead is written, as three texts around the two values
 -- a read still adds: `etag` (a generated column, computed after this trigger runs) and `contact` (another
 -- table's row, which changes without the lead). Read as
---   api_head || to_json(etag)::text || api_middle || coalesce(<contact>, 'null') || api_tail
+--   api_head || to_json(etag)::text || api_middle || <contact's JSON, or 'null'> || api_tail
 -- (server/services/leads/lead-view.ts LEAD_SELECT). Fields, names and order are the spec's Lead; `value`
 -- is money from minor units (null without a currency); moments are ISO 8601 UTC with milliseconds (the form
 -- of db/iso-text.ts `isoText`, which a migration cannot import); the three sub-objects are what the

@@ -38,7 +38,8 @@ export const leads = pgTable(
     flags: jsonb("flags").$type<Record<string, boolean | null>>(),
     // What the API answers for the three sub-objects above, written by the trigger `lead_answer_fields`
     // (migration 0015) on every insert and on every update of them: read field by field by their
-    // documented types, keys in the spec's order. Never written by the app.
+    // documented types, keys in the spec's order. Never written by the app; `lead_answer_text` (migration
+    // 0016) copies them into `api_tail`, so an update of other columns does not read the jsonb again.
     attributionApi: json("attribution_api"),
     scoreApi: json("score_api"),
     flagsApi: json("flags_api"),

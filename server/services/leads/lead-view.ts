@@ -27,7 +27,7 @@ type ContactRow = typeof contacts.$inferSelect;
  * value of a `json_build_object` call again on every row, and copies and escapes every key.
  */
 export const LEAD_SELECT = sql`${leads.apiHead} || to_json(${leads.etag})::text || ${leads.apiMiddle}
-  || coalesce(case when ${contacts.id} is not null then row_to_json(contact_row)::text end, 'null')
+  || case when ${contacts.id} is null then 'null' else row_to_json(contact_row)::text end
   || ${leads.apiTail} as json`;
 
 /**
