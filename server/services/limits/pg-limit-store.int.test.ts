@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Db } from "@/db/client";
 import { rateCounters } from "@/db/schema";
 import { openTestDatabase } from "@/server/testing/test-db";
+import { leasedLimitStore, MAX_LEASE } from "./leased-limit-store";
 import { pgLimitStore } from "./pg-limit-store";
 
 // The PostgreSQL limit store batches the takes of concurrent requests into one `rate_limit_take_many`
@@ -120,4 +121,46 @@ it("a failed call fails every take of its batch, and the next batch goes on", as
   fail = false;
   expect((await store.take(bucket, T0)).allowed).toBe(true);
   expect(await counterOf("key:failing:read")).toEqual([1]);
+});
+
+it("leased (databaseLimitStore's PostgreSQL store): a busy key's takes share calls, and two processes never pass the limit", async () => {
+  const b = (limit: number) => [
+    { bucket: "key:leased:read", limit },
+    { bucket: "tenant:leased:read", limit },
+  ];
+  const { store: pg, calls } = countingStore();
+  const store = leasedLimitStore(pg);
+  let allowed = 0;
+  for (let i = 0; i < 2000; i += 16)
+    allowed += (await Promise.all(Array.from({ length: 16 }, () => store.take(b(1_000_000), T0)))).filter(
+      (r) => r.allowed,
+    ).length;
+  expect(allowed).toBe(2000);
+  // Without leases the 16 requests in flight make one call each time: 125 calls.
+  expect(calls.n).toBeLessThan(40);
+  // The counter holds the 2,000 answered and what the last lease reserved but has not used.
+  const [counted] = await counterOf("key:leased:read");
+  expect(counted).toBeGreaterThanOrEqual(2000);
+  expect(counted - 2000).toBeLessThan(MAX_LEASE);
+
+  // Two processes (two leased stores on one database) on a limit of 3,000: never more than the limit, and
+  // refusals come only once the limit is within a lease of each other's reserve.
+  const two = [leasedLimitStore(countingStore().store), leasedLimitStore(countingStore().store)];
+  const bucketsOf = () => [
+    { bucket: "key:leased2:read", limit: 3000 },
+    { bucket: "tenant:leased2:read", limit: 3000 },
+  ];
+  const taken = await Promise.all(
+    two.map(async (s) => {
+      let n = 0;
+      for (let i = 0; i < 2000; i += 16)
+        n += (await Promise.all(Array.from({ length: 16 }, () => s.take(bucketsOf(), T0)))).filter(
+          (r) => r.allowed,
+        ).length;
+      return n;
+    }),
+  );
+  expect(taken[0] + taken[1]).toBeLessThanOrEqual(3000);
+  expect(taken[0] + taken[1]).toBeGreaterThan(3000 - 2 * 30);
+  expect((await counterOf("key:leased2:read"))[0]).toBeLessThanOrEqual(3000);
 });

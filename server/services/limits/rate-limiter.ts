@@ -23,7 +23,8 @@ type Holder = { [KEY]?: LimitStore; [SOFT]?: LimitStore; [ADDRESS]?: LimitStore 
  * - `REDIS_URL` set: Redis, one script call per request for both buckets, exact across processes;
  * - embedded database (PGlite, no `DATABASE_URL`): counters in this process, exact, no round trip
  *   (the process owns the database, so no other process serves its keys; a restart forgets the minute);
- * - PostgreSQL: concurrent takes batched into one `rate_limit_take_many` call, exact across processes.
+ * - PostgreSQL: concurrent takes batched into one `rate_limit_take_many` call, a busy key's reserved ahead
+ *   in leases; never more than the limit across processes (early refusals bounded by other processes' leases).
  */
 export function limitStore(): LimitStore {
   const g = globalThis as Holder;

@@ -1,0 +1,150 @@
+import { describe, expect, it } from "vitest";
+import type { BucketLimit, LimitStore, TakeResult } from "./limit-store";
+import { LEASE_SHARE_OF_LIMIT, leasedLimitStore, MAX_LEASE, RESET_AFTER_MS } from "./leased-limit-store";
+import { memoryLimitStore } from "./memory-limit-store";
+import { remaining } from "./sliding-window";
+
+/** A shared store (what PostgreSQL is to every process) that counts the takes it is asked for. */
+function countingStore(shared: LimitStore = memoryLimitStore()) {
+  const s = {
+    /** Batches: takes submitted in one turn, which the PostgreSQL store sends as one call. */
+    calls: 0,
+    takes: 0,
+    open: false,
+    failing: false,
+    name: "counting",
+    ping: async () => {},
+    async take(buckets: BucketLimit[], nowMs: number): Promise<TakeResult> {
+      s.takes++;
+      if (!s.open) {
+        s.calls++;
+        s.open = true;
+        queueMicrotask(() => (s.open = false));
+      }
+      if (s.failing) throw new Error("store down");
+      return shared.take(buckets, nowMs);
+    },
+  };
+  return s;
+}
+
+const NOW = Date.UTC(2026, 10, 26, 12, 0, 10);
+const buckets = (limit: number, tenantLimit = limit): BucketLimit[] => [
+  { bucket: "key:k1:read", limit },
+  { bucket: "tenant:t1:read", limit: tenantLimit },
+];
+
+/** `count` requests, `inFlight` at a time, as a loaded app sends them. */
+async function burst(store: LimitStore, b: BucketLimit[], count: number, inFlight = 16, nowMs = NOW) {
+  const results: TakeResult[] = [];
+  for (let i = 0; i < count; i += inFlight)
+    results.push(
+      ...(await Promise.all(Array.from({ length: Math.min(inFlight, count - i) }, () => store.take(b, nowMs)))),
+    );
+  return results;
+}
+
+describe("leased limit store", () => {
+  it("asks the shared store for fewer takes under load, and answers each request its own count", async () => {
+    const inner = countingStore();
+    const store = leasedLimitStore(inner);
+    const results = await burst(store, buckets(1_000_000), 2000);
+    expect(results.every((r) => r.allowed)).toBe(true);
+    // Each request sees one request more counted than the one before: RateLimit-Remaining falls by one.
+    const left = results.map((r) => remaining(r.counts[0], NOW));
+    expect(left).toEqual(Array.from({ length: 2000 }, (_, i) => 1_000_000 - 1 - i));
+    // Without leases the 16 requests in flight would make a batch each time: 125 batches.
+    expect(inner.calls).toBeLessThan(2000 / 64);
+  });
+
+  it("takes one request at a time from a bucket under 200 a minute", async () => {
+    const inner = countingStore();
+    const store = leasedLimitStore(inner);
+    await burst(store, buckets(1_000_000, 150), 300);
+    expect(inner.takes).toBe(300);
+    expect(Math.floor(150 * LEASE_SHARE_OF_LIMIT)).toBe(1);
+  });
+
+  it("reserves at most MAX_LEASE and 1 % of the smaller limit ahead", async () => {
+    for (const [limit, cap] of [
+      [1_000_000, MAX_LEASE],
+      [1000, 10],
+      [100_000, 1000 > MAX_LEASE ? MAX_LEASE : 1000],
+    ]) {
+      const inner = countingStore();
+      const store = leasedLimitStore(inner);
+      await burst(store, buckets(limit), 400, 1);
+      // After the lease has grown, the shared store holds at most `cap` takes this process has not used.
+      const counted = (await inner.take(buckets(limit), NOW)).counts[0].current - 1;
+      expect(counted - 400).toBeGreaterThanOrEqual(0);
+      expect(counted - 400).toBeLessThan(cap);
+      expect(inner.calls).toBeLessThan(400 / (cap / 2) + 12);
+    }
+  });
+
+  it("never lets more than the limit through across processes sharing one store", async () => {
+    const shared = memoryLimitStore();
+    const stores = [leasedLimitStore(countingStore(shared)), leasedLimitStore(countingStore(shared))];
+    const b = buckets(3000);
+    const results = (await Promise.all(stores.map((s) => burst(s, b, 2000)))).flat();
+    const allowed = results.filter((r) => r.allowed).length;
+    expect(allowed).toBeLessThanOrEqual(3000);
+    // Early refusals are bounded by what the other process holds unused: under one lease (1 % of 3000).
+    expect(allowed).toBeGreaterThan(3000 - 2 * 30);
+    // A refused request answers the counts that refused it, as the shared store gave them.
+    const refused = results.find((r) => !r.allowed)!;
+    expect(refused.counts[0].current).toBeGreaterThanOrEqual(3000 - 60);
+  });
+
+  it("asks the store for each request again once over the limit", async () => {
+    const inner = countingStore();
+    const store = leasedLimitStore(inner);
+    await burst(store, buckets(500), 500, 1);
+    const before = inner.takes;
+    const over = await burst(store, buckets(500), 50, 1);
+    expect(over.every((r) => !r.allowed)).toBe(true);
+    expect(inner.takes - before).toBe(50);
+  });
+
+  it("starts a new window with nothing reserved, and a changed limit with a take of its own", async () => {
+    const inner = countingStore();
+    const store = leasedLimitStore(inner);
+    await burst(store, buckets(1_000_000), 200, 1);
+    const calls = inner.calls;
+    const next = await store.take(buckets(1_000_000), NOW + 60_000);
+    expect(inner.calls).toBe(calls + 1);
+    expect(next.counts[0].previous).toBeGreaterThanOrEqual(200);
+    expect(next.counts[0].current).toBe(1);
+    const lowered = await store.take(buckets(100), NOW + 60_000);
+    expect(inner.calls).toBe(calls + 2);
+    expect(lowered.counts[0].limit).toBe(100);
+  });
+
+  it("goes back to one request a take after a pause", async () => {
+    const inner = countingStore();
+    const store = leasedLimitStore(inner);
+    await burst(store, buckets(1_000_000), 200, 1);
+    await new Promise((r) => setTimeout(r, RESET_AFTER_MS + 50));
+    const before = (await inner.take(buckets(1_000_000), NOW)).counts[0].current;
+    // Drain what the last lease still holds, then the next request asks for itself alone.
+    let calls = inner.calls;
+    for (let i = 0; i < MAX_LEASE && inner.calls === calls; i++) await store.take(buckets(1_000_000), NOW);
+    calls = inner.calls;
+    await store.take(buckets(1_000_000), NOW);
+    const after = (await inner.take(buckets(1_000_000), NOW)).counts[0].current;
+    expect(after - before).toBeLessThanOrEqual(MAX_LEASE + 2);
+    expect(inner.calls).toBeGreaterThan(calls);
+  });
+
+  it("fails every request waiting on a refill when the store fails, and recovers after", async () => {
+    const inner = countingStore();
+    const store = leasedLimitStore(inner);
+    inner.failing = true;
+    const settled = await Promise.allSettled(Array.from({ length: 5 }, () => store.take(buckets(1_000_000), NOW)));
+    expect(settled.every((s) => s.status === "rejected")).toBe(true);
+    inner.failing = false;
+    const ok = await store.take(buckets(1_000_000), NOW);
+    expect(ok.allowed).toBe(true);
+    expect(ok.counts[0].current).toBe(1);
+  });
+});

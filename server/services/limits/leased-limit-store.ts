@@ -1,0 +1,153 @@
+import type { BucketLimit, LimitStore, TakeResult } from "./limit-store";
+import { windowStart } from "./sliding-window";
+
+/** Most requests one lease reserves ahead. */
+export const MAX_LEASE = 256;
+/** A lease reserves at most this share of the smaller bucket's limit per minute (1 %). */
+export const LEASE_SHARE_OF_LIMIT = 0.01;
+/** A lease used up sooner than this after its grant doubles the next one, ms. */
+export const GROW_WITHIN_MS = 100;
+/** A lease asked for this long after the previous grant starts again at one request, ms. */
+export const RESET_AFTER_MS = 1000;
+
+/** What one lease of a pair of buckets holds: its window and the results of the takes not yet used. */
+interface Lease {
+  buckets: BucketLimit[];
+  window: number;
+  /** The inner store's results for the reserved takes, in the order they were counted; used from `next`. */
+  results: TakeResult[];
+  next: number;
+  /** Requests the next refill reserves (1 to the cap), and when the last refill was granted, ms. */
+  size: number;
+  grantedAt: number;
+  /** Requests waiting for the refill in flight, in arrival order. */
+  waiters: Waiter[];
+  inFlight: boolean;
+}
+
+interface Waiter {
+  nowMs: number;
+  resolve(r: TakeResult): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * A limit store that takes requests from `inner` ahead, in leases, so a busy key's requests in this process
+ * are counted without a store round trip each (issue 22: on PostgreSQL the batched take cost a request
+ * about 40 µs of the app's CPU, a twentieth of `GET /me`).
+ *
+ * How: the takes of one set of buckets (a key's and its tenant's) are reserved from `inner` n at a time, as n
+ * ordinary takes in one batch, so `inner` counts them exactly as n requests; the reserved results are handed
+ * to this process's next requests in order, each answering the counts its own take would have (the
+ * `RateLimit-Remaining` a client sees still falls by one a request). n starts at 1 (a take per request,
+ * as without the lease), doubles while leases run out within {@link GROW_WITHIN_MS}, and falls back to 1
+ * after {@link RESET_AFTER_MS} without a refill; it never exceeds {@link MAX_LEASE} nor
+ * {@link LEASE_SHARE_OF_LIMIT} of the smaller bucket's limit (so a bucket under 200 a minute is always taken
+ * one request at a time). Takes reserved but unused when their window ends stay counted in it.
+ *
+ * Accuracy (README "Rate limits: accuracy of each store"): never more requests than the limit, across every
+ * process of the inner store. A request may be refused early, while other processes hold reserved takes
+ * they have not used: at most (lease − 1) per process, 1 % of the limit. A refused take is never reserved:
+ * requests beyond the limit each ask `inner` again. Limits are part of the lease's identity, so a changed
+ * limit applies to the next request. When `inner` throws, every request waiting on that refill gets the
+ * error (the rate limiter then applies its store-down rules); reserved takes already granted are still used.
+ */
+export function leasedLimitStore(inner: LimitStore): LimitStore {
+  const leases = new Map<string, Lease>();
+  let pruned = 0;
+
+  function refill(lease: Lease): void {
+    const waiting = lease.waiters.length;
+    const n = Math.max(waiting, lease.size);
+    const nowMs = Math.max(...lease.waiters.map((w) => w.nowMs));
+    const buckets = lease.buckets;
+    lease.inFlight = true;
+    // Submitted in one turn, the n takes go to the inner store together (one batch on PostgreSQL).
+    Promise.all(Array.from({ length: n }, () => inner.take(buckets, nowMs))).then(
+      (results) => {
+        lease.inFlight = false;
+        lease.window = windowStart(nowMs);
+        lease.grantedAt = performance.now();
+        const granted = results.filter((r) => r.allowed);
+        const refused = results.find((r) => !r.allowed);
+        // Over the limit, each further request asks the store alone: reserving ahead would only add refusals.
+        if (refused) {
+          lease.size = 1;
+          lease.grantedAt = -Infinity;
+        }
+        const waiters = lease.waiters.splice(0, waiting);
+        waiters.forEach((w, i) => w.resolve(granted[i] ?? refused!));
+        // Only allowed takes are kept: a refused request is counted nowhere, so it is not reserved either.
+        lease.results = granted.slice(waiters.length);
+        lease.next = 0;
+        if (lease.waiters.length) serve(lease);
+      },
+      (err: unknown) => {
+        lease.inFlight = false;
+        for (const w of lease.waiters.splice(0, waiting)) w.reject(err);
+        if (lease.waiters.length) serve(lease);
+      },
+    );
+  }
+
+  /** Hands reserved takes to waiters in order, then refills for the rest. */
+  function serve(lease: Lease): void {
+    while (
+      lease.waiters.length &&
+      lease.next < lease.results.length &&
+      lease.window === windowStart(lease.waiters[0].nowMs)
+    )
+      lease.waiters.shift()!.resolve(lease.results[lease.next++]);
+    if (!lease.waiters.length || lease.inFlight) return;
+    const sinceMs = performance.now() - lease.grantedAt;
+    if (sinceMs > RESET_AFTER_MS) lease.size = 1;
+    else if (sinceMs < GROW_WITHIN_MS) lease.size = Math.min(capOf(lease.buckets), lease.size * 2);
+    refill(lease);
+  }
+
+  return {
+    name: inner.name,
+    ping: () => inner.ping(),
+    close: inner.close && (() => inner.close!()),
+    take(buckets: BucketLimit[], nowMs: number): Promise<TakeResult> {
+      const w = windowStart(nowMs);
+      if (w !== pruned) {
+        for (const [k, l] of leases) if (l.window < w && !l.inFlight && !l.waiters.length) leases.delete(k);
+        pruned = w;
+      }
+      const id = buckets.map((b) => `${b.bucket}\u0000${b.limit}`).join("\u0001");
+      let lease = leases.get(id);
+      if (!lease) {
+        lease = {
+          buckets,
+          window: w,
+          results: [],
+          next: 0,
+          size: 1,
+          grantedAt: -Infinity,
+          waiters: [],
+          inFlight: false,
+        };
+        leases.set(id, lease);
+      }
+      // The common case under load: a reserved take of this window, answered without waiting on anything.
+      if (!lease.waiters.length && lease.window === w && lease.next < lease.results.length)
+        return Promise.resolve(lease.results[lease.next++]);
+      if (lease.window !== w) {
+        lease.results = [];
+        lease.next = 0;
+      }
+      const l = lease;
+      return new Promise<TakeResult>((resolve, reject) => {
+        l.waiters.push({ nowMs, resolve, reject });
+        serve(l);
+      });
+    },
+  };
+}
+
+/** The most one lease may reserve for these buckets: {@link MAX_LEASE}, and 1 % of the smaller limit. */
+function capOf(buckets: BucketLimit[]): number {
+  const smallest = Math.min(...buckets.map((b) => b.limit));
+  return Math.max(1, Math.min(MAX_LEASE, Math.floor(smallest * LEASE_SHARE_OF_LIMIT)));
+}
