@@ -33,15 +33,16 @@ interface Waiter {
 
 /**
  * A limit store that takes requests from `inner` ahead, in leases, so a busy key's requests in this process
- * are counted without a store round trip each (issue 22: on PostgreSQL the batched take cost a request
- * about 40 µs of the app's CPU, a twentieth of `GET /me`).
+ * are counted without a store round trip each (issue 22: in the pipeline alone the batched PostgreSQL take
+ * cost a request about 40 µs; in the app, a cards page's CPU fell by a fifth against health's, and
+ * PostgreSQL's CPU under `GET /me` from 7-8 % of a core to 3 %; bench/HISTORY.md, tenth session).
  *
  * How: the takes of one set of buckets (a key's and its tenant's) are reserved from `inner` n at a time, as n
  * ordinary takes in one batch, so `inner` counts them exactly as n requests; the reserved results are handed
  * to this process's next requests in order, each answering the counts its own take would have (the
  * `RateLimit-Remaining` a client sees still falls by one a request). n starts at 1 (a take per request,
  * as without the lease), doubles while leases run out within {@link GROW_WITHIN_MS}, and falls back to 1
- * after {@link RESET_AFTER_MS} without a refill; it never exceeds {@link MAX_LEASE} nor
+ * after {@link RESET_AFTER_MS} without a refill and on any refusal; it never exceeds {@link MAX_LEASE} nor
  * {@link LEASE_SHARE_OF_LIMIT} of the smaller bucket's limit (so a bucket under 200 a minute is always taken
  * one request at a time). Takes reserved but unused when their window ends stay counted in it.
  *
