@@ -1,21 +1,16 @@
 // Our pipeline alone: the public API's handlePublicRequest called in this process, 16 requests in flight,
 // with no HTTP server and no Next.js, on a fresh PostgreSQL database (`pipeline_alone`, dropped at the end)
-// holding the bench's small tenant (50 cards). Prints the process's CPU per request for each path: what our
-// pipeline, postgres.js and the Request/Response objects cost, without the framework. The bench's table
-// gives the whole app's CPU per request; the difference is Next.js's (README "Benchmark").
+// holding a bench tenant (bench/bench-tenant.ts: 50 cards). Prints the process's CPU per request for each
+// path: what our pipeline, postgres.js and the Request/Response objects cost, without the framework. The
+// bench's table gives the whole app's CPU per request; the difference is Next.js's (README "Benchmark").
 //   taskset -c 0 npx tsx bench/pipeline-alone.ts ["/me,/cards?limit=10,/cards"] [rounds]
 process.env.LOG_LEVEL = "warn";
 import { AsyncLocalStorage } from "node:async_hooks";
 import postgres from "postgres";
 import { openDatabase } from "@/db/client";
-import { products } from "@/db/schema";
 import { setTestEnv } from "@/server/testing/test-db";
-import { SCOPES } from "@/server/schemas/scopes";
-import { createIntegration } from "@/server/services/integrations/integrations";
-import { issueKey } from "@/server/services/keys/keys";
-import { createTenant } from "@/server/services/tenants/tenants";
-import { changeBalance } from "@/server/services/wallet/wallet-ledger";
 import { setLimitOverride } from "@/server/services/limits/limit-overrides";
+import { seedBenchTenant } from "./bench-tenant";
 
 const NAME = "pipeline_alone";
 const admin = postgres("postgres://postgres@127.0.0.1:5432/postgres", { max: 1, onnotice: () => {} });
@@ -25,36 +20,10 @@ await admin.end();
 const url = `postgres://postgres@127.0.0.1:5432/${NAME}`;
 setTestEnv({ DATABASE_URL: url, NODE_ENV: "production", LOG_LEVEL: "silent", PAYMENT_SANDBOX: "allow" });
 const d = await openDatabase({ url, migrate: true, poolSize: 4 });
-const t = await createTenant(d.db, { name: "P", mainDomain: "bench.example" });
-const i = await createIntegration(d.db, t.id, {
-  name: "P",
-  scopes: [...SCOPES],
-  piiCountry: "RU",
-  legalBasis: "contract",
-});
-const k = await issueKey(d.db, { integrationId: i.id });
-await changeBalance(d.db, { tenantId: t.id, amountMinor: 100_000_000n, kind: "credit", actor: "system" });
-await d.db.insert(products).values(
-  Array.from({ length: 50 }, (_, n) => ({
-    tenantId: t.id,
-    name: `Card ${n}`,
-    code: `card-${n}`,
-    priceMinor: 100_000n + BigInt(n),
-    currency: "RUB",
-    sort: n % 5,
-    aiEnabled: n % 2 === 0,
-  })),
-);
-await setLimitOverride(
-  d.db,
-  { tenantId: t.id },
-  { readPerMin: 1_000_000, writePerMin: 1_000_000, paidPerMin: 1_000_000 },
-);
-await setLimitOverride(
-  d.db,
-  { keyId: k.keyId },
-  { readPerMin: 1_000_000, writePerMin: 1_000_000, paidPerMin: 1_000_000 },
-);
+const t = await seedBenchTenant(d.db, "Pipeline alone");
+// Limits raised as the bench raises them with `limits:set`, so they never cap the measurement.
+for (const target of [{ tenantId: t.tenantId }, { keyId: t.keyId }])
+  await setLimitOverride(d.db, target, { readPerMin: 1_000_000, writePerMin: 1_000_000, paidPerMin: 1_000_000 });
 await d.close();
 // As the server does (server/http-server.ts): authentication reads keys through the key cache.
 const { database } = await import("@/db/client");
@@ -64,7 +33,7 @@ const { handlePublicRequest } = await import("@/server/public-api/pipeline");
 const { publicRouter } = await import("@/server/public-api/routes");
 // Next.js runs every request inside AsyncLocalStorage stores, which turns on Node's promise hooks.
 const als = new AsyncLocalStorage();
-const headers = { authorization: `Bearer ${k.key}`, "x-forwarded-for": "127.0.0.1" };
+const headers = { authorization: `Bearer ${t.key}`, "x-forwarded-for": "127.0.0.1" };
 async function run(path: string, ms: number) {
   let n = 0,
     bad = 0;

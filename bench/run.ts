@@ -18,13 +18,9 @@ import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { openDatabase } from "@/db/client";
 import { seedTenantData } from "@/server/services/seed/seed-data";
-import { leads, products } from "@/db/schema";
+import { leads } from "@/db/schema";
 import { setTestEnv } from "@/server/testing/test-db";
-import { SCOPES } from "@/server/schemas/scopes";
-import { createIntegration } from "@/server/services/integrations/integrations";
-import { issueKey } from "@/server/services/keys/keys";
-import { createTenant } from "@/server/services/tenants/tenants";
-import { changeBalance } from "@/server/services/wallet/wallet-ledger";
+import { seedBenchTenant } from "./bench-tenant";
 import { compareBuilds, compareTable } from "./compare";
 import { benchDeliveries, type DeliveryFigures } from "./deliveries";
 import { eventLoopProbe, type EventLoopFigures } from "./event-loop";
@@ -528,43 +524,21 @@ async function seed(): Promise<{ tenants: SeededTenant[] }> {
   const tenants: SeededTenant[] = [];
   for (const scale of [100, BIG_SCALE]) {
     log(`seeding a tenant at scale ${scale} (${(100 * scale).toLocaleString("en")} messages)`);
-    const t = await createTenant(d.db, { name: `Bench ${scale}`, mainDomain: "bench.example" });
-    const i = await createIntegration(d.db, t.id, {
-      name: "Bench",
-      scopes: [...SCOPES],
-      piiCountry: "RU",
-      legalBasis: "contract",
-    });
-    const k = await issueKey(d.db, { integrationId: i.id, ipAllowlist: ["127.0.0.1", "::1"] });
-    await changeBalance(d.db, { tenantId: t.id, amountMinor: 100_000_000n, kind: "credit", actor: "system" });
-    await d.db.insert(products).values(
-      Array.from({ length: 50 }, (_, n) => ({
-        tenantId: t.id,
-        name: `Card ${n}`,
-        code: `card-${n}`,
-        priceMinor: 100_000n + BigInt(n),
-        currency: "RUB",
-        sort: n % 5,
-        aiEnabled: n % 2 === 0,
-      })),
-    );
-    const counts = await seedTenantData(d.db, t.id, scale, i.id);
+    const b = await seedBenchTenant(d.db, `Bench ${scale}`, ["127.0.0.1", "::1"]);
+    const counts = await seedTenantData(d.db, b.tenantId, scale, b.integrationId);
     if (scale === BIG_SCALE && counts.leads < BIG_LEADS) {
       const more = BIG_LEADS - counts.leads;
       log(`adding ${more.toLocaleString("en")} leads with one INSERT ... SELECT generate_series`);
       await d.db.execute(sql`
         insert into ${leads} (tenant_id, status, title, source, owner, created_at, updated_at)
-        select ${t.id}::uuid, (array['new','qualified','proposal','negotiation','won','lost'])[1 + g % 6],
+        select ${b.tenantId}::uuid, (array['new','qualified','proposal','negotiation','won','lost'])[1 + g % 6],
                'Bench lead ' || g, 'bench', 'internal',
                now() - make_interval(mins => g), now() - make_interval(mins => g)
         from generate_series(1, ${more}::int) as g`);
       counts.leads = BIG_LEADS;
     }
     tenants.push({
-      tenantId: t.id,
-      integrationId: i.id,
-      key: k.key,
-      keyId: k.keyId,
+      ...b,
       messages: counts.messages,
       leads: counts.leads,
     });
