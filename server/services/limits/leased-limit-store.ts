@@ -134,10 +134,6 @@ export function leasedLimitStore(inner: LimitStore): LimitStore {
       // The common case under load: a reserved take of this window, answered without waiting on anything.
       if (!lease.waiters.length && lease.window === w && lease.next < lease.results.length)
         return Promise.resolve(lease.results[lease.next++]);
-      if (lease.window !== w) {
-        lease.results = [];
-        lease.next = 0;
-      }
       const l = lease;
       return new Promise<TakeResult>((resolve, reject) => {
         l.waiters.push({ nowMs, resolve, reject });
