@@ -1,6 +1,6 @@
 import MiniSearch from "minisearch";
-import type { ChatTurn, LanguageModel, SellerCard, SellerInput, SellerOutput } from "./language-model";
-import { MAX_INPUT_TOKENS } from "./prices";
+import type { LanguageModel, SellerCard, SellerInput, SellerOutput } from "./language-model";
+import { buildPrompt, loadTokenizer } from "./prompt";
 
 /** Languages the catalog seller answers in (ISO 639-1); anything else is answered in English. */
 export type SellerLanguage = "ru" | "en" | "id";
@@ -37,45 +37,6 @@ const TEXT: Record<
   },
 };
 
-type Tokenizer = typeof import("gpt-tokenizer");
-let tokenizer: Promise<Tokenizer> | undefined;
-
-/**
- * gpt-tokenizer, loaded on the first count: its o200k tables take about 70 MB resident, which a server
- * that never runs an AI reply (the idle demo, a key without the preview) should not pay for.
- */
-function loadTokenizer(): Promise<Tokenizer> {
-  return (tokenizer ??= import("gpt-tokenizer"));
-}
-
-const SYSTEM = "You are the sales assistant of an online shop. Recommend at most 3 cards of the catalog.";
-
-/** The prompt as a chat model would receive it; older turns are dropped to stay within {@link MAX_INPUT_TOKENS}. */
-export async function promptOf(
-  input: SellerInput,
-): Promise<{ role: "system" | "user" | "assistant"; content: string }[]> {
-  const { countTokens } = await loadTokenizer();
-  const catalog = input.cards
-    .map((c) => [c.code, c.name, c.priceText, c.badge, c.description].filter(Boolean).join(" | "))
-    .join("\n");
-  const system = { role: "system" as const, content: `${SYSTEM}\nShop: ${input.shopName}\nCatalog:\n${catalog}` };
-  const turns = input.turns.map((t: ChatTurn) => ({
-    role: t.role === "customer" ? ("user" as const) : ("assistant" as const),
-    content: t.content,
-  }));
-  while (turns.length > 1 && promptTokensWith(countTokens, [system, ...turns]) > MAX_INPUT_TOKENS) turns.shift();
-  return [system, ...turns];
-}
-
-/** Tokens of a prompt (o200k encoding), each message counted as `role: content` on its own line. */
-export async function promptTokens(messages: { role: string; content: string }[]): Promise<number> {
-  return promptTokensWith((await loadTokenizer()).countTokens, messages);
-}
-
-function promptTokensWith(count: Tokenizer["countTokens"], messages: { role: string; content: string }[]): number {
-  return count(messages.map((m) => `${m.role}: ${m.content}`).join("\n"));
-}
-
 /** Up to 3 cards ranked by full-text relevance to the customer's recent words (minisearch, fuzzy and prefix). */
 export function rankCards(cards: SellerCard[], query: string): SellerCard[] {
   if (!cards.length || !query.trim()) return [];
@@ -96,8 +57,8 @@ export function rankCards(cards: SellerCard[], query: string): SellerCard[] {
 /**
  * The offline, deterministic AI seller (`AI_PROVIDER=catalog`, the default): answers the customer's last
  * message in their language with a short recommendation of up to 3 of the shop's active cards that match
- * their recent words, and counts tokens with a real tokenizer (gpt-tokenizer, o200k) so usage is priced
- * like a real model's.
+ * their recent words, and counts the tokens of the prompt a chat model would get (prompt.ts `buildPrompt`,
+ * its picks listed first) with a real tokenizer (gpt-tokenizer, o200k) so usage is priced like a real model's.
  */
 export function catalogModel(): LanguageModel {
   return {
@@ -116,7 +77,7 @@ export function catalogModel(): LanguageModel {
         content,
         cardCodes: picks.map((c) => c.code),
         model: "catalog-1",
-        inputTokens: await promptTokens(await promptOf(input)),
+        inputTokens: (await buildPrompt(input, picks)).tokens,
         outputTokens: (await loadTokenizer()).countTokens(content),
       };
     },

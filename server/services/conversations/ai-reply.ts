@@ -12,6 +12,8 @@ type OperationRow = typeof operations.$inferSelect;
 
 /** How many recent messages of the conversation the AI seller reads. */
 const RECENT_MESSAGES = 20;
+/** Cards the AI seller ranks at most (the tenant's first active cards in list order). */
+const MAX_CATALOG_CARDS = 500;
 
 /** What a run of an AI reply needs: the model's input, or why the reply is no longer wanted. */
 export type AiReplyContext = { kind: "reply"; input: SellerInput } | { kind: "cancel"; reason: string };
@@ -47,25 +49,21 @@ export async function aiReplyContext(db: Db, op: OperationRow): Promise<AiReplyC
     .reverse()
     .filter((m) => m.content && ["customer", "ai", "operator"].includes(m.sender))
     .map((m) => ({ role: m.sender as ChatTurn["role"], content: m.content! }));
+  // What the seller reads of a card, in the cards list's order (products_cards_order_idx): a catalog of
+  // more than 500 cards is cut, and the prompt holds as much of it as fits (prompt.ts).
   const cards = await db
-    .select()
+    .select({
+      code: sql<string>`${products.code}`,
+      name: products.name,
+      description: products.description,
+      badge: products.badge,
+      priceText: products.priceText,
+    })
     .from(products)
     .where(and(eq(products.tenantId, op.tenantId), eq(products.active, true), sql`${products.code} is not null`))
-    .limit(500);
-  return {
-    kind: "reply",
-    input: {
-      shopName: c.shop,
-      turns,
-      cards: cards.map((p) => ({
-        code: p.code!,
-        name: p.name,
-        description: p.description,
-        badge: p.badge,
-        priceText: p.priceText,
-      })),
-    },
-  };
+    .orderBy(products.sort, products.createdAt, products.id)
+    .limit(MAX_CATALOG_CARDS);
+  return { kind: "reply", input: { shopName: c.shop, turns, cards } };
 }
 
 /**
