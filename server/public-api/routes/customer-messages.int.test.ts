@@ -4,6 +4,7 @@ import { conversations, events, integrations, leads, messages, operations, walle
 import { runOperation } from "@/server/jobs/run-operation";
 import { startOperationLoop } from "@/server/jobs/operation-loop";
 import { setLanguageModel } from "@/server/services/ai-seller/current-model";
+import { untilSettled } from "@/server/services/operations/operation-settled";
 import { ModelUnavailableError } from "@/server/services/ai-seller/language-model";
 import { createCard } from "@/server/services/cards/cards";
 import { setChannelAi } from "@/server/services/integrations/channel-settings";
@@ -135,6 +136,28 @@ describe("a reply", () => {
     } finally {
       await loop.stop();
     }
+  });
+
+  it("a request waiting on its reply is woken when this process finishes the operation", async () => {
+    const id = await conv();
+    const answer = say(id, "warm socks?", { wait: 20 });
+    let opId: string | undefined;
+    while (!opId) {
+      await new Promise((r) => setTimeout(r, 10));
+      const [m] = await db.db
+        .select({ id: messages.id })
+        .from(messages)
+        .where(and(eq(messages.conversationId, id), eq(messages.sender, "customer")));
+      if (m) opId = (await db.db.select().from(operations).where(eq(operations.messageId, m.id)))[0]?.id;
+    }
+    // Announced after the commit that finished it (the wait's periodic look alone would take up to 250 ms).
+    const woken = untilSettled(opId, 20_000).then(() => "woken");
+    expect(await runOperation(db.db, opId)).toEqual({ status: "succeeded", final: true });
+    expect(await Promise.race([woken, new Promise((r) => setTimeout(() => r("not woken"), 5_000))])).toBe("woken");
+    const r = await answer;
+    expect(r.status).toBe(200);
+    expect(r.body.ai_reply).toEqual({ status: "replied" });
+    expect(r.body.operation).toMatchObject({ id: opId, status: "succeeded" });
   });
 
   it("answers a replay with the same operation and charges nothing twice", async () => {

@@ -7,6 +7,7 @@ import type { Operation } from "@/server/schemas/operations";
 import { recordEvent } from "../events/outbox";
 import { toOperation } from "./operations";
 import { settleHold } from "./paid-operations";
+import { announceOperationSettled } from "./operation-settled";
 
 type OperationRow = typeof operations.$inferSelect;
 
@@ -88,6 +89,7 @@ export interface RunOutcome {
  * row gets its status, `completed_at`, `usage`, `resource`, `error`; `operation.completed` (the Operation
  * envelope) goes to the outbox. Guarded by the run number: when the operation is finished already or was
  * taken over by a later run, nothing is written and null comes back, so a run killed or raced finishes once.
+ * After the commit, the requests of this process waiting on it are woken (operation-settled.ts).
  */
 export async function finishOperation(
   db: Db,
@@ -95,7 +97,7 @@ export async function finishOperation(
   attempt: number,
   work: (tx: Db, op: OperationRow) => Promise<RunOutcome>,
 ): Promise<Operation | null> {
-  return db.transaction(async (t) => {
+  const finished = await db.transaction(async (t) => {
     const tx = t as unknown as Db;
     const [op] = await tx
       .select()
@@ -133,4 +135,7 @@ export async function finishOperation(
     if ((await settleHold(tx, op, cost)) !== charged) throw new Error(`operation ${id}: the hold settled unexpectedly`);
     return envelope;
   });
+  // Committed: a request of this process waiting on it (`wait`) answers now.
+  if (finished) announceOperationSettled(id);
+  return finished;
 }

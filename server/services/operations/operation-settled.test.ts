@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { announceOperationSettled, untilSettled } from "./operation-settled";
+
+const settledWithin = async (p: Promise<void>, ms: number) =>
+  Promise.race([p.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms))]);
+
+describe("waiting for an operation of this process", () => {
+  it("wakes every waiter of the operation at once, and only them", async () => {
+    const a = untilSettled("op-1", 10_000);
+    const b = untilSettled("op-1", 10_000);
+    const other = untilSettled("op-2", 10_000);
+    announceOperationSettled("op-1");
+    expect(await settledWithin(Promise.all([a, b]).then(() => undefined), 500)).toBe(true);
+    expect(await settledWithin(other, 50)).toBe(false);
+    announceOperationSettled("op-2");
+    expect(await settledWithin(other, 500)).toBe(true);
+  });
+
+  it("resolves after its time when nothing is announced, and forgets the waiter", async () => {
+    const started = Date.now();
+    await untilSettled("op-3", 30);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(25);
+    // An announcement after the time ran out wakes nobody and throws nothing.
+    announceOperationSettled("op-3");
+    const again = untilSettled("op-3", 10_000);
+    announceOperationSettled("op-3");
+    expect(await settledWithin(again, 500)).toBe(true);
+  });
+});
