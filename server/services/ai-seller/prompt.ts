@@ -100,7 +100,8 @@ export async function buildPrompt(input: SellerInput, first: SellerCard[] = []):
   while (tokens > MAX_INPUT_TOKENS) {
     if (kept.length > 0) kept.pop();
     else if (lines.length > 0) lines.pop();
-    else if (last?.content) last = { ...last, content: decode(encode(last.content).slice(0, -(tokens - MAX_INPUT_TOKENS) - 1)) };
+    else if (last?.content)
+      last = { ...last, content: decode(encode(last.content).slice(0, -(tokens - MAX_INPUT_TOKENS) - 1)) };
     else break;
     messages = assemble();
     tokens = promptTokensWith(countTokens, messages);

@@ -10,7 +10,12 @@ describe("waiting for an operation of this process", () => {
     const b = untilSettled("op-1", 10_000);
     const other = untilSettled("op-2", 10_000);
     announceOperationSettled("op-1");
-    expect(await settledWithin(Promise.all([a, b]).then(() => undefined), 500)).toBe(true);
+    expect(
+      await settledWithin(
+        Promise.all([a, b]).then(() => undefined),
+        500,
+      ),
+    ).toBe(true);
     expect(await settledWithin(other, 50)).toBe(false);
     announceOperationSettled("op-2");
     expect(await settledWithin(other, 500)).toBe(true);
