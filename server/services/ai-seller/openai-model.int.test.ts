@@ -2,7 +2,9 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ModelUnavailableError } from "./language-model";
-import { openAiModel } from "./openai-model";
+import { OPENAI_PROMPT_SHARE, openAiModel } from "./openai-model";
+import { MAX_INPUT_TOKENS } from "./prices";
+import { promptTokens } from "./prompt";
 
 // The `openai` provider against a local stub server speaking the Chat Completions protocol: what it
 // sends, how usage is read, and that failures are retried and then reported as the model being unavailable.
@@ -72,6 +74,27 @@ describe("the openai provider", () => {
     expect(seen[0]!.auth).toBe("Bearer sk-stub");
     expect(seen[0]!.body).toMatchObject({ model: "gpt-4o-mini", max_tokens: 500 });
     expect((seen[0]!.body.messages as { role: string }[]).map((m) => m.role)).toEqual(["system", "user"]);
+  });
+
+  it("sends a large catalog cut to its share of the token limit, the cards picked for the message first", async () => {
+    mode = "ok";
+    seen.length = 0;
+    const cards = Array.from({ length: 500 }, (_, i) => ({
+      code: `card-${i}`,
+      name: `Card ${i}`,
+      description: "a long description of a card that the shop sells, with its sizes and colours",
+      badge: null,
+      priceText: "100 RUB",
+    }));
+    cards[321] = { ...cards[321]!, name: "Rain jacket", description: "light, for rain" };
+    const out = await model().reply({ ...input, turns: [{ role: "customer", content: "a rain jacket?" }], cards });
+    expect(out.cardCodes[0]).toBe("card-321");
+    const sent = seen[0]!.body.messages as { role: string; content: string }[];
+    const tokens = await promptTokens(sent);
+    expect(tokens).toBeLessThanOrEqual(MAX_INPUT_TOKENS * OPENAI_PROMPT_SHARE);
+    expect(tokens).toBeGreaterThan(MAX_INPUT_TOKENS * OPENAI_PROMPT_SHARE * 0.95);
+    expect(sent[0]!.content.split("\n")[3]).toMatch(/^card-321 \| Rain jacket/);
+    expect(sent[sent.length - 1]).toEqual({ role: "user", content: "a rain jacket?" });
   });
 
   it("retries a failed call, and reports the model unavailable once retries run out or time runs out", async () => {

@@ -3,7 +3,15 @@ import type { LanguageModel, SellerInput, SellerOutput } from "./language-model"
 import { ModelUnavailableError } from "./language-model";
 import { rankCards } from "./catalog-model";
 import { promptOf } from "./prompt";
-import { MAX_OUTPUT_TOKENS } from "./prices";
+import { log } from "@/server/log";
+import { MAX_INPUT_TOKENS, MAX_OUTPUT_TOKENS } from "./prices";
+
+/**
+ * The share of {@link MAX_INPUT_TOKENS} this seller's prompt fills, as o200k counts it: the endpoint counts
+ * with its own model's tokenizer (which may need more tokens for the same text, Cyrillic especially) and adds
+ * a few tokens a message for the chat format, and the hold was priced on MAX_INPUT_TOKENS.
+ */
+export const OPENAI_PROMPT_SHARE = 0.75;
 
 /** Settings of the OpenAI-compatible provider (`AI_BASE_URL`, `AI_API_KEY`, `AI_MODEL`, timeout, retries). */
 export interface OpenAiSettings {
@@ -18,8 +26,8 @@ export interface OpenAiSettings {
  * The AI seller on any OpenAI-compatible Chat Completions endpoint (`AI_PROVIDER=openai`), through the
  * `openai` package with its timeout and retries (429, 5xx and connection errors are retried with backoff).
  * Cards are recommended as the catalog seller does (minisearch on the customer's words), and the prompt
- * lists the catalog, those cards first, so the model can speak about them (prompt.ts `buildPrompt`: within
- * `MAX_INPUT_TOKENS`). Usage comes from the endpoint's `usage`.
+ * lists the catalog, those cards first, so the model can speak about them (prompt.ts `buildPrompt`, within
+ * {@link OPENAI_PROMPT_SHARE} of `MAX_INPUT_TOKENS`). Usage comes from the endpoint's `usage`.
  * @throws ModelUnavailableError when the endpoint fails after the retries or answers no text.
  */
 export function openAiModel(s: OpenAiSettings): LanguageModel {
@@ -33,7 +41,7 @@ export function openAiModel(s: OpenAiSettings): LanguageModel {
       try {
         completion = await client.chat.completions.create({
           model: s.model,
-          messages: await promptOf(input, picks),
+          messages: await promptOf(input, picks, Math.floor(MAX_INPUT_TOKENS * OPENAI_PROMPT_SHARE)),
           max_tokens: MAX_OUTPUT_TOKENS,
         });
       } catch (err) {
@@ -41,11 +49,18 @@ export function openAiModel(s: OpenAiSettings): LanguageModel {
       }
       const content = completion.choices[0]?.message?.content?.trim();
       if (!content) throw new ModelUnavailableError("The language model answered no text.");
+      const inputTokens = completion.usage?.prompt_tokens ?? 0;
+      // Charged at most the hold (finishOperation): say so when the endpoint counted past what it was priced on.
+      if (inputTokens > MAX_INPUT_TOKENS)
+        log().warn(
+          { model: s.model, prompt_tokens: inputTokens, max_input_tokens: MAX_INPUT_TOKENS },
+          "the language model counted more prompt tokens than a reply's hold is priced for",
+        );
       return {
         content,
         cardCodes: picks.map((c) => c.code),
         model: s.model,
-        inputTokens: completion.usage?.prompt_tokens ?? 0,
+        inputTokens,
         outputTokens: Math.min(completion.usage?.completion_tokens ?? 0, MAX_OUTPUT_TOKENS),
       };
     },

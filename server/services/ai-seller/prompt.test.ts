@@ -87,6 +87,30 @@ describe("the AI seller's prompt", () => {
     expect(long.content.startsWith(last.content.slice(0, 100))).toBe(true);
   });
 
+  it("cuts at a character, the same way however often it cuts (no broken character carried to the next prompt)", async () => {
+    const long: ChatTurn = { role: "customer", content: "🧦a".repeat(3000) };
+    for (const shopName of ["Shop AB", "Shop", "Магазин у дома"]) {
+      const p = await buildPrompt({ shopName, turns: [long], cards: [card(1)] });
+      const said = p.messages[p.messages.length - 1]!.content;
+      expect(p.tokens).toBeLessThanOrEqual(MAX_INPUT_TOKENS);
+      expect(said).not.toContain("\uFFFD");
+      expect(long.content.startsWith(said)).toBe(true);
+      expect(said.length).toBeGreaterThan(1000);
+    }
+  });
+
+  it("writes a card on one line and cuts a shop name that would not fit", async () => {
+    const multiline = { ...card(1), description: "Warm\nwool\r\n  socks" };
+    const p = await buildPrompt({ shopName: "Shop ".repeat(5000), turns: [turn(0)], cards: [multiline, card(2)] });
+    expect(p.tokens).toBeLessThanOrEqual(MAX_INPUT_TOKENS);
+    expect(p.messages[0]!.content.split("\n")[1]!.length).toBeLessThanOrEqual(206);
+    expect(catalogOf(p.messages[0]!.content)).toEqual([
+      "card-1 | Bench card 1 | 100 RUB | Warm wool socks",
+      "card-2 | Bench card 2 | 100 RUB",
+    ]);
+    expect(p.messages[1]).toEqual({ role: "user", content: turn(0).content });
+  });
+
   it("the catalog seller's usage never costs more than the hold", async () => {
     const cards = Array.from({ length: 500 }, (_, i) => card(i));
     const turns = Array.from({ length: 21 }, (_, i) => turn(i));

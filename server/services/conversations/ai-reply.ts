@@ -51,9 +51,9 @@ export async function aiReplyContext(db: Db, op: OperationRow): Promise<AiReplyC
     .map((m) => ({ role: m.sender as ChatTurn["role"], content: m.content! }));
   // What the seller reads of a card, in the cards list's order (products_cards_order_idx): a catalog of
   // more than 500 cards is cut, and the prompt holds as much of it as fits (prompt.ts).
-  const cards = await db
+  const rows = await db
     .select({
-      code: sql<string>`${products.code}`,
+      code: products.code,
       name: products.name,
       description: products.description,
       badge: products.badge,
@@ -63,6 +63,8 @@ export async function aiReplyContext(db: Db, op: OperationRow): Promise<AiReplyC
     .where(and(eq(products.tenantId, op.tenantId), eq(products.active, true), sql`${products.code} is not null`))
     .orderBy(products.sort, products.createdAt, products.id)
     .limit(MAX_CATALOG_CARDS);
+  // `code` is set: the query reads cards only (`code is not null`).
+  const cards = rows.map((r) => ({ ...r, code: r.code! }));
   return { kind: "reply", input: { shopName: c.shop, turns, cards } };
 }
 

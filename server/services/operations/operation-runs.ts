@@ -89,7 +89,8 @@ export interface RunOutcome {
  * row gets its status, `completed_at`, `usage`, `resource`, `error`; `operation.completed` (the Operation
  * envelope) goes to the outbox. Guarded by the run number: when the operation is finished already or was
  * taken over by a later run, nothing is written and null comes back, so a run killed or raced finishes once.
- * After the commit, the requests of this process waiting on it are woken (operation-settled.ts).
+ * After the commit, the requests of this process waiting on it are woken (operation-settled.ts); so `db`
+ * must be the database, not a transaction (inside one, "after" would come before the outer commit).
  */
 export async function finishOperation(
   db: Db,

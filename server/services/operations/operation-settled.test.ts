@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { announceOperationSettled, untilSettled } from "./operation-settled";
+import { announceOperationSettled, untilSettled, waitingCount } from "./operation-settled";
 
 const settledWithin = async (p: Promise<void>, ms: number) =>
   Promise.race([p.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms))]);
@@ -17,18 +17,22 @@ describe("waiting for an operation of this process", () => {
       ),
     ).toBe(true);
     expect(await settledWithin(other, 50)).toBe(false);
+    expect(waitingCount()).toBe(1);
     announceOperationSettled("op-2");
     expect(await settledWithin(other, 500)).toBe(true);
+    expect(waitingCount()).toBe(0);
   });
 
   it("resolves after its time when nothing is announced, and forgets the waiter", async () => {
     const started = Date.now();
     await untilSettled("op-3", 30);
     expect(Date.now() - started).toBeGreaterThanOrEqual(25);
+    expect(waitingCount()).toBe(0);
     // An announcement after the time ran out wakes nobody and throws nothing.
     announceOperationSettled("op-3");
     const again = untilSettled("op-3", 10_000);
     announceOperationSettled("op-3");
     expect(await settledWithin(again, 500)).toBe(true);
+    expect(waitingCount()).toBe(0);
   });
 });

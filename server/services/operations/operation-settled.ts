@@ -31,3 +31,10 @@ export function announceOperationSettled(id: string): void {
   if (!set) return;
   for (const wake of [...set]) wake();
 }
+
+/** How many waiters are registered, over every operation; tests only (a waiter must never be left behind). */
+export function waitingCount(): number {
+  let n = 0;
+  for (const set of waiters.values()) n += set.size;
+  return n;
+}
