@@ -3,7 +3,7 @@
 // collector has already collected included), written on exit to <BENCH_ALLOCATION_DIR>/<pid>.heapprofile.
 // bench/profile-summary.mjs splits its bytes like the CPU profile's time, which tells whose allocations
 // the garbage collector's time goes to.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { Session } from "node:inspector";
 import path from "node:path";
 
@@ -22,7 +22,35 @@ if (dir) {
       if (err) return console.error(`allocation profile not written: ${err.message}`);
       // A fresh clone has no bench/profiles yet (node --cpu-prof makes it only as it writes its own file).
       mkdirSync(dir, { recursive: true });
-      writeFileSync(path.join(dir, `${process.pid}.heapprofile`), JSON.stringify(result.profile));
+      writeProfile(path.join(dir, `${process.pid}.heapprofile`), result.profile);
     });
   });
+}
+
+/**
+ * Writes the profile as JSON a node and a few thousand samples at a time: one `JSON.stringify` of a long
+ * run's profile needed more than the app's 256 MB heap cap and crashed the app at exit (2026-11-26).
+ */
+function writeProfile(file, profile) {
+  const fd = openSync(file, "w");
+  const writeNode = (node) => {
+    const { children, ...own } = node;
+    writeSync(fd, `${JSON.stringify(own).slice(0, -1)},"children":[`);
+    children.forEach((child, i) => {
+      if (i > 0) writeSync(fd, ",");
+      writeNode(child);
+    });
+    writeSync(fd, "]}");
+  };
+  try {
+    writeSync(fd, '{"head":');
+    writeNode(profile.head);
+    writeSync(fd, ',"samples":[');
+    const samples = profile.samples ?? [];
+    for (let i = 0; i < samples.length; i += 4096)
+      writeSync(fd, (i > 0 ? "," : "") + samples.slice(i, i + 4096).map((x) => JSON.stringify(x)).join(","));
+    writeSync(fd, "]}");
+  } finally {
+    closeSync(fd);
+  }
 }
