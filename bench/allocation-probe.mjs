@@ -48,7 +48,14 @@ function writeProfile(file, profile) {
     writeSync(fd, ',"samples":[');
     const samples = profile.samples ?? [];
     for (let i = 0; i < samples.length; i += 4096)
-      writeSync(fd, (i > 0 ? "," : "") + samples.slice(i, i + 4096).map((x) => JSON.stringify(x)).join(","));
+      writeSync(
+        fd,
+        (i > 0 ? "," : "") +
+          samples
+            .slice(i, i + 4096)
+            .map((x) => JSON.stringify(x))
+            .join(","),
+      );
     writeSync(fd, "]}");
   } finally {
     closeSync(fd);
