@@ -39,6 +39,10 @@ describe("the catalog seller", () => {
     expect(detectLanguage("hi")).toBe("en");
     expect(rankCards(cards, "coffee").map((c) => c.code)).toEqual(["mug"]);
     expect(rankCards(cards, "")).toEqual([]);
+    // Queries in turn on one index: the first that finds a card answers.
+    expect(rankCards(cards, "hello", "coffee").map((c) => c.code)).toEqual(["mug"]);
+    expect(rankCards(cards, "coffee", "socks").map((c) => c.code)).toEqual(["mug"]);
+    expect(rankCards(cards, "", "hello")).toEqual([]);
   });
 
   it("prices tokens from the table in kopecks, rounding up", () => {

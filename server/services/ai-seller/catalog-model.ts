@@ -37,9 +37,13 @@ const TEXT: Record<
   },
 };
 
-/** Up to 3 cards ranked by full-text relevance to the customer's recent words (minisearch, fuzzy and prefix). */
-export function rankCards(cards: SellerCard[], query: string): SellerCard[] {
-  if (!cards.length || !query.trim()) return [];
+/**
+ * Ranks `cards` for each query in turn and answers the first query's up to 3 cards that finds any (minisearch,
+ * fuzzy and prefix); one index serves every query. [] when no query finds a card.
+ */
+export function rankCards(cards: SellerCard[], ...queries: string[]): SellerCard[] {
+  const asked = queries.filter((q) => q.trim());
+  if (!cards.length || !asked.length) return [];
   const index = new MiniSearch<SellerCard>({
     idField: "code",
     fields: ["name", "description", "badge"],
@@ -48,10 +52,11 @@ export function rankCards(cards: SellerCard[], query: string): SellerCard[] {
   });
   index.addAll(cards);
   const byCode = new Map(cards.map((c) => [c.code, c]));
-  return index
-    .search(query)
-    .slice(0, 3)
-    .map((r) => byCode.get(String(r.id))!);
+  for (const query of asked) {
+    const found = index.search(query);
+    if (found.length) return found.slice(0, 3).map((r) => byCode.get(String(r.id))!);
+  }
+  return [];
 }
 
 /**
@@ -67,8 +72,8 @@ export function catalogModel(): LanguageModel {
       const customer = input.turns.filter((t) => t.role === "customer");
       const last = customer[customer.length - 1]?.content ?? "";
       const lang = detectLanguage(last);
-      let picks = rankCards(input.cards, last);
-      if (!picks.length) picks = rankCards(input.cards, customer.map((t) => t.content).join(" "));
+      // The last message's words first, then all of the customer's.
+      const picks = rankCards(input.cards, last, customer.map((t) => t.content).join(" "));
       const t = TEXT[lang];
       const content = picks.length
         ? `${t.found(picks.map((c) => (c.priceText ? `${c.name} (${c.priceText})` : c.name)).join(", "), picks[0]!.name)} ${t.more}`
