@@ -5,7 +5,7 @@ import { runOperation } from "@/server/jobs/run-operation";
 import { startOperationLoop } from "@/server/jobs/operation-loop";
 import { setLanguageModel } from "@/server/services/ai-seller/current-model";
 import { waitingCount } from "@/server/services/operations/operation-settled";
-import { replyWait } from "./customer-messages";
+import { setReplyPollMs } from "./customer-messages";
 import { ModelUnavailableError } from "@/server/services/ai-seller/language-model";
 import { createCard } from "@/server/services/cards/cards";
 import { setChannelAi } from "@/server/services/integrations/channel-settings";
@@ -141,8 +141,7 @@ describe("a reply", () => {
 
   it("a request waiting on its reply answers as soon as this process finishes the operation", async () => {
     // Looks only every 60 s: an answer within seconds of the finish can only come from the announcement.
-    const pollMs = replyWait.pollMs;
-    replyWait.pollMs = 60_000;
+    setReplyPollMs(60_000);
     try {
       const id = await conv();
       const answer = say(id, "warm socks?", { wait: 20 });
@@ -172,8 +171,24 @@ describe("a reply", () => {
       expect(r!.body.operation).toMatchObject({ id: opId, status: "succeeded" });
       expect(waitingCount()).toBe(0);
     } finally {
-      replyWait.pollMs = pollMs;
+      setReplyPollMs(undefined);
     }
+  });
+
+  it("answers 202 with the queued operation when wait runs out before the reply", async () => {
+    // No driver runs here: the operation stays queued.
+    const id = await conv();
+    const started = Date.now();
+    const r = await say(id, "warm socks?", { wait: 1 });
+    const took = Date.now() - started;
+    expect(r.status).toBe(202);
+    expect(r.body.ai_reply).toEqual({ status: "queued" });
+    expect(r.body.operation).toMatchObject({ type: "conversation.ai_reply", status: "queued" });
+    expect(r.body.reply).toBeUndefined();
+    expect(took).toBeGreaterThanOrEqual(1000);
+    expect(took).toBeLessThan(5000);
+    expect(waitingCount()).toBe(0);
+    expect((await opRow(r.body.operation.id)).status).toBe("queued");
   });
 
   it("answers a replay with the same operation and charges nothing twice", async () => {

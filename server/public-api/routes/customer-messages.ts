@@ -13,10 +13,16 @@ import { defineRoute, type Reply } from "../define-route";
 import { applyRateLimit } from "../rate-limit";
 
 /**
- * `pollMs`: how often a waiting request looks at its operation, in case another process runs it; one
- * finished in this process wakes its waiters at once (operation-settled.ts). Changed by tests only.
+ * How often a waiting request looks at its operation, ms, in case another process runs it; one finished
+ * in this process wakes its waiters at once (operation-settled.ts).
  */
-export const replyWait = { pollMs: 250 };
+const POLL_MS = 250;
+let pollMs = POLL_MS;
+
+/** Sets (or with `undefined` restores) how often a waiting request looks at its operation; tests only. */
+export function setReplyPollMs(ms: number | undefined): void {
+  pollMs = ms ?? POLL_MS;
+}
 
 /**
  * Waits up to `seconds` for the AI reply of a customer message (query `wait`), outside any transaction:
@@ -30,7 +36,7 @@ async function waitForReply(actor: IntegrationActor, messageId: string, seconds:
     if (a.status !== 202 || Date.now() >= until) return { status: a.status, body: a.body };
     // A 202 always carries its operation. A finish committed between the read above and this call is
     // not announced to us: the next look, at most pollMs later, finds it.
-    await untilSettled(a.body.operation!.id, Math.min(replyWait.pollMs, Math.max(1, until - Date.now())));
+    await untilSettled(a.body.operation!.id, Math.min(pollMs, Math.max(1, until - Date.now())));
   }
 }
 
