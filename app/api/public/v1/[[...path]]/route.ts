@@ -1,11 +1,16 @@
-import { handlePublicRequest } from "@/server/public-api/pipeline";
-import { publicRouter } from "@/server/public-api/routes";
+import { servePublicApi } from "@/server/public-api/door";
 
 // One door for the whole public API: the route table (server/public-api/routes) decides 404, 405 and
-// the handler, so paths are declared once, for the pipeline, the tests and the OpenAPI document alike.
+// the handler. The table's static paths also have a route file each (server/public-api/door.ts says why).
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
-const serve = (request: Request) => handlePublicRequest(request, publicRouter);
-
-export { serve as GET, serve as POST, serve as PATCH, serve as PUT, serve as DELETE, serve as HEAD, serve as OPTIONS };
+export {
+  servePublicApi as GET,
+  servePublicApi as POST,
+  servePublicApi as PATCH,
+  servePublicApi as PUT,
+  servePublicApi as DELETE,
+  servePublicApi as HEAD,
+  servePublicApi as OPTIONS,
+};

@@ -1,0 +1,18 @@
+import { handlePublicRequest } from "./pipeline";
+import { publicRouter } from "./routes";
+
+/**
+ * The route handler of every public API path (`/api/public/v1/...`, every method): the route table
+ * (./routes) decides 404, 405 and the handler, so paths are declared once, for the pipeline, the tests and
+ * the OpenAPI document alike. The catch-all route file (app/api/public/v1/[[...path]]/route.ts) exports
+ * it as GET, POST..., and so does a route file for each static path of the table (`/me`, `/cards`,
+ * `/leads`... app/api/public/v1/me/route.ts and the like). Why those files: Next.js 16 serves a request
+ * for a dynamic route by building the route's named regular expression and its parameters anew
+ * (`prefixRouteKeys` and `eo.page` in a CPU profile), about a tenth of the app's time for `GET /me`
+ * (npm run bench, issue 22), while a static segment is found by its name. static-doors.test.ts keeps the
+ * files and the table's static paths the same set.
+ * @returns the pipeline's answer (problem details for every refusal; never rejects)
+ */
+export function servePublicApi(request: Request): Promise<Response> {
+  return handlePublicRequest(request, publicRouter);
+}
