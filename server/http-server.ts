@@ -10,6 +10,7 @@ import { startLocalDriver } from "@/server/jobs/local-driver";
 import { registerInngestNotifier } from "@/inngest/notifier";
 import { log } from "@/server/log";
 import { startKeyCache } from "@/server/services/access/key-cache";
+import { listenForSettledOperations } from "@/server/services/operations/operation-settled";
 import { flushRequestLog } from "@/server/services/request-log/writer";
 import { PEER_HEADER } from "@/server/lib/client-ip";
 import { CoalescingServerResponse } from "@/server/lib/coalesce-writes";
@@ -52,6 +53,8 @@ export async function startApp(opts: { dev: boolean; database?: Database }): Pro
     database.pglite && !e.databaseUrl ? await shareEmbedded(database, e.pgliteDir, e.pgliteSocketPort) : null;
   // Key rows cached in process, dropped on the triggers' NOTIFY (server/services/access/key-cache.ts).
   const keyCache = await startKeyCache(database);
+  // Requests waiting on an operation (`wait=N`) answer as soon as any process finishes it.
+  const settled = await listenForSettledOperations(database);
   // JOBS_DRIVER=local (default): webhook deliveries are worked in this process (server/jobs/local-driver.ts).
   // JOBS_DRIVER=inngest: due work is announced to Inngest as events (inngest/notifier.ts).
   const jobs = e.jobsDriver === "local" ? startLocalDriver(database.db) : null;
@@ -90,6 +93,7 @@ export async function startApp(opts: { dev: boolean; database?: Database }): Pro
       await daily?.stop();
       await app.close?.();
       await keyCache.stop();
+      await settled.stop();
       await unshare?.();
       await database.close();
     },

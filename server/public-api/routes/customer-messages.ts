@@ -13,8 +13,9 @@ import { defineRoute, type Reply } from "../define-route";
 import { applyRateLimit } from "../rate-limit";
 
 /**
- * How often a waiting request looks at its operation, ms, in case another process runs it; one finished
- * in this process wakes its waiters at once (operation-settled.ts).
+ * How often a waiting request looks at its operation, ms: the safety net. A finish wakes its waiters at
+ * once, in this process directly and in the others by NOTIFY (operation-settled.ts); a look finds what a
+ * lost notification or a finish between the read and the wait did not announce.
  */
 const POLL_MS = 250;
 let pollMs = POLL_MS;

@@ -7,7 +7,7 @@ import type { Operation } from "@/server/schemas/operations";
 import { recordEvent } from "../events/outbox";
 import { toOperation } from "./operations";
 import { settleHold } from "./paid-operations";
-import { announceOperationSettled } from "./operation-settled";
+import { announceOperationSettled, OPERATION_SETTLED_CHANNEL } from "./operation-settled";
 
 type OperationRow = typeof operations.$inferSelect;
 
@@ -89,8 +89,9 @@ export interface RunOutcome {
  * row gets its status, `completed_at`, `usage`, `resource`, `error`; `operation.completed` (the Operation
  * envelope) goes to the outbox. Guarded by the run number: when the operation is finished already or was
  * taken over by a later run, nothing is written and null comes back, so a run killed or raced finishes once.
- * After the commit, the requests of this process waiting on it are woken (operation-settled.ts); so `db`
- * must be the database, not a transaction (inside one, "after" would come before the outer commit).
+ * The commit wakes the requests waiting on it: this process's right after it (so `db` must be the
+ * database, not a transaction: inside one, "after" would come before the outer commit), other processes'
+ * by the NOTIFY on `operation_settled` that the transaction sends (operation-settled.ts).
  */
 export async function finishOperation(
   db: Db,
@@ -134,6 +135,8 @@ export async function finishOperation(
     // The tenant's wallet row is locked last, so a tenant's operations wait on each other only for the
     // settlement and the commit.
     if ((await settleHold(tx, op, cost)) !== charged) throw new Error(`operation ${id}: the hold settled unexpectedly`);
+    // Delivered at the commit, to the waiting requests of every other app process (operation-settled.ts).
+    await tx.execute(sql`select pg_notify(${OPERATION_SETTLED_CHANNEL}, ${id})`);
     return envelope;
   });
   // Committed: a request of this process waiting on it (`wait`) answers now.

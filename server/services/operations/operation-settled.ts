@@ -1,8 +1,13 @@
+import type { Database } from "@/db/client";
+import { listenForChanges, type ChangeListener } from "@/db/change-listener";
+
 /**
- * Telling requests that wait on an operation (`POST /conversations/{id}/messages?wait=N`) that it finished
- * in this process, so they answer at once instead of at their next look. Announced by
- * {@link finishOperation} after its commit; an operation finished by another process (another app
- * process's driver, a worker) is found by the waiter's own periodic look instead.
+ * Telling requests that wait on an operation (`POST /conversations/{id}/messages?wait=N`) that it finished,
+ * so they answer at once instead of at their next look. {@link finishOperation} announces the operation in
+ * its own process after the commit, and sends the operation's id on {@link OPERATION_SETTLED_CHANNEL} in the
+ * same transaction, which {@link listenForSettledOperations} hears in every other app process (another
+ * app process's driver, `npm run worker`). The waiter's own periodic look stays the safety net: a
+ * notification lost while a listener reconnects only makes that request answer at its next look.
  */
 const waiters = new Map<string, Set<() => void>>();
 
@@ -37,4 +42,29 @@ export function waitingCount(): number {
   let n = 0;
   for (const set of waiters.values()) n += set.size;
   return n;
+}
+
+/** NOTIFY channel of finished operations; the payload is the operation's id (finishOperation sends it). */
+export const OPERATION_SETTLED_CHANNEL = "operation_settled";
+
+/**
+ * Wakes this process's waiters of the operations other processes finish: listens on
+ * {@link OPERATION_SETTLED_CHANNEL} (PostgreSQL: one dedicated connection, heartbeat every 5 s; embedded:
+ * PGlite's listen, whose operator-CLI `*` notifications carry no id and are ignored). Started with the
+ * app (server/http-server.ts). Best effort by design: while it is disconnected waiters still look every
+ * 250 ms (server/public-api/routes/customer-messages.ts).
+ * @returns the listener, to `stop()` on shutdown
+ */
+export function listenForSettledOperations(database: Database): Promise<ChangeListener> {
+  return listenForChanges(
+    database,
+    OPERATION_SETTLED_CHANNEL,
+    {
+      onNotify(payload) {
+        if (payload !== "*") announceOperationSettled(payload);
+      },
+      onConnected() {},
+    },
+    { heartbeatMs: 5_000 },
+  );
 }
