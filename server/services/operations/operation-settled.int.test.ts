@@ -5,12 +5,7 @@ import { operations } from "@/db/schema";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
 import { claimOperation, finishOperation } from "./operation-runs";
-import {
-  listenForSettledOperations,
-  OPERATION_SETTLED_CHANNEL,
-  untilSettled,
-  waitingCount,
-} from "./operation-settled";
+import { listenForSettledOperations, OPERATION_SETTLED_CHANNEL, untilSettled, waitingCount } from "./operation-settled";
 
 // A request waiting on an operation (`wait=N`) answers as soon as any process finishes it: finishOperation
 // sends the id on `operation_settled` in its transaction, and each app process's listener wakes its own
