@@ -12,13 +12,13 @@ import { PREVIEW_ROUTES, ROUTES } from "./routes";
 const API_DIR = path.join(process.cwd(), "app/api/public/v1");
 const METHODS = ["GET", "POST", "PATCH", "PUT", "DELETE", "HEAD", "OPTIONS"] as const;
 
-/** Paths below /api/public/v1 that have a route.ts, e.g. "/me", "/strategist/reports". */
+/** Paths below /api/public/v1 that have a route file (route.ts, .js, .tsx...), e.g. "/me", "/strategist/reports". */
 function routeFilePaths(dir = API_DIR): string[] {
   const found: string[] = [];
   for (const name of readdirSync(dir)) {
     const full = path.join(dir, name);
     if (statSync(full).isDirectory()) found.push(...routeFilePaths(full));
-    else if (name === "route.ts") found.push("/" + path.relative(API_DIR, dir).split(path.sep).join("/"));
+    else if (/^route\.[jt]sx?$/.test(name)) found.push("/" + path.relative(API_DIR, dir).split(path.sep).join("/"));
   }
   return found;
 }

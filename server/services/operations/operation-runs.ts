@@ -136,6 +136,8 @@ export async function finishOperation(
     // settlement and the commit.
     if ((await settleHold(tx, op, cost)) !== charged) throw new Error(`operation ${id}: the hold settled unexpectedly`);
     // Delivered at the commit, to the waiting requests of every other app process (operation-settled.ts).
+    // PostgreSQL takes a database-wide lock when a notifying transaction commits, so finishes commit one at
+    // a time: nothing at the rate of AI replies (the key cache's triggers notify the same way).
     await tx.execute(sql`select pg_notify(${OPERATION_SETTLED_CHANNEL}, ${id})`);
     return envelope;
   });

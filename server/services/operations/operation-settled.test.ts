@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { announceOperationSettled, untilSettled, waitingCount } from "./operation-settled";
 
 const settledWithin = async (p: Promise<void>, ms: number) =>
@@ -33,6 +33,21 @@ describe("waiting for an operation of this process", () => {
     const again = untilSettled("op-3", 10_000);
     announceOperationSettled("op-3");
     expect(await settledWithin(again, 500)).toBe(true);
+    expect(waitingCount()).toBe(0);
+  });
+});
+
+describe("two bundles of the same process", () => {
+  // The server entry and Next.js's route modules are bundled apart, so each has its own copy of this module:
+  // the local driver announces in one, requests wait in the other.
+  it("an announcement in one copy of the module wakes a waiter registered in another", async () => {
+    vi.resetModules();
+    const other = await import("./operation-settled");
+    expect(other.untilSettled).not.toBe(untilSettled);
+    const waiting = untilSettled("op-4", 10_000);
+    expect(other.waitingCount()).toBe(1);
+    other.announceOperationSettled("op-4");
+    expect(await settledWithin(waiting, 500)).toBe(true);
     expect(waitingCount()).toBe(0);
   });
 });

@@ -9,7 +9,14 @@ import { listenForChanges, type ChangeListener } from "@/db/change-listener";
  * app process's driver, `npm run worker`). The waiter's own periodic look stays the safety net: a
  * notification lost while a listener reconnects only makes that request answer at its next look.
  */
-const waiters = new Map<string, Set<() => void>>();
+const KEY = Symbol.for("platform.operationWaiters");
+type Holder = { [KEY]?: Map<string, Set<() => void>> };
+/**
+ * Waiters by operation id, kept on globalThis: the server entry (where the local driver finishes
+ * operations and the listener hears other processes) and Next.js's route modules (where requests wait)
+ * are bundled apart, each with its own copy of this module, as the key cache and the request log are.
+ */
+const waiters = ((globalThis as Holder)[KEY] ??= new Map());
 
 /**
  * Resolves when operation `id` is announced finished in this process ({@link announceOperationSettled})
