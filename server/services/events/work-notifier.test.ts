@@ -70,3 +70,25 @@ describe("work notifier", () => {
     }
   });
 });
+
+describe("two bundles of the same process", () => {
+  // The server entry (the local driver, the Inngest notifier) and Next.js's route modules (the writes that
+  // announce work) are bundled apart, so each has its own copy of this module.
+  it("a listener registered in one copy of the module hears what another copy announces", async () => {
+    vi.resetModules();
+    const routes = await import("./work-notifier");
+    expect(routes.announceDeliveries).not.toBe(announceDeliveries);
+    const l = { ...listener(), operationsDue: vi.fn() };
+    const off = registerWorkListener(l);
+    try {
+      await routes.afterCommit(async () => {
+        routes.announceDeliveries(["d9"]);
+        routes.announceOperations(["op9"]);
+      });
+      expect(l.deliveriesDue).toHaveBeenCalledWith(["d9"]);
+      expect(l.operationsDue).toHaveBeenCalledWith(["op9"]);
+    } finally {
+      off();
+    }
+  });
+});

@@ -18,7 +18,15 @@ export interface WorkListener {
   operationsDue?(ids: string[]): void | Promise<void>;
 }
 
-const listeners = new Set<WorkListener>();
+const KEY = Symbol.for("platform.workListeners");
+type Holder = { [KEY]?: Set<WorkListener> };
+/**
+ * The registered listeners, kept on globalThis: the server entry (which starts the local driver or the
+ * Inngest notifier) and Next.js's route modules (whose writes announce work) are bundled apart, each with
+ * its own copy of this module; with a module-level set, the routes' announcements reached no listener and
+ * the driver found their work only at its next poll (the Inngest driver: at the minute sweep).
+ */
+const listeners = ((globalThis as Holder)[KEY] ??= new Set());
 const announcedInTransaction = new AsyncLocalStorage<{ ids: string[]; operationIds: string[] }>();
 
 /** Registers a listener; returns the function that unregisters it. */
