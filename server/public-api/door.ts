@@ -16,3 +16,14 @@ import { publicRouter } from "./routes";
 export function servePublicApi(request: Request): Promise<Response> {
   return handlePublicRequest(request, publicRouter);
 }
+
+// What every public API route file exports as its method handlers: `export { GET, POST, ... } from` here.
+export {
+  servePublicApi as GET,
+  servePublicApi as POST,
+  servePublicApi as PATCH,
+  servePublicApi as PUT,
+  servePublicApi as DELETE,
+  servePublicApi as HEAD,
+  servePublicApi as OPTIONS,
+};
