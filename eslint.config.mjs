@@ -14,8 +14,6 @@ const LAYERS = [
   { type: "door-inngest", pattern: "inngest/**", partialMatch: false },
   { type: "door-payments", pattern: "server/payments-door/**", partialMatch: false },
   { type: "door-scripts", pattern: "scripts/**", partialMatch: false },
-  // Single files are elements in mode "file" (folders are the default unit).
-  { type: "process", pattern: ["server/main.ts", "server/http-server.ts"], mode: "file" },
   { type: "jobs", pattern: "server/jobs/**", partialMatch: false },
   { type: "services", pattern: "server/services/**", partialMatch: false },
   {
@@ -23,19 +21,22 @@ const LAYERS = [
     pattern: ["server/schemas/**", "db/**", "server/lib/**", "server/webhook-transport/**"],
     partialMatch: false,
   },
-  {
-    type: "floor",
-    pattern: ["server/errors.ts", "server/env.ts", "server/log.ts", "server/errors-helper.ts"],
-    mode: "file",
-  },
   { type: "tooling", pattern: ["bench/**", "server/testing/**", "e2e/**", "examples/**"], partialMatch: false },
   // The published SDK (@platform/sdk) stands alone: integrators install it without this app, so it
   // imports nothing of it; only tooling (tests, e2e, examples) imports the SDK.
   { type: "sdk", pattern: "sdk/**", partialMatch: false },
 ];
 
-const to = (...types) => ({ to: { element: { types: { anyOf: types } } } });
-const allow = (from, ...types) => ({ from: { element: { type: from } }, allow: to(...types) });
+// Layers that are single files, not folders: the process entry and the floor's top-level modules. Element
+// patterns match folders only, so these are file descriptors whose category names the layer.
+const SINGLE_FILE_LAYERS = [
+  { category: "process", pattern: ["server/main.ts", "server/http-server.ts"] },
+  { category: "floor", pattern: ["server/errors.ts", "server/env.ts", "server/log.ts", "server/errors-helper.ts"] },
+];
+
+// A layer is its folders' elements of that type and its single files of that category.
+const layer = (name) => [{ element: { type: name } }, { file: { categories: name } }];
+const allow = (from, ...types) => ({ from: layer(from), allow: types.flatMap((t) => layer(t).map((to) => ({ to }))) });
 
 const layerRule = {
   files: ["**/*.ts", "**/*.tsx"],
@@ -43,6 +44,7 @@ const layerRule = {
   plugins: { boundaries },
   settings: {
     "boundaries/elements": LAYERS,
+    "boundaries/files": SINGLE_FILE_LAYERS,
     "boundaries/include": [
       "app/**",
       "server/**",
@@ -60,8 +62,9 @@ const layerRule = {
       "error",
       {
         default: "disallow",
+        // A single-file layer has no element type: its file category names the layer.
         message:
-          'Layer rule (README "Layout"): {{from.type}} may not import {{to.type}}. Move the shared piece down to the lower layer.',
+          'Layer rule (README "Layout"): {{#if from.type}}{{from.type}}{{else}}{{from.file.categories}}{{/if}} may not import {{#if to.type}}{{to.type}}{{else}}{{to.file.categories}}{{/if}}. Move the shared piece down to the lower layer.',
         policies: [
           allow("app", "app", "door-public-api", "door-console", "door-inngest", "door-payments", "floor"),
           allow("door-public-api", "door-public-api", "jobs", "services", "floor"),

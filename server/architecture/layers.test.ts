@@ -107,6 +107,23 @@ describe("one-way layers are enforced by lint", () => {
 
   it.each([
     [
+      "server/errors.ts",
+      'import { createCard } from "@/server/services/cards/cards";',
+      "floor may not import services",
+    ],
+    [
+      "server/services/cards/bad.ts",
+      'import { startApp } from "@/server/http-server";',
+      "services may not import process",
+    ],
+    ["server/main.ts", 'import { appRouter } from "@/server/trpc/root";', "process may not import door-console"],
+  ])("names both layers in its message, single-file layers too (%s)", async (filePath, source, names) => {
+    const errors = await layerErrors(filePath, `${source}\nexport const x = 1;\n`);
+    expect(errors[0]).toContain(names);
+  });
+
+  it.each([
+    [
       "a door importing a service",
       "server/public-api/ok.ts",
       'import { createCard } from "@/server/services/cards/cards";',
