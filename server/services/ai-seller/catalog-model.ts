@@ -1,6 +1,7 @@
 import MiniSearch from "minisearch";
 import type { LanguageModel, SellerCard, SellerInput, SellerOutput } from "./language-model";
-import { buildPrompt, loadTokenizer } from "./prompt";
+import { buildPrompt } from "./prompt";
+import { countTokens } from "./token-counter";
 
 /** Languages the catalog seller answers in (ISO 639-1); anything else is answered in English. */
 export type SellerLanguage = "ru" | "en" | "id";
@@ -83,7 +84,7 @@ export function catalogModel(): LanguageModel {
         cardCodes: picks.map((c) => c.code),
         model: "catalog-1",
         inputTokens: (await buildPrompt(input, picks)).tokens,
-        outputTokens: (await loadTokenizer()).countTokens(content),
+        outputTokens: (await countTokens([content]))[0]!,
       };
     },
   };

@@ -1,16 +1,6 @@
 import type { ChatTurn, SellerCard, SellerInput } from "./language-model";
 import { MAX_INPUT_TOKENS } from "./prices";
-
-type Tokenizer = typeof import("gpt-tokenizer");
-let tokenizer: Promise<Tokenizer> | undefined;
-
-/**
- * gpt-tokenizer, loaded on the first count: its o200k tables take about 70 MB resident, which a server
- * that never runs an AI reply (the idle demo, a key without the preview) should not pay for.
- */
-export function loadTokenizer(): Promise<Tokenizer> {
-  return (tokenizer ??= import("gpt-tokenizer"));
-}
+import { countTokens, longestPrefixWithin } from "./token-counter";
 
 /** One message of a chat prompt. */
 export interface PromptMessage {
@@ -45,35 +35,50 @@ const catalogLine = (c: SellerCard) =>
  * message), older turns newest first up to half of what is left, the rest of the catalog in the input's
  * order, then older turns again. Each part is tokenized once and the whole prompt once more (issue 22: a
  * catalog of 500 cards and 20 turns cost 14 ms when the whole prompt was recounted for each turn dropped,
- * and overran the limit by a third).
+ * and overran the limit by a third). The counts come from the token counter's worker thread
+ * (token-counter.ts): every part in one message, the whole prompt in a second.
+ * @throws Error when the token counter's worker fails
  */
 export async function buildPrompt(
   input: SellerInput,
   first: SellerCard[] = [],
   budget: number = MAX_INPUT_TOKENS,
 ): Promise<Prompt> {
-  const { countTokens } = await loadTokenizer();
   const header = `${SYSTEM}\nShop: ${input.shopName.slice(0, MAX_SHOP_NAME)}\nCatalog:`;
   const turnText = (t: ChatTurn) => `${chatRole(t)}: ${t.content}`;
+  const turns = input.turns;
+  // Every part's count in one message to the token counter's worker (token-counter.ts), looked up below.
+  const parts = [
+    `system: ${header}`,
+    ...turns.map(turnText),
+    ...first.map(catalogLine),
+    ...input.cards.map(catalogLine),
+  ];
+  const counted = await countTokens(parts);
+  const known = new Map(parts.map((text, i) => [text, counted[i]!]));
   // Each part's count plus one for the newline that joins it to the next: a sum near the whole's count
   // (BPE may merge a newline with a neighbour), checked exactly at the end.
-  const cost = (text: string) => countTokens(text) + 1;
+  const cost = (text: string) => known.get(text)! + 1;
   let left = budget - cost(`system: ${header}`);
 
-  const turns = input.turns;
   const lastIndex = turns.length - 1;
   let last = turns[lastIndex];
-  if (last && cost(turnText(last)) > left) {
-    const prefix = `${chatRole(last)}: `;
-    last = { ...last, content: longestPrefix(last.content, (t) => cost(prefix + t) <= left) };
+  if (last) {
+    let lastCost = cost(turnText(last));
+    if (lastCost > left) {
+      // The longest prefix whose `role: prefix` line costs at most what is left (its count + 1 ≤ left).
+      const cut = await longestPrefixWithin(last.content, `${chatRole(last)}: `, left - 1);
+      last = { ...last, content: cut.prefix };
+      lastCost = cut.tokens + 1;
+    }
+    left -= lastCost;
   }
-  if (last) left -= cost(turnText(last));
 
   const firstCodes = new Set(first.map((c) => c.code));
   const lines: string[] = [];
   const takeCards = (cards: Iterable<SellerCard>) => {
     for (const c of cards) {
-      // A line costs at least 2 (a token and its newline): stop counting cards that cannot fit.
+      // A line costs at least 2 (a token and its newline): stop looking at cards that cannot fit.
       if (left < 2) return;
       const line = catalogLine(c);
       const n = cost(line);
@@ -104,38 +109,21 @@ export async function buildPrompt(
     ...(last ? [{ role: chatRole(last), content: last.content }] : []),
   ];
   let messages = assemble();
-  let tokens = promptTokensWith(countTokens, messages);
+  let tokens = await promptTokens(messages);
   // The estimate was short (not seen in the tests, kept as the guarantee): drop the oldest turn, else the
   // catalog's last line, else cut the last message further, until it fits.
   while (tokens > budget) {
     if (kept.length > 0) kept.pop();
     else if (lines.length > 0) lines.pop();
     else if (last?.content) {
-      const allowed = countTokens(last.content) - (tokens - budget);
-      last = { ...last, content: longestPrefix(last.content, (t) => countTokens(t) <= allowed) };
+      const [whole] = await countTokens([last.content]);
+      const cut = await longestPrefixWithin(last.content, "", whole! - (tokens - budget));
+      last = { ...last, content: cut.prefix };
     } else break;
     messages = assemble();
-    tokens = promptTokensWith(countTokens, messages);
+    tokens = await promptTokens(messages);
   }
   return { messages, tokens };
-}
-
-/**
- * The longest prefix of `text`, cut between characters (code points), for which `fits` holds, by binary
- * search over its length (`fits` must hold for shorter prefixes when it holds for a longer one; it does
- * for token counts). Cut at a character, not at a token: decoding part of a character's tokens would
- * leave a broken character (gpt-tokenizer's decoder also keeps the cut bytes for its next call).
- */
-function longestPrefix(text: string, fits: (prefix: string) => boolean): string {
-  const chars = Array.from(text);
-  let lo = 0;
-  let hi = chars.length;
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (fits(chars.slice(0, mid).join(""))) lo = mid;
-    else hi = mid - 1;
-  }
-  return chars.slice(0, lo).join("");
 }
 
 /** The prompt's messages only; see {@link buildPrompt}. */
@@ -147,13 +135,13 @@ export async function promptOf(
   return (await buildPrompt(input, first, budget)).messages;
 }
 
-/** Tokens of a prompt (o200k encoding), each message counted as `role: content` on its own line. */
+/**
+ * Tokens of a prompt (o200k encoding), each message counted as `role: content` on its own line; counted in
+ * the token counter's worker thread (token-counter.ts).
+ */
 export async function promptTokens(messages: { role: string; content: string }[]): Promise<number> {
-  return promptTokensWith((await loadTokenizer()).countTokens, messages);
-}
-
-function promptTokensWith(count: Tokenizer["countTokens"], messages: { role: string; content: string }[]): number {
-  return count(messages.map((m) => `${m.role}: ${m.content}`).join("\n"));
+  const [n] = await countTokens([messages.map((m) => `${m.role}: ${m.content}`).join("\n")]);
+  return n!;
 }
 
 const chatRole = (t: ChatTurn): "user" | "assistant" => (t.role === "customer" ? "user" : "assistant");
