@@ -47,12 +47,15 @@ export async function buildPrompt(
   const header = `${SYSTEM}\nShop: ${input.shopName.slice(0, MAX_SHOP_NAME)}\nCatalog:`;
   const turnText = (t: ChatTurn) => `${chatRole(t)}: ${t.content}`;
   const turns = input.turns;
-  // Every part's count in one message to the token counter's worker (token-counter.ts), looked up below.
+  // Every distinct part's count in one message to the token counter's worker (token-counter.ts), looked up
+  // below; `first` is normally drawn from the catalog, so its lines are counted once, not twice.
   const parts = [
-    `system: ${header}`,
-    ...turns.map(turnText),
-    ...first.map(catalogLine),
-    ...input.cards.map(catalogLine),
+    ...new Set([
+      `system: ${header}`,
+      ...turns.map(turnText),
+      ...first.map(catalogLine),
+      ...input.cards.map(catalogLine),
+    ]),
   ];
   const counted = await countTokens(parts);
   const known = new Map(parts.map((text, i) => [text, counted[i]!]));
