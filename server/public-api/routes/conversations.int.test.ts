@@ -421,9 +421,23 @@ describe("GET /conversations/{id}/messages", () => {
     }
   });
 
-  it("answers 404 for the messages of a mailbox, cabinet or foreign conversation", async () => {
-    for (const id of [conv.mailbox, conv.cabinet, conv.foreign])
-      expect((await get(`/conversations/${id}/messages`)).status).toBe(404);
+  it("answers 404 for the messages of a mailbox, cabinet, foreign or unknown conversation", async () => {
+    for (const id of [conv.mailbox, conv.cabinet, conv.foreign, "00000000-0000-4000-8000-000000000000"]) {
+      const r = await get(`/conversations/${id}/messages`);
+      expect(r.status, id).toBe(404);
+      expect(r.body.code).toBe("not_found");
+    }
+  });
+
+  it("answers an empty page for a conversation without messages, and for one with only a note", async () => {
+    const empty = await addConversation("empty", { updatedAt: at(40) });
+    const notes = await addConversation("notes", { updatedAt: at(41) });
+    await addMessage("only-note", { conversationId: notes, sender: "operator", internal: true, content: "note" });
+    for (const id of [empty, notes]) {
+      const r = await get(`/conversations/${id}/messages?include_deleted=true`);
+      expect(r.status, id).toBe(200);
+      expect(r.body).toEqual({ data: [], next_cursor: null });
+    }
   });
 
   it("journals the returned message ids", async () => {

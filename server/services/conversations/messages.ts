@@ -2,12 +2,13 @@ import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { isoText } from "@/db/iso-text";
 import { literalLimit, preparedRows } from "@/db/prepared";
-import { messageAttachments, messages } from "@/db/schema";
+import { conversations, messageAttachments, messages } from "@/db/schema";
+import { notFound } from "@/server/errors";
 import { nowMs } from "@/server/lib/clock";
 import type { Message } from "@/server/schemas/conversations";
 import type { Actor } from "../actor";
 import { signAttachmentLink } from "./attachment-links";
-import { findConversation } from "./conversations";
+import { visibleTo } from "./conversations";
 
 type MessageRow = typeof messages.$inferSelect;
 
@@ -35,6 +36,9 @@ interface MessagePageRow {
   /** bytes */
   attachment_size_bytes: number | null;
 }
+
+/** The page statement's one row for a visible conversation without messages on the page. */
+type EmptyPageRow = { [K in keyof MessagePageRow]: null };
 
 /**
  * The spec's Message. A deleted message is a tombstone: no text, no attachments. Only files in our storage
@@ -94,14 +98,14 @@ export async function listMessages(
   conversationId: string,
   q: { limit: number; includeDeleted: boolean; after?: MessagePosition },
 ): Promise<{ messages: Message[]; next: MessagePosition | null }> {
-  await findConversation(db, actor, conversationId);
   const shape = `messages:list:${q.includeDeleted}:${q.after !== undefined}:${q.limit + 1}`;
-  const rows = await preparedRows<MessagePageRow>(db, shape, () => {
+  const found = await preparedRows<MessagePageRow | EmptyPageRow>(db, shape, () => {
+    const c = conversations;
     const m = messages;
     const f = messageAttachments;
     const conds = [
-      eq(m.tenantId, sql.placeholder("tenant")),
-      eq(m.conversationId, sql.placeholder("conversation")),
+      eq(m.tenantId, c.tenantId),
+      eq(m.conversationId, c.id),
       eq(m.internal, false),
       q.includeDeleted
         ? or(isNull(m.deletedAt), gt(m.deletedAt, sql`${sql.placeholder("tombstonesSince")}::timestamptz`))!
@@ -111,19 +115,26 @@ export async function listMessages(
       conds.push(
         sql`(${m.createdAt}, ${m.id}) > (${sql.placeholder("afterAt")}::timestamptz, ${sql.placeholder("afterId")}::uuid)`,
       );
-    // The first stored file of each message in the same statement (a lateral probe of the attachments'
-    // message index): one round trip a page instead of a second query for the page's files.
-    return sql`select ${m.id} as id, ${m.conversationId} as conversation_id, ${m.sender} as sender,
-        ${m.contentType} as content_type, ${m.content} as content, ${m.deletedAt} is not null as deleted,
-        ${isoText(m.createdAt)} as created_at, a.id as attachment_id, a.file_name as attachment_file_name,
-        a.mime_type as attachment_content_type, a.size_bytes::float8 as attachment_size_bytes
-      from ${m} left join lateral (
-        select ${f.id} as id, ${f.fileName} as file_name, ${f.mimeType} as mime_type, ${f.sizeBytes} as size_bytes
-        from ${f}
-        where ${f.tenantId} = ${m.tenantId} and ${f.messageId} = ${m.id} and ${f.storagePath} is not null
-          and ${m.deletedAt} is null
-        order by ${f.position}, ${f.id} limit 1) a on true
-      where ${and(...conds)} order by ${m.createdAt}, ${m.id} limit ${literalLimit(q.limit + 1)}`;
+    // One round trip a page: the visible conversation (no row: 404), the page's messages in a lateral
+    // subquery (one row of nulls when there are none), and the first stored file of each message in a
+    // lateral probe of the attachments' message index.
+    return sql`select p.id, p.conversation_id, p.sender, p.content_type, p.content, p.deleted, p.created_at,
+        p.attachment_id, p.attachment_file_name, p.attachment_content_type, p.attachment_size_bytes
+      from ${c} left join lateral (
+        select ${m.id} as id, ${m.conversationId} as conversation_id, ${m.sender} as sender,
+          ${m.contentType} as content_type, ${m.content} as content, ${m.deletedAt} is not null as deleted,
+          ${isoText(m.createdAt)} as created_at, ${m.createdAt} as sort_at, a.id as attachment_id,
+          a.file_name as attachment_file_name, a.mime_type as attachment_content_type,
+          a.size_bytes::float8 as attachment_size_bytes
+        from ${m} left join lateral (
+          select ${f.id} as id, ${f.fileName} as file_name, ${f.mimeType} as mime_type, ${f.sizeBytes} as size_bytes
+          from ${f}
+          where ${f.tenantId} = ${m.tenantId} and ${f.messageId} = ${m.id} and ${f.storagePath} is not null
+            and ${m.deletedAt} is null
+          order by ${f.position}, ${f.id} limit 1) a on true
+        where ${and(...conds)} order by ${m.createdAt}, ${m.id} limit ${literalLimit(q.limit + 1)}) p on true
+      where ${and(visibleTo({ tenantId: sql.placeholder("tenant") }), eq(c.id, sql.placeholder("conversation")))}
+      order by p.sort_at, p.id`;
   }).execute({
     tenant: actor.tenantId,
     conversation: conversationId,
@@ -131,6 +142,8 @@ export async function listMessages(
     afterAt: q.after?.[0],
     afterId: q.after?.[1],
   });
+  if (found.length === 0) throw notFound("Conversation");
+  const rows = found.filter((r): r is MessagePageRow => r.id !== null);
   const page = rows.slice(0, q.limit).map(messageOf);
   const last = page[page.length - 1];
   return { messages: page, next: rows.length > q.limit && last ? [last.created_at, last.id] : null };
