@@ -22,6 +22,9 @@ vi.mock("next", () => ({
   default: () => ({
     prepare: async () => {},
     getRequestHandler: () => (req: IncomingMessage, res: ServerResponse) => {
+      // API paths: which route Next.js would serve, and the sent URL the server stamped (static-door.ts).
+      if (req.url?.startsWith("/api/"))
+        return res.end(JSON.stringify({ url: req.url, sent: req.headers["x-service-public-url"] ?? null }));
       if (req.url !== "/like-next") return res.end(String(req.headers["x-service-peer-address"]));
       const counter = countSocketWrites(res.socket as Socket);
       res.once("finish", () => seen.writes.push(counter.calls));
@@ -66,9 +69,9 @@ function externalAddress(): string | undefined {
     .find((i) => i && i.family === "IPv4" && !i.internal)?.address;
 }
 
-function get(host: string, port: number, headers: Record<string, string> = {}): Promise<string> {
+function get(host: string, port: number, headers: Record<string, string> = {}, path = "/"): Promise<string> {
   return new Promise((resolve, reject) => {
-    const req = request({ host, port, path: "/", headers }, (res) => {
+    const req = request({ host, port, path, headers }, (res) => {
       let body = "";
       res.on("data", (d: Buffer) => (body += d));
       res.on("end", () => resolve(body));
@@ -104,6 +107,34 @@ describe("startApp", () => {
     if (external) await expect(get(external, port)).rejects.toMatchObject({ code: "ECONNREFUSED" });
     // The peer is stamped by the server; a copy sent by the client is dropped.
     expect(await get("127.0.0.1", port, { [PEER_HEADER]: "203.0.113.9" })).toBe("127.0.0.1");
+  });
+
+  it("hands parameterised public API paths to the static door with the URL they were sent to", async () => {
+    const { port } = await start({});
+    const seenBy = async (p: string, headers: Record<string, string> = {}) =>
+      JSON.parse(await get("127.0.0.1", port, headers, p)) as { url: string; sent: string | null };
+    const sent = "/api/public/v1/conversations/0b0e3c52-8d3f-4c1e-9a57-1f2f3c4d5e6f/messages?limit=5&cursor=a.b";
+    expect(await seenBy(sent)).toEqual({ url: "/api/public/v1/door", sent });
+    expect(await seenBy("/api/public/v1/cards/card-1")).toEqual({
+      url: "/api/public/v1/door",
+      sent: "/api/public/v1/cards/card-1",
+    });
+    expect(await seenBy("/api/public/v1/no-such-thing")).toEqual({
+      url: "/api/public/v1/door",
+      sent: "/api/public/v1/no-such-thing",
+    });
+    // Paths with a route file of their own, the root, a trailing slash and other APIs go to Next.js as sent,
+    // and a sent URL a client made up is dropped.
+    for (const p of [
+      "/api/public/v1/me",
+      "/api/public/v1/cards?limit=10",
+      "/api/public/v1/strategist/reports",
+      "/api/public/v1/openapi.json",
+      "/api/public/v1",
+      "/api/public/v1/cards/card-1/",
+      "/api/trpc/keys.list",
+    ])
+      expect(await seenBy(p, { "x-service-public-url": "/api/public/v1/wallet" }), p).toEqual({ url: p, sent: null });
   });
 
   it("listens where HOST says (every interface with 0.0.0.0)", async () => {

@@ -13,6 +13,7 @@ import { startKeyCache } from "@/server/services/access/key-cache";
 import { listenForSettledOperations } from "@/server/services/operations/operation-settled";
 import { flushRequestLog } from "@/server/services/request-log/writer";
 import { PEER_HEADER } from "@/server/lib/client-ip";
+import { goesToStaticDoor, SENT_URL_HEADER, STATIC_DOOR_PATH } from "@/server/public-api/static-door";
 import { CoalescingServerResponse } from "@/server/lib/coalesce-writes";
 
 /** Where the app listens when `HOST` is unset: loopback only, IPv4 and IPv6. */
@@ -69,6 +70,13 @@ export async function startApp(opts: { dev: boolean; database?: Database }): Pro
   const servers = await listen(
     (req, res) => {
       req.headers[PEER_HEADER] = req.socket.remoteAddress ?? "";
+      // Parameterised public API paths go to one static route file, with the URL they were sent to in a
+      // header that no client can set (server/public-api/static-door.ts says why).
+      const url = req.url ?? "";
+      if (goesToStaticDoor(url)) {
+        req.headers[SENT_URL_HEADER] = url;
+        req.url = STATIC_DOOR_PATH;
+      } else if (req.headers[SENT_URL_HEADER] !== undefined) delete req.headers[SENT_URL_HEADER];
       void handle(req, res);
     },
     e.port,

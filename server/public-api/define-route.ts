@@ -50,6 +50,11 @@ export interface RouteContext<P, Q, B, K = readonly unknown[]> {
   requestId: string;
   request: Request;
   /**
+   * The URL the request was sent to. Read this, not `request.url`: the server hands parameterised paths to
+   * a static route file, whose own URL `request.url` then is (./static-door.ts).
+   */
+  url: URL;
+  /**
    * `oneStatement` routes under an `Idempotency-Key`: the record's completion, for the handler to run in its
    * one statement (when it does not, the pipeline completes the record after it, in a statement of its own).
    */

@@ -68,7 +68,7 @@ async function executeWrite(
     keyMode: ctx.actor.keyMode,
     scope: `integration:${ctx.actor.integrationId}`,
     key: idemKey,
-    fingerprint: fingerprint({ method: route.method, path: new URL(ctx.request.url).pathname, body: rawBody ?? null }),
+    fingerprint: fingerprint({ method: route.method, path: ctx.url.pathname, body: rawBody ?? null }),
   });
   if (begin.kind === "replay") {
     if (!route.replay || !begin.resourceId) return { status: begin.status };

@@ -48,6 +48,7 @@ function routeContext(path: string): RouteContext<unknown, unknown, unknown> {
     body: undefined,
     requestId: "req_test",
     request: new Request(`https://api.example.ru/api/public/v1${path}`, { method: "POST" }),
+    url: new URL(`https://api.example.ru/api/public/v1${path}`),
   } as unknown as RouteContext<unknown, unknown, unknown>;
 }
 

@@ -258,6 +258,7 @@ const validate: PipelineStep = {
       actor: s.caller!.actor,
       requestId: s.requestId,
       request: s.request,
+      url: s.url,
     } as RouteContext<unknown, unknown, unknown>;
     if (r.params) {
       const p = check(r.params, params);

@@ -19,11 +19,13 @@ export { API_PREFIX };
  * the batched writer (server/services/request-log/writer.ts; no I/O on the request's path).
  * Never throws: every failure is problem+json; unexpected ones are 500 without internals, and an
  * unreachable database is 503 with Retry-After.
+ * @param sentUrl the path and query the request was sent to, when the server handed it to another route
+ *   (./static-door.ts); else the request's own URL is the one served
  */
-export async function handlePublicRequest(request: Request, router: Router): Promise<Response> {
+export async function handlePublicRequest(request: Request, router: Router, sentUrl?: string): Promise<Response> {
   const started = performance.now();
   const arrived = new Date();
-  const url = new URL(request.url);
+  const url = sentUrl === undefined ? new URL(request.url) : new URL(sentUrl, request.url);
   const s: RequestState = {
     request,
     url,

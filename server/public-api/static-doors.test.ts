@@ -1,7 +1,8 @@
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { servePublicApi } from "./door";
+import { servePublicApi, serveSentUrl } from "./door";
+import { OWN_FILE_PATHS, STATIC_DOOR_PATH } from "./static-door";
 import { PREVIEW_ROUTES, ROUTES } from "./routes";
 
 // The static paths of the route table have a Next.js route file each beside the catch-all (door.ts says
@@ -24,7 +25,8 @@ function routeFilePaths(dir = API_DIR): string[] {
 }
 
 describe("static route files of the public API", () => {
-  const files = routeFilePaths().filter((p) => p !== "/[[...path]]" && p !== "/openapi.json");
+  const door = STATIC_DOOR_PATH.slice("/api/public/v1".length);
+  const files = routeFilePaths().filter((p) => p !== "/[[...path]]" && p !== "/openapi.json" && p !== door);
   const staticPaths = [...new Set([...ROUTES, ...PREVIEW_ROUTES].map((r) => r.path).filter((p) => !p.includes("{")))];
 
   it("exist for exactly the route table's static paths", () => {
@@ -33,9 +35,21 @@ describe("static route files of the public API", () => {
     expect([...files].sort()).toEqual([...staticPaths].sort());
   });
 
+  it("are the paths the server leaves to Next.js as sent (static-door.ts OWN_FILE_PATHS)", () => {
+    expect([...OWN_FILE_PATHS].sort()).toEqual([...staticPaths, "/openapi.json"].sort());
+  });
+
   it.each(["/[[...path]]", ...staticPaths])("%s serves every method through the one door, dynamically", async (p) => {
     const mod = (await import(path.join(API_DIR, p, "route.ts"))) as Record<string, unknown>;
     for (const method of METHODS) expect(mod[method], method).toBe(servePublicApi);
+    expect(mod.dynamic).toBe("force-dynamic");
+    expect(mod.runtime).toBe("nodejs");
+  });
+
+  it("include the static door of the parameterised paths, which serves the sent URL (static-door.ts)", async () => {
+    expect(staticPaths).not.toContain(door);
+    const mod = (await import(path.join(API_DIR, door, "route.ts"))) as Record<string, unknown>;
+    for (const method of METHODS) expect(mod[method], method).toBe(serveSentUrl);
     expect(mod.dynamic).toBe("force-dynamic");
     expect(mod.runtime).toBe("nodejs");
   });
