@@ -42,7 +42,8 @@ export const OWN_FILE_PATHS: ReadonlySet<string> = new Set([
  * Whether the server should hand a request for `url` (the request line's target, e.g.
  * `/api/public/v1/conversations/c1/messages?limit=5`) to the static door: a path below the public API that
  * has no route file of its own. Not the paths with a route file (the route table's static paths and
- * `/openapi.json`), and not a path ending in `/`, which Next.js answers with its redirect as before.
+ * `/openapi.json`), and not a path ending in `/`: no route has one, so the catch-all answers it 404 as
+ * before (next.config.ts `skipTrailingSlashRedirect`), and it needs no speed.
  */
 export function goesToStaticDoor(url: string): boolean {
   if (!url.startsWith(PREFIX)) return false;
