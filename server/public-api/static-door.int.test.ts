@@ -1,8 +1,9 @@
-import { eq } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { conversations, messages } from "@/db/schema";
+import { conversations, messages, requestLog } from "@/db/schema";
 import { PEER_HEADER } from "@/server/lib/client-ip";
 import { createCard } from "@/server/services/cards/cards";
+import { flushRequestLog } from "@/server/services/request-log/writer";
 import { call, TEST_ORIGIN } from "@/server/testing/api-client";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
@@ -29,7 +30,11 @@ async function viaDoor(method: string, sent: string | null, o: { json?: unknown;
       body: o.json === undefined ? undefined : JSON.stringify(o.json),
     }),
   );
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  return {
+    status: res.status,
+    requestId: res.headers.get("x-request-id")!,
+    body: (await res.json()) as Record<string, unknown>,
+  };
 }
 
 async function conversation(): Promise<string> {
@@ -86,6 +91,18 @@ describe("the static door", () => {
       expect(door.status, sent).toBe(direct.status);
       expect({ ...door.body, request_id: null }, sent).toEqual({ ...direct.body, request_id: null });
     }
+  });
+
+  it("writes the sent path to the request log, as the path itself does", async () => {
+    const direct = await call("GET", "/cards/shoe", { key: t.key });
+    const door = await viaDoor("GET", "/cards/shoe");
+    await flushRequestLog();
+    const rows = await db.db
+      .select({ requestId: requestLog.requestId, method: requestLog.method, path: requestLog.path })
+      .from(requestLog)
+      .where(inArray(requestLog.requestId, [direct.headers.get("x-request-id")!, door.requestId]));
+    expect(rows).toHaveLength(2);
+    for (const row of rows) expect(row).toMatchObject({ method: "GET", path: "/cards/shoe" });
   });
 
   it("is an unknown path without the sent URL", async () => {
