@@ -86,6 +86,57 @@ describe("leased limit store", () => {
     expect(left).toEqual(Array.from({ length: 2000 }, (_, i) => 1_000_000 - 1 - i));
   });
 
+  it("hands out counts in order when a request of another minute arrives while a prefetch is in flight", async () => {
+    // A store whose answers can be held back, to leave a prefetch in flight.
+    const shared = memoryLimitStore();
+    const held: (() => void)[] = [];
+    let hold = false;
+    const inner = {
+      ...countingStore(shared),
+      take: (b: BucketLimit[], nowMs: number) =>
+        new Promise<TakeResult>((resolve) => {
+          const answer = () => resolve(shared.take(b, nowMs));
+          if (hold) held.push(() => void answer());
+          else void answer();
+        }),
+    };
+    const store = leasedLimitStore(inner);
+    const b = buckets(1_000_000);
+    const left = async (p: Promise<TakeResult>) => remaining((await p).counts[0], NOW);
+    for (let i = 0; i < 100; i++) await store.take(b, NOW); // the lease grows
+    hold = true;
+    for (let i = 0; i < 2 * MAX_LEASE && held.length === 0; i++) await store.take(b, NOW); // until a prefetch
+    expect(held.length).toBeGreaterThan(0);
+    // A request stamped in the minute before (a clock that stepped back) waits, and these queue behind it.
+    const earlier = store.take(b, NOW - 60_000);
+    const queued = [store.take(b, NOW), store.take(b, NOW), store.take(b, NOW)];
+    hold = false;
+    for (const release of held.splice(0)) release();
+    await earlier;
+    const queuedLeft = await Promise.all(queued.map(left));
+    const laterLeft: number[] = [];
+    for (let i = 0; i < 5; i++) laterLeft.push(await left(store.take(b, NOW)));
+    // RateLimit-Remaining never rises again within the minute: later requests hold later counts.
+    expect(Math.max(...laterLeft)).toBeLessThan(Math.min(...queuedLeft));
+    expect(laterLeft).toEqual([...laterLeft].sort((x, y) => y - x));
+  });
+
+  it("serves the requests that waited behind a prefetch that failed", async () => {
+    const inner = countingStore();
+    const store = leasedLimitStore(inner);
+    const b = buckets(1_000_000);
+    for (let i = 0; i < 100; i++) await store.take(b, NOW);
+    // Fail every call from now on until the lease has run out, then let the store answer again.
+    inner.failing = true;
+    const settled = await Promise.allSettled(Array.from({ length: 2 * MAX_LEASE }, () => store.take(b, NOW)));
+    inner.failing = false;
+    // Reserved takes still answer; the requests beyond them get the store's error, none hangs.
+    expect(settled.some((s) => s.status === "fulfilled")).toBe(true);
+    expect(settled.some((s) => s.status === "rejected")).toBe(true);
+    const after = await store.take(b, NOW);
+    expect(after.allowed).toBe(true);
+  });
+
   it("takes one request at a time from a bucket under 200 a minute", async () => {
     const inner = countingStore();
     const store = leasedLimitStore(inner);

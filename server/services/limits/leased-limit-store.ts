@@ -58,8 +58,9 @@ interface Waiter {
  * process of the inner store. A request may be refused early, while other processes hold reserved takes
  * they have not used: at most a lease and a quarter per process, 1.25 % of the limit. A refused take is
  * never reserved: requests beyond the limit each ask `inner` again. Limits are part of the lease's identity,
- * so a changed limit applies to the next request. When `inner` throws, every request waiting on that refill gets the
- * error (the rate limiter then applies its store-down rules); reserved takes already granted are still used.
+ * so a changed limit applies to the next request. When `inner` throws, every request waiting on that refill
+ * gets the error (the rate limiter then applies its store-down rules); reserved takes already granted are
+ * still used. A failed prefetch fails no request: those that came while it was in flight ask again.
  */
 export function leasedLimitStore(inner: LimitStore): LimitStore {
   const leases = new Map<string, Lease>();
@@ -91,10 +92,13 @@ export function leasedLimitStore(inner: LimitStore): LimitStore {
         const waiters = lease.waiters.splice(0, waiting);
         waiters.forEach((w, i) => w.resolve(granted[i] ?? refused!));
         // Only allowed takes are kept: a refused request is counted nowhere, so it is not reserved either.
-        // The new takes were counted after the ones still held (a prefetch), so they are handed out after
-        // them; a lease of an earlier window holds nothing this one can use.
+        // A prefetch's takes were counted after the ones still held, so they are handed out after them. A
+        // refill for waiters replaces what is left: its waiters queued behind a request of another window
+        // and were answered from the new takes, so older ones handed out later would count backwards (they
+        // stay counted, as unused takes do). A lease of an earlier window holds nothing this one can use.
         const fresh = granted.slice(waiters.length);
-        lease.results = lease.window === window ? lease.results.slice(lease.next).concat(fresh) : fresh;
+        lease.results =
+          prefetchMs !== undefined && lease.window === window ? lease.results.slice(lease.next).concat(fresh) : fresh;
         lease.window = window;
         lease.next = 0;
         if (lease.waiters.length) serve(lease);
