@@ -32,6 +32,7 @@ async function viaDoor(method: string, sent: string | null, o: { json?: unknown;
   );
   return {
     status: res.status,
+    headers: res.headers,
     requestId: res.headers.get("x-request-id")!,
     body: (await res.json()) as Record<string, unknown>,
   };
@@ -90,6 +91,22 @@ describe("the static door", () => {
       const door = await viaDoor("GET", sent);
       expect(door.status, sent).toBe(direct.status);
       expect({ ...door.body, request_id: null }, sent).toEqual({ ...direct.body, request_id: null });
+    }
+  });
+
+  it("answers a method the sent path does not take with 405 and the path's own Allow", async () => {
+    const c = await conversation();
+    for (const [method, sent] of [
+      ["PUT", "/cards/shoe"],
+      ["DELETE", `/conversations/${c}/messages`],
+      ["PATCH", `/conversations/${c}/cards`],
+    ] as const) {
+      const direct = await call(method, sent, { key: t.key, validate: false });
+      const door = await viaDoor(method, sent);
+      expect([door.status, door.body.code], `${method} ${sent}`).toEqual([405, "method_not_allowed"]);
+      expect(door.headers.get("allow"), `${method} ${sent}`).toBe(direct.headers.get("allow"));
+      expect(door.headers.get("allow"), `${method} ${sent}`).toBeTruthy();
+      expect(door.headers.get("content-type")).toBe(direct.headers.get("content-type"));
     }
   });
 
