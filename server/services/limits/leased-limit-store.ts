@@ -120,22 +120,29 @@ export function leasedLimitStore(inner: LimitStore): LimitStore {
     )
       lease.waiters.shift()!.resolve(lease.results[lease.next++]);
     if (!lease.waiters.length || lease.inFlight) return;
-    const sinceMs = performance.now() - lease.grantedAt;
-    if (sinceMs > RESET_AFTER_MS) lease.size = 1;
-    else if (sinceMs < GROW_WITHIN_MS) lease.size = Math.min(capOf(lease.buckets), lease.size * 2);
+    resize(lease);
     refill(lease);
   }
 
   /**
+   * Sizes a lease for its next refill: back to 1 take after a pause of {@link RESET_AFTER_MS} since the last
+   * grant, doubled (up to its cap) when that grant ran out within {@link GROW_WITHIN_MS}.
+   * @returns whether the lease had paused
+   */
+  function resize(lease: Lease): boolean {
+    const sinceMs = performance.now() - lease.grantedAt;
+    if (sinceMs > RESET_AFTER_MS) lease.size = 1;
+    else if (sinceMs < GROW_WITHIN_MS) lease.size = Math.min(capOf(lease.buckets), lease.size * 2);
+    return sinceMs > RESET_AFTER_MS;
+  }
+
+  /**
    * Reserves a busy lease's next takes before it runs out, so its requests keep answering without a wait;
-   * grows the lease as {@link serve} does when the last one went within {@link GROW_WITHIN_MS}. After a
-   * pause ({@link RESET_AFTER_MS}) it reserves nothing ahead: the lease then runs out and starts again at 1.
+   * sized as {@link serve} sizes a refill ({@link resize}). After a pause it reserves nothing ahead: the lease
+   * runs out and starts again at 1.
    */
   function prefetch(lease: Lease, nowMs: number): void {
-    const sinceMs = performance.now() - lease.grantedAt;
-    if (sinceMs > RESET_AFTER_MS) return;
-    if (sinceMs < GROW_WITHIN_MS) lease.size = Math.min(capOf(lease.buckets), lease.size * 2);
-    refill(lease, nowMs);
+    if (!resize(lease)) refill(lease, nowMs);
   }
 
   return {
