@@ -409,7 +409,7 @@ async function main() {
 
 /**
  * `--compare <dir>`: starts the app of the checkout in `dir` (its own build, bundle and node_modules) on
- * APP_PORT + 2 with this app's environment, flags and core, and prints the alternated comparison of the
+ * APP_PORT + 2 with this app's environment, flags (or BENCH_COMPARE_NODE_FLAGS) and core, and prints the alternated comparison of the
  * chosen scenarios between this app and that one (bench/compare.ts).
  */
 async function compareWith(
@@ -428,7 +428,9 @@ async function compareWith(
     otherDb.PGLITE_DIR = path.join(path.dirname(pgliteDir), "pglite-compare");
     cpSync(pgliteDir, otherDb.PGLITE_DIR, { recursive: true });
   }
-  const args = [...nodeFlags, await ensureServerBundle("server/main.ts", "main", root)];
+  // BENCH_COMPARE_NODE_FLAGS: the other app's V8 flags, to compare flags on one build (`--compare .`).
+  const otherFlags = process.env.BENCH_COMPARE_NODE_FLAGS?.split(" ") ?? nodeFlags;
+  const args = [...otherFlags, await ensureServerBundle("server/main.ts", "main", root)];
   const other = spawn(
     SPLIT ? "taskset" : process.execPath,
     SPLIT ? ["-c", SPLIT.app, process.execPath, ...args] : args,

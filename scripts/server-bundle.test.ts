@@ -19,13 +19,10 @@ describe("ensureServerBundle", () => {
 // V8 flags of the bundled server (issue 22 item 4: memory under load; bench/HISTORY.md).
 describe("serverNodeFlags", () => {
   it("caps the old generation unless NODE_OPTIONS does, and runs GC on the main thread with one core", () => {
-    expect(serverNodeFlags(2, "")).toEqual(["--max-semi-space-size=16", "--max-old-space-size=256"]);
-    expect(serverNodeFlags(1, "")).toEqual([
-      "--max-semi-space-size=16",
-      "--max-old-space-size=256",
-      "--single-threaded-gc",
-    ]);
-    expect(serverNodeFlags(4, "--max-old-space-size=1024")).toEqual(["--max-semi-space-size=16"]);
+    const young = ["--max-semi-space-size=16", "--no-allocation-site-pretenuring"];
+    expect(serverNodeFlags(2, "")).toEqual([...young, "--max-old-space-size=256"]);
+    expect(serverNodeFlags(1, "")).toEqual([...young, "--max-old-space-size=256", "--single-threaded-gc"]);
+    expect(serverNodeFlags(4, "--max-old-space-size=1024")).toEqual(young);
   });
 
   it("the flags are accepted by this Node.js", () => {

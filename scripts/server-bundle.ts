@@ -16,6 +16,14 @@ export const SERVER_HEAP_MB = 256;
  * - `--max-old-space-size=256` ({@link SERVER_HEAP_MB}), unless `NODE_OPTIONS` sets its own: V8 let the
  *   old generation grow to several times the ~90 MB that stays live (peak 490 MB resident under the
  *   bench); capped, the server stays near 250 MB at about the same throughput;
+ * - `--no-allocation-site-pretenuring`: V8 otherwise learns from the objects that survive a scavenge which
+ *   allocation sites make long-lived objects and allocates those sites' objects in the old generation from
+ *   then on. Under load it learns this of sites that make per-request objects (29 sites within seconds
+ *   under `GET /api/health`, `--trace-pretenuring`), so requests' objects are born old; dead there until
+ *   the next full collection, they keep the young objects they point to alive through every scavenge, and
+ *   those are promoted in turn. Without it, V8's own counters (`--trace-gc-nvp`) gave 8.8-9.1 KB promoted
+ *   a request under `GET /api/health` instead of 16.4-17.0, and a full collection every ~1,100 requests
+ *   instead of every ~750 (bench/HISTORY.md, eighteenth session);
  * - `--single-threaded-gc` when the server may run on one core only (`os.availableParallelism()` follows
  *   the CPU affinity, e.g. `taskset`): V8's helper threads would only take turns with the main thread
  *   there, and the bench's p99 was a third lower without them.
@@ -29,6 +37,7 @@ export function serverNodeFlags(
 ): string[] {
   return [
     "--max-semi-space-size=16",
+    "--no-allocation-site-pretenuring",
     ...(nodeOptions.includes("--max-old-space-size") ? [] : [`--max-old-space-size=${SERVER_HEAP_MB}`]),
     ...(cores <= 1 ? ["--single-threaded-gc"] : []),
   ];
