@@ -409,8 +409,8 @@ async function main() {
 
 /**
  * `--compare <dir>`: starts the app of the checkout in `dir` (its own build, bundle and node_modules) on
- * APP_PORT + 2 with this app's environment, flags (or BENCH_COMPARE_NODE_FLAGS) and core, and prints the alternated comparison of the
- * chosen scenarios between this app and that one (bench/compare.ts).
+ * APP_PORT + 2 with this app's environment, flags (or BENCH_COMPARE_NODE_FLAGS) and core, and prints the
+ * alternated comparison of the chosen scenarios between this app and that one (bench/compare.ts).
  */
 async function compareWith(
   dir: string,

@@ -18,7 +18,7 @@ describe("ensureServerBundle", () => {
 
 // V8 flags of the bundled server (issue 22 item 4: memory under load; bench/HISTORY.md).
 describe("serverNodeFlags", () => {
-  it("caps the old generation unless NODE_OPTIONS does, and runs GC on the main thread with one core", () => {
+  it("turns pretenuring off, caps the old generation unless NODE_OPTIONS does, and runs GC on the main thread with one core", () => {
     const young = ["--max-semi-space-size=16", "--no-allocation-site-pretenuring"];
     expect(serverNodeFlags(2, "")).toEqual([...young, "--max-old-space-size=256"]);
     expect(serverNodeFlags(1, "")).toEqual([...young, "--max-old-space-size=256", "--single-threaded-gc"]);
