@@ -15,6 +15,7 @@ import { flushRequestLog } from "@/server/services/request-log/writer";
 import { PEER_HEADER } from "@/server/lib/client-ip";
 import { goesToStaticDoor, SENT_URL_HEADER, STATIC_DOOR_PATH } from "@/server/public-api/static-door";
 import { CoalescingServerResponse } from "@/server/lib/coalesce-writes";
+import { installAsyncLocalStorage } from "@/server/lib/async-local-storage";
 
 /** Where the app listens when `HOST` is unset: loopback only, IPv4 and IPv6. */
 export const LOOPBACK_HOSTS = ["127.0.0.1", "::1"] as const;
@@ -64,6 +65,9 @@ export async function startApp(opts: { dev: boolean; database?: Database }): Pro
   const daily = e.jobsDriver === "local" ? startDailySchedule(database.db) : null;
 
   if (!opts.dev) adoptBuildConfig(process.cwd());
+  // Before next(): Next.js adopts the global AsyncLocalStorage class when it starts; this one's per-request
+  // snapshots leave no promoted garbage on Node 20 (server/lib/async-local-storage.ts).
+  installAsyncLocalStorage();
   const app = next({ dev: opts.dev, dir: process.cwd(), hostname: "localhost", port: e.port, turbopack: opts.dev });
   await app.prepare();
   const handle = app.getRequestHandler();
