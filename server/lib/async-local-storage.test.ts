@@ -94,8 +94,8 @@ describe("installAsyncLocalStorage", () => {
 
 const nodeMajor = Number(process.versions.node.split(".")[0]);
 
-describe("on Node 20", () => {
-  it.runIf(nodeMajor === 20)("Node's own snapshots carry the accessor (what the class saves)", () => {
+describe("on Node 20, 22 and 24", () => {
+  it.runIf([20, 22, 24].includes(nodeMajor))("Node's own snapshots carry the accessor (what the class saves)", () => {
     expect(snapshotHasAccessor(AsyncLocalStorage)).toBe(true);
   });
 });

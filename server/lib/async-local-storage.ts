@@ -5,10 +5,11 @@ import { AsyncLocalStorage, AsyncResource } from "node:async_hooks";
  * `AsyncResource` and nothing else.
  *
  * Why (issue 22, bench/HISTORY.md nineteenth session): Next.js calls `AsyncLocalStorage.snapshot()` for
- * every request it handles (its work store's `runInCleanSnapshot`). On Node 20 that goes through
- * `AsyncResource.prototype.bind`, which defines a deprecated `asyncResource` accessor on every bound
- * function through `util.deprecate`: a fresh getter, setter and property descriptors per call, about
- * 2 KB a request that survives the young generation and is promoted, and promoted garbage is what
+ * every request it handles (its work store's `runInCleanSnapshot`). On Node 20, 22 and 24 (20.20, 22.23
+ * and 24.21 checked) that goes through `AsyncResource.prototype.bind`, which defines a deprecated
+ * `asyncResource` accessor on every bound function through `util.deprecate`: a fresh getter, setter and
+ * property descriptors per call, which V8 keeps reachable from long-lived maps until the next full
+ * collection, so they are promoted (about 2 KB a request in the app), and promoted garbage is what
  * lengthens the full collections behind the bench's p99. The functions returned here behave the same
  * (the context captured at the call, `this` passed through) without the accessor.
  *
@@ -44,8 +45,8 @@ export class SnapshotAsyncLocalStorage<T> extends AsyncLocalStorage<T> {
 }
 
 /**
- * Whether functions from `storage.snapshot()` carry Node's deprecated `asyncResource` accessor (Node 20
- * does; the class above exists only for runtimes that do).
+ * Whether functions from `storage.snapshot()` carry Node's deprecated `asyncResource` accessor (DEP0172;
+ * Node 20, 22 and 24 do). The class above is installed only on runtimes that do.
  */
 export function snapshotHasAccessor(storage: Pick<typeof AsyncLocalStorage, "snapshot">): boolean {
   const descriptor = Object.getOwnPropertyDescriptor(storage.snapshot(), "asyncResource");
