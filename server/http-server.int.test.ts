@@ -9,6 +9,7 @@ import { PEER_HEADER } from "@/server/lib/client-ip";
 import { RequestLogWriter, setRequestLogWriter } from "@/server/services/request-log/writer";
 import { countSocketWrites } from "@/server/testing/socket-writes";
 import { openTestDatabase } from "@/server/testing/test-db";
+import { SnapshotAsyncLocalStorage } from "@/server/lib/async-local-storage";
 import { LOOPBACK_HOSTS, startApp, adoptBuildConfig, type RunningApp } from "./http-server";
 
 // Where the app listens (issue 23 item 7): loopback only unless HOST says otherwise, for `npm start`
@@ -16,30 +17,34 @@ import { LOOPBACK_HOSTS, startApp, adoptBuildConfig, type RunningApp } from "./h
 // so this runs without a build; everything else in startApp is real.
 
 // Socket writes of each answer to `/like-next`, which answers as Next.js answers a route handler.
-const seen = vi.hoisted(() => ({ writes: [] as number[] }));
+// `alsAtCreation`: globalThis.AsyncLocalStorage when startApp created Next.js, the class Next.js adopts.
+const seen = vi.hoisted(() => ({ writes: [] as number[], alsAtCreation: [] as unknown[] }));
 
 vi.mock("next", () => ({
-  default: () => ({
-    prepare: async () => {},
-    getRequestHandler: () => (req: IncomingMessage, res: ServerResponse) => {
-      // API paths: which route Next.js would serve, and the sent URL the server stamped (static-door.ts).
-      if (req.url?.startsWith("/api/"))
-        return res.end(JSON.stringify({ url: req.url, sent: req.headers["x-service-public-url"] ?? null }));
-      if (req.url !== "/like-next") return res.end(String(req.headers["x-service-peer-address"]));
-      const counter = countSocketWrites(res.socket as Socket);
-      res.once("finish", () => seen.writes.push(counter.calls));
-      // Next.js's pipeToNodeResponse: flushHeaders, then the body, then end, a microtask apart.
-      void (async () => {
-        res.setHeader("content-type", "application/json");
-        res.flushHeaders();
-        await Promise.resolve();
-        res.write('{"status":"ok"}');
-        await Promise.resolve();
-        res.end();
-      })();
-    },
-    close: async () => {},
-  }),
+  default: () => {
+    seen.alsAtCreation.push((globalThis as { AsyncLocalStorage?: unknown }).AsyncLocalStorage);
+    return {
+      prepare: async () => {},
+      getRequestHandler: () => (req: IncomingMessage, res: ServerResponse) => {
+        // API paths: which route Next.js would serve, and the sent URL the server stamped (static-door.ts).
+        if (req.url?.startsWith("/api/"))
+          return res.end(JSON.stringify({ url: req.url, sent: req.headers["x-service-public-url"] ?? null }));
+        if (req.url !== "/like-next") return res.end(String(req.headers["x-service-peer-address"]));
+        const counter = countSocketWrites(res.socket as Socket);
+        res.once("finish", () => seen.writes.push(counter.calls));
+        // Next.js's pipeToNodeResponse: flushHeaders, then the body, then end, a microtask apart.
+        void (async () => {
+          res.setHeader("content-type", "application/json");
+          res.flushHeaders();
+          await Promise.resolve();
+          res.write('{"status":"ok"}');
+          await Promise.resolve();
+          res.end();
+        })();
+      },
+      close: async () => {},
+    };
+  },
 }));
 
 let dir: string;
@@ -107,6 +112,20 @@ describe("startApp", () => {
     if (external) await expect(get(external, port)).rejects.toMatchObject({ code: "ECONNREFUSED" });
     // The peer is stamped by the server; a copy sent by the client is dropped.
     expect(await get("127.0.0.1", port, { [PEER_HEADER]: "203.0.113.9" })).toBe("127.0.0.1");
+  });
+
+  it("installs its AsyncLocalStorage before it creates Next.js, which adopts the global class then", async () => {
+    // Node 20-24's snapshots carry the accessor the class saves (server/lib/async-local-storage.test.ts).
+    // As in a fresh process: an earlier start in this file installed it already.
+    const holder = globalThis as { AsyncLocalStorage?: unknown };
+    const before = holder.AsyncLocalStorage;
+    delete holder.AsyncLocalStorage;
+    try {
+      await start({});
+      expect(seen.alsAtCreation.at(-1)).toBe(SnapshotAsyncLocalStorage);
+    } finally {
+      holder.AsyncLocalStorage = before;
+    }
   });
 
   it("hands parameterised public API paths to the static door with the URL they were sent to", async () => {

@@ -66,7 +66,7 @@ export async function startApp(opts: { dev: boolean; database?: Database }): Pro
 
   if (!opts.dev) adoptBuildConfig(process.cwd());
   // Before next(): Next.js adopts the global AsyncLocalStorage class when it starts; this one's per-request
-  // snapshots leave no promoted garbage on Node 20 (server/lib/async-local-storage.ts).
+  // snapshots leave no promoted garbage on Node 20-24 (server/lib/async-local-storage.ts).
   installAsyncLocalStorage();
   const app = next({ dev: opts.dev, dir: process.cwd(), hostname: "localhost", port: e.port, turbopack: opts.dev });
   await app.prepare();

@@ -35,9 +35,9 @@ export class SnapshotAsyncLocalStorage<T> extends AsyncLocalStorage<T> {
    * Binds `fn` to the current async context.
    * @returns a function that calls `fn` inside the captured context with the caller's `this` and arguments.
    */
-  // Node's typing is generic over the whole function; the cast keeps its signature for callers.
   static override bind<Func extends (...args: never[]) => unknown>(fn: Func): Func {
     const resource = new AsyncResource(fn.name || "bound-anonymous-fn");
+    // Node's typing is generic over the whole function; the cast keeps its signature for callers.
     return function bound(this: unknown, ...args: Parameters<Func>): ReturnType<Func> {
       return resource.runInAsyncScope(fn as (...a: Parameters<Func>) => ReturnType<Func>, this, ...args);
     } as unknown as Func;
