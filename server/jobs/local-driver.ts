@@ -1,10 +1,10 @@
 import type { Db } from "@/db/client";
-import { log } from "@/server/log";
 import type { DeliveryClient } from "@/server/webhook-transport/delivery-client";
 import { attemptDelivery, DEFAULT_LEASE_MS } from "./attempt-delivery";
 import { claimDueDeliveries } from "@/server/services/webhooks/delivery-queue";
 import { registerWorkListener } from "@/server/services/events/work-notifier";
 import type { LanguageModel } from "@/server/services/ai-seller/language-model";
+import { startClaimLoop } from "./claim-loop";
 import { startOperationLoop } from "./operation-loop";
 
 /** Options of {@link startLocalDriver}. */
@@ -33,79 +33,45 @@ export interface LocalDriver {
 
 /**
  * The `JOBS_DRIVER=local` worker (DESIGN "drivers"): claims due deliveries with claimDueDeliveries and
- * runs attemptDelivery on each, at most `concurrency` at a time, and runs due operations
+ * runs attemptDelivery on each, at most `concurrency` at a time (./claim-loop.ts), and runs due operations
  * (operation-loop.ts, runOperation). Started in the app process by
  * server/http-server.ts and standalone by `npm run worker`; any number may share one database. A step
  * that throws (database trouble) is logged; its lease expires and the row is claimed again.
  */
 export function startLocalDriver(db: Db, opts: LocalDriverOptions = {}): LocalDriver {
-  const concurrency = Math.max(1, opts.concurrency ?? 16);
   const pollMs = opts.pollMs ?? 200;
   const leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
-  const inFlight = new Set<Promise<void>>();
-  let running = true;
-  let wakeUp: (() => void) | null = null;
-  let timer: NodeJS.Timeout | undefined;
-
-  const wake = () => {
-    clearTimeout(timer);
-    const w = wakeUp;
-    wakeUp = null;
-    w?.();
-  };
-  const pause = (msToWait: number) =>
-    new Promise<void>((resolve) => {
-      wakeUp = resolve;
-      timer = setTimeout(wake, msToWait);
-    });
-
-  const loop = async () => {
-    while (running) {
-      const free = concurrency - inFlight.size;
-      let claimed = 0;
-      if (free > 0) {
-        try {
-          const rows = await claimDueDeliveries(db, { limit: free, leaseMs });
-          claimed = rows.length;
-          for (const r of rows) {
-            const p: Promise<void> = attemptDelivery(db, r.id, new Date(), {
-              lease: r.lockedUntil,
-              client: opts.client,
-            })
-              .then(() => undefined)
-              .catch((err: unknown) => log().error({ err, deliveryId: r.id }, "webhook delivery step failed"))
-              .finally(() => {
-                inFlight.delete(p);
-                // A slot is free: look for more work at once.
-                wake();
-              });
-            inFlight.add(p);
-          }
-        } catch (err) {
-          if (running) log().error({ err }, "claiming webhook deliveries failed");
-        }
-      }
-      // A full batch means more may be due: go again at once; otherwise wait for a poll or a wake().
-      if (running && (claimed === 0 || claimed < free || inFlight.size >= concurrency)) await pause(pollMs);
-    }
-  };
-  const looping = loop();
+  const deliveries = startClaimLoop({
+    concurrency: Math.max(1, opts.concurrency ?? 16),
+    pollMs,
+    async claim(free, start) {
+      const rows = await claimDueDeliveries(db, { limit: free, leaseMs });
+      for (const r of rows)
+        start(() => attemptDelivery(db, r.id, new Date(), { lease: r.lockedUntil, client: opts.client }), {
+          deliveryId: r.id,
+        });
+      // A full batch means more may be due: go again at once.
+      return rows.length === free;
+    },
+    messages: { jobFailed: "webhook delivery step failed", claimFailed: "claiming webhook deliveries failed" },
+  });
   // Paid operations (runOperation) run beside the deliveries, claimed with leases the same way.
   const ops = startOperationLoop(db, { concurrency: opts.operationConcurrency, pollMs, model: opts.model });
   // Deliveries queued by a write, or resumed by a top-up, in this process wake the driver (server/services/events/work-notifier.ts).
-  const unregister = registerWorkListener({ deliveriesDue: wake, exchangeResumed: wake, operationsDue: ops.wake });
+  const unregister = registerWorkListener({
+    deliveriesDue: deliveries.wake,
+    exchangeResumed: deliveries.wake,
+    operationsDue: ops.wake,
+  });
 
   return {
     wake() {
-      wake();
+      deliveries.wake();
       ops.wake();
     },
     async stop() {
-      running = false;
       unregister();
-      wake();
-      await Promise.all([looping, ops.stop()]);
-      await Promise.all([...inFlight]);
+      await Promise.all([deliveries.stop(), ops.stop()]);
     },
   };
 }
