@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { isoText } from "@/db/iso-text";
-import { products } from "@/db/schema";
+import { products, type MessageCardCopy } from "@/db/schema";
 import type { Card } from "@/server/schemas/cards";
 import { expandSiteAddress } from "./card-addresses";
 import { formatPrice } from "./price-text";
@@ -116,4 +116,23 @@ export function renderCard(r: CardRecord, mainDomain: string | null, cell: strin
 /** A product row (drizzle's) → the spec's Card; see {@link renderCard}. */
 export function toCard(p: ProductRow, mainDomain: string | null, cell: string): Card {
   return renderCard(recordOf(p), mainDomain, cell);
+}
+
+/**
+ * The copy of a product's card that a message keeps (MessageCard: what the customer was sent, addresses
+ * expanded, later edits of the product not reflected), as `POST /conversations/{id}/cards` and the AI
+ * seller's replies store it.
+ */
+export function messageCardCopy(p: ProductRow, mainDomain: string | null, cell: string): MessageCardCopy {
+  const card = toCard(p, mainDomain, cell);
+  return {
+    code: card.code,
+    name: card.name,
+    description: card.description,
+    image_url: card.image_url,
+    price_text: card.price_text,
+    badge: card.badge,
+    page_url: card.page_url,
+    buttons: card.buttons,
+  };
 }

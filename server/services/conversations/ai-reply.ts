@@ -4,7 +4,7 @@ import { conversations, leads, messages, operations, products, tenants, type Mes
 import type { Operation } from "@/server/schemas/operations";
 import type { ChatTurn, SellerInput, SellerOutput } from "../ai-seller/language-model";
 import { costMinor } from "../ai-seller/prices";
-import { toCard } from "../cards/card-view";
+import { messageCardCopy } from "../cards/card-view";
 import { recordEvent } from "../events/outbox";
 import { finishOperation } from "../operations/operation-runs";
 
@@ -95,19 +95,7 @@ export async function completeAiReply(
     const cards: MessageCardCopy[] = out.cardCodes
       .filter((c) => byCode.has(c))
       .slice(0, 3)
-      .map((code) => {
-        const card = toCard(byCode.get(code)!, shop?.mainDomain ?? null, shop?.cell ?? "ru");
-        return {
-          code: card.code,
-          name: card.name,
-          description: card.description,
-          image_url: card.image_url,
-          price_text: card.price_text,
-          badge: card.badge,
-          page_url: card.page_url,
-          buttons: card.buttons,
-        };
-      });
+      .map((code) => messageCardCopy(byCode.get(code)!, shop?.mainDomain ?? null, shop?.cell ?? "ru"));
     const [m] = await tx
       .insert(messages)
       .values({

@@ -6,7 +6,7 @@ import type { SendCards, SentCards } from "@/server/schemas/conversations";
 import { recordEvent } from "../events/outbox";
 import type { IntegrationActor } from "../actor";
 import { tenantContext } from "../cards/cards";
-import { toCard } from "../cards/card-view";
+import { messageCardCopy } from "../cards/card-view";
 import { findConversation } from "./conversations";
 
 /** Channels whose messengers show cards in their own format (spec: Telegram, VK, Max). */
@@ -58,19 +58,9 @@ export async function sendCards(
     );
   }
   const tenant = await tenantContext(db, actor);
-  const cards: MessageCardCopy[] = codes.map((code) => {
-    const card = toCard(byCode.get(code)!, tenant.mainDomain, tenant.cell);
-    return {
-      code: card.code,
-      name: card.name,
-      description: card.description,
-      image_url: card.image_url,
-      price_text: card.price_text,
-      badge: card.badge,
-      page_url: card.page_url,
-      buttons: card.buttons,
-    };
-  });
+  const cards: MessageCardCopy[] = codes.map((code) =>
+    messageCardCopy(byCode.get(code)!, tenant.mainDomain, tenant.cell),
+  );
   const delivery = deliveryFor(conversation.channelType);
   const comment = input.comment ?? null;
   const [message] = await db
