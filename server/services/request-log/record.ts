@@ -1,7 +1,8 @@
-import { inArray, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { executePrepared } from "@/db/prepared";
 import { apiKeys, requestLog } from "@/db/schema";
+import { RowBuffer } from "./row-buffer";
 
 /**
  * One public API request as the pipeline saw it when it answered (issue 19 item 5). Ids only: never the
@@ -36,95 +37,84 @@ export interface RequestLogEntry {
   callerAddress: string | null;
 }
 
-/** Rows per INSERT statement (its one JSON parameter stays a few hundred KB). */
-export const REQUEST_LOG_INSERT_ROWS = 1_000;
-
 /**
- * Writes a batch of request-log rows with one multi-row INSERT per {@link REQUEST_LOG_INSERT_ROWS} (the rows
- * as one JSON parameter expanded by `json_to_recordset`), then
- * stamps each verified key's `last_used_at` and `last_used_address` with its latest request of the batch
- * (one UPDATE for all keys; a stamp never moves backwards when batches of two processes cross).
- * Rows of refused-but-verified keys (`refusedKeyId`) are first attributed to their key's tenant,
- * integration and key (one SELECT); a key deleted meanwhile leaves its row unattributed.
- * @returns the number of INSERT statements run (for tests of the batching).
- * @throws whatever the database throws; the caller (the writer) logs and drops the batch.
+ * One row of the request log as the JSON text that {@link writeRequestLogRows} reads, made when the request
+ * is answered: the writer queues this text alone, so nothing else of the request waits on the JavaScript
+ * heap for the flush (npm run bench: the rows queued as objects were about 1.3 KB of promoted garbage a
+ * request). The keys are those of the INSERT's `json_to_recordset` column list; `r` is the public `key_id`
+ * of a verified-but-refused key ({@link RequestLogEntry.refusedKeyId}) on a row with no tenant, to attribute.
  */
-export async function writeRequestLog(db: Db, entries: readonly RequestLogEntry[]): Promise<number> {
-  if (!entries.length) return 0;
-  const refused = [...new Set(entries.map((e) => e.refusedKeyId).filter((k): k is string => !!k))];
-  const owners = new Map<string, { id: string; tenantId: string; integrationId: string }>();
-  if (refused.length) {
-    const found = await db
-      .select({
-        id: apiKeys.id,
-        keyId: apiKeys.keyId,
-        tenantId: apiKeys.tenantId,
-        integrationId: apiKeys.integrationId,
-      })
-      .from(apiKeys)
-      .where(inArray(apiKeys.keyId, refused));
-    for (const k of found) owners.set(k.keyId, k);
-  }
-  const rows = entries.map((e) => {
-    const owner = !e.tenantId && e.refusedKeyId ? owners.get(e.refusedKeyId) : undefined;
-    return {
-      created_at: e.createdAt.toISOString(),
-      tenant_id: e.tenantId ?? owner?.tenantId ?? null,
-      integration_id: e.integrationId ?? owner?.integrationId ?? null,
-      api_key_id: e.apiKeyId ?? owner?.id ?? null,
-      key_id: e.keyId ?? (owner ? e.refusedKeyId! : null),
-      method: e.method.slice(0, 16),
-      path: e.path.slice(0, 1000),
-      status: e.status,
-      problem_code: e.problemCode,
-      latency_ms: e.latencyMs,
-      request_id: e.requestId,
-      caller_address: e.callerAddress?.slice(0, 100) ?? null,
-    };
+export function requestLogRowText(e: RequestLogEntry): string {
+  return JSON.stringify({
+    // Milliseconds since the epoch: a number costs less to write than an ISO text (toISOString).
+    c: e.createdAt.getTime(),
+    t: e.tenantId,
+    i: e.integrationId,
+    a: e.apiKeyId,
+    k: e.keyId,
+    r: e.tenantId ? null : (e.refusedKeyId ?? null),
+    m: e.method.slice(0, 16),
+    p: e.path.slice(0, 1000),
+    s: e.status,
+    e: e.problemCode,
+    l: e.latencyMs,
+    q: e.requestId,
+    ip: e.callerAddress?.slice(0, 100) ?? null,
   });
-  let statements = 0;
-  for (let i = 0; i < rows.length; i += REQUEST_LOG_INSERT_ROWS) {
-    // The batch travels as one JSON parameter: building a 12-parameter-per-row INSERT cost ~45 µs of CPU
-    // per row in the query builder (npm run bench), JSON.stringify a fraction of that.
-    const json = JSON.stringify(rows.slice(i, i + REQUEST_LOG_INSERT_ROWS));
-    await executePrepared(
-      db,
-      "request_log_insert",
-      sql`
-      insert into ${requestLog} (created_at, tenant_id, integration_id, api_key_id, key_id, method, path, status,
-                                 problem_code, latency_ms, request_id, caller_address)
-      select created_at, tenant_id, integration_id, api_key_id, key_id, method, path, status,
-             problem_code, latency_ms, request_id, caller_address
-      from json_to_recordset(${json}::json) as x(created_at timestamptz, tenant_id uuid, integration_id uuid,
-        api_key_id uuid, key_id text, method text, path text, status smallint, problem_code text, latency_ms real,
-        request_id text, caller_address text)`,
-    );
-    statements++;
-  }
-  await stampLastUsed(db, entries);
-  return statements;
 }
 
 /**
- * `last_used_at` / `last_used_address` of every key that answered a request of the batch (verified keys
- * only, as before the request log: a refused request does not count as a use), from its latest request.
+ * Writes request-log rows given as entries (tests, the bench): their texts in arrays as the writer makes
+ * them (row-buffer.ts), a statement each.
+ * @returns the number of statements run
+ * @throws whatever the database throws
  */
-async function stampLastUsed(db: Db, entries: readonly RequestLogEntry[]): Promise<void> {
-  const latest = new Map<string, RequestLogEntry>();
-  for (const e of entries) {
-    if (!e.apiKeyId) continue;
-    const seen = latest.get(e.apiKeyId);
-    if (!seen || seen.createdAt.getTime() <= e.createdAt.getTime()) latest.set(e.apiKeyId, e);
-  }
-  if (!latest.size) return;
-  const values = sql.join(
-    [...latest.values()].map(
-      (e) => sql`(${e.apiKeyId}::uuid, ${e.createdAt.toISOString()}::timestamptz, ${e.callerAddress}::text)`,
-    ),
-    sql`, `,
+export async function writeRequestLog(db: Db, entries: readonly RequestLogEntry[]): Promise<number> {
+  const rows = new RowBuffer();
+  for (const e of entries) rows.add(requestLogRowText(e));
+  const arrays = rows.take();
+  for (const array of arrays) await writeRequestLogRows(db, array.json);
+  return arrays.length;
+}
+
+/**
+ * Writes one batch of request-log rows in one statement: the rows travel as one JSON array parameter
+ * (texts of {@link requestLogRowText}) expanded by `json_to_recordset`. In the same statement:
+ * - a row of a refused-but-verified key (`r`) is attributed to that key's tenant, integration and key
+ *   (a key deleted meanwhile leaves it unattributed);
+ * - each verified key's `last_used_at` and `last_used_address` take its latest request of the batch (a
+ *   refused request is no use of the key; a stamp never moves backwards when batches of two processes
+ *   cross).
+ * @param rows a JSON array of row texts (row-buffer.ts keeps it under REQUEST_LOG_ARRAY_BYTES)
+ * @throws whatever the database throws; the writer logs and drops the batch
+ */
+export async function writeRequestLogRows(db: Db, rows: string): Promise<void> {
+  // Building a 12-parameter-per-row INSERT cost ~45 µs of CPU per row in the query builder (npm run bench);
+  // the rows' texts are made as requests are answered, and joined here.
+  await executePrepared(
+    db,
+    "request_log_write",
+    sql`
+    with x as (
+      select to_timestamp(c / 1000) as c, t, i, a, k, r, m, p, s, e, l, q, ip, n
+      from rows from (json_to_recordset(${rows}::json) as (c float8, t uuid, i uuid, a uuid, k text, r text, m text,
+        p text, s smallint, e text, l real, q text, ip text)) with ordinality as x(c, t, i, a, k, r, m, p, s, e, l, q,
+        ip, n)
+    ), logged as (
+      insert into ${requestLog} (created_at, tenant_id, integration_id, api_key_id, key_id, method, path, status,
+                                 problem_code, latency_ms, request_id, caller_address)
+      select x.c, coalesce(x.t, o.tenant_id), coalesce(x.i, o.integration_id), coalesce(x.a, o.id),
+             coalesce(x.k, o.key_id), x.m, x.p, x.s, x.e, x.l, x.q, x.ip
+      -- OFFSET 0 keeps the lookup per row, by the key_id index and only where r is set, instead of a join
+      -- the planner may make by reading every key.
+      from x left join lateral (
+        select id, tenant_id, integration_id, key_id from ${apiKeys} where x.r is not null and key_id = x.r offset 0
+      ) o on true
+      -- Ids in the order the rows were queued (the join's plan may emit them in another).
+      order by x.n
+    )
+    update ${apiKeys} set last_used_at = u.c, last_used_address = u.ip
+    from (select distinct on (a) a, c, ip from x where a is not null order by a, c desc) u
+    where ${apiKeys.id} = u.a and (${apiKeys.lastUsedAt} is null or ${apiKeys.lastUsedAt} <= u.c)`,
   );
-  await db.execute(sql`
-    update ${apiKeys} set last_used_at = v.at, last_used_address = v.address
-    from (values ${values}) as v(id, at, address)
-    where ${apiKeys.id} = v.id and (${apiKeys.lastUsedAt} is null or ${apiKeys.lastUsedAt} <= v.at)`);
 }

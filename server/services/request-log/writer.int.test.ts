@@ -1,10 +1,11 @@
-import { eq } from "drizzle-orm";
+import { eq, like } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { apiKeys, requestLog } from "@/db/schema";
 import { runRetention } from "@/server/jobs/retention";
 import { call } from "@/server/testing/api-client";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase, setTestEnv } from "@/server/testing/test-db";
+import { REQUEST_LOG_ARRAY_BYTES } from "./row-buffer";
 import { flushRequestLog, RequestLogWriter, requestLogWriter, setRequestLogWriter } from "./writer";
 
 // The request log's writer (issue 19 item 5): every public request becomes one row, written in batches
@@ -109,6 +110,47 @@ describe("batching", () => {
     await writer.flush();
     expect(writer.stats).toMatchObject({ written: 40, inserts: 1, failedFlushes: 0 });
     for (const id of ids) expect(await rowsOf(id)).toHaveLength(1);
+  });
+
+  it("keeps every row exactly and in order past one statement's bytes and the buffer's first size", async () => {
+    install();
+    // About 300 bytes a row: three statements' worth.
+    const n = Math.ceil((REQUEST_LOG_ARRAY_BYTES * 2.5) / 300);
+    const at = Date.now();
+    for (let i = 0; i < n; i++)
+      writer.push({
+        createdAt: new Date(at + i),
+        tenantId: t.tenantId,
+        integrationId: t.integrationId,
+        apiKeyId: null,
+        keyId: t.keyId,
+        method: "GET",
+        // Text JSON must escape, and characters of 2, 3 and 4 bytes in UTF-8.
+        path: `/cards/"сапоги"\\€😀-${i}`,
+        status: 200,
+        problemCode: null,
+        latencyMs: i / 10,
+        requestId: `req_order_${i}`,
+        callerAddress: "2001:db8::1",
+      });
+    await writer.flush();
+    expect(writer.stats).toMatchObject({ written: n, inserts: 3, failedFlushes: 0 });
+    const rows = await db.db
+      .select()
+      .from(requestLog)
+      .where(like(requestLog.requestId, "req_order_%"))
+      .orderBy(requestLog.id);
+    expect(rows.map((r) => r.requestId)).toEqual(Array.from({ length: n }, (_, i) => `req_order_${i}`));
+    expect(rows[n - 1]).toMatchObject({
+      path: `/cards/"сапоги"\\€😀-${n - 1}`,
+      latencyMs: (n - 1) / 10,
+      callerAddress: "2001:db8::1",
+      createdAt: new Date(at + n - 1),
+    });
+    // The buffer starts again empty: the next flush writes only what came after.
+    await call("GET", "/me", { key: t.key });
+    await writer.flush();
+    expect(writer.stats).toMatchObject({ written: n + 1, inserts: 4 });
   });
 
   it("flushes by itself at flushRows rows and after the interval", async () => {

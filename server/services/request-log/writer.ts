@@ -2,7 +2,8 @@ import type { Db } from "@/db/client";
 import { getDb } from "@/db/client";
 import { env } from "@/server/env";
 import { log } from "@/server/log";
-import { writeRequestLog, type RequestLogEntry } from "./record";
+import { requestLogRowText, writeRequestLogRows, type RequestLogEntry } from "./record";
+import { RowBuffer } from "./row-buffer";
 
 /** Settings of the in-process request-log buffer. */
 export interface RequestLogWriterOptions {
@@ -27,15 +28,16 @@ export interface RequestLogStats {
 
 /**
  * The request log's writer (DESIGN "Hot path": written per request, not needed by the answer, so batched
- * off the critical path). `push` only appends to an in-process buffer; a flush runs after `intervalMs` or
- * at `flushRows` rows and writes the batch with one multi-row INSERT (server/services/request-log/record.ts).
+ * off the critical path). `push` only appends the row's JSON text to an in-process buffer; a flush runs
+ * after `intervalMs` or at `flushRows` rows and writes the batch with one statement per JSON array of
+ * {@link RowBuffer.take} (server/services/request-log/record.ts).
  * Bounded: past `capacity` rows waiting (the database slower than the traffic) new rows are dropped and
  * counted, so memory stays flat. A failed flush is logged and its rows are dropped; it never reaches a
  * request. Rows still buffered when the process is killed (SIGKILL) are lost: the log is an aid, not a
  * ledger. One flush runs at a time.
  */
 export class RequestLogWriter {
-  private buffer: RequestLogEntry[] = [];
+  private readonly buffer = new RowBuffer();
   private timer: ReturnType<typeof setTimeout> | null = null;
   private flushing: Promise<void> = Promise.resolve();
   /** A flush is chained but has not taken its batch yet: rows pushed now go with it. */
@@ -55,12 +57,12 @@ export class RequestLogWriter {
 
   /** Queues one row; returns at once (no I/O). */
   push(entry: RequestLogEntry): void {
-    if (this.buffer.length >= this.capacity) {
+    if (this.buffer.rows >= this.capacity) {
       this.stats.dropped++;
       return;
     }
-    this.buffer.push(entry);
-    if (this.buffer.length >= this.flushRows) void this.flush();
+    this.buffer.add(requestLogRowText(entry));
+    if (this.buffer.rows >= this.flushRows) void this.flush();
     else if (!this.timer) {
       this.timer = setTimeout(() => void this.flush(), this.intervalMs);
       // A waiting batch never keeps a process (a script, a test) alive; shutdown calls flush itself.
@@ -70,7 +72,7 @@ export class RequestLogWriter {
 
   /** Rows waiting for the next flush. */
   get pending(): number {
-    return this.buffer.length;
+    return this.buffer.rows;
   }
 
   /**
@@ -93,17 +95,23 @@ export class RequestLogWriter {
   }
 
   private async writeBatch(): Promise<void> {
-    const batch = this.buffer;
-    if (!batch.length) return;
-    this.buffer = [];
+    if (!this.buffer.rows) return;
+    const arrays = this.buffer.take();
+    let rows = arrays.reduce((n, a) => n + a.rows, 0);
     try {
-      this.stats.inserts += await writeRequestLog(await this.db(), batch);
-      this.stats.written += batch.length;
+      const db = await this.db();
+      for (const array of arrays) {
+        await writeRequestLogRows(db, array.json);
+        this.stats.inserts++;
+        this.stats.written += array.rows;
+        rows -= array.rows;
+      }
     } catch (err) {
+      // `rows`: those of the array that failed and of the arrays after it.
       this.stats.failedFlushes++;
       const e = err as { message?: string; code?: string };
       log().warn(
-        { rows: batch.length, err: { message: e?.message?.slice(0, 300), code: e?.code } },
+        { rows, err: { message: e?.message?.slice(0, 300), code: e?.code } },
         "request log flush failed; rows dropped",
       );
     }
