@@ -31,7 +31,7 @@ export interface RequestLogCost {
   /**
    * The same cost taken apart in this process, less exposed to the machine's other load than two
    * throughput runs: CPU time (user + system) per row of queueing a row, and of writing batches of
-   * `batchRows` rows (the multi-row INSERT and the last-used UPDATE, client side), µs; and the wall time
+   * `batchRows` rows (the statements that insert them and stamp keys' last use, client side), µs; and the wall time
    * of one such batch, ms (off the requests' path).
    */
   parts: { pushCpuUs: number; writeCpuUsPerRow: number; batchRows: number; batchWallMs: number };
