@@ -16,6 +16,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
+import { format, resolveConfig } from "prettier";
 import { openDatabase } from "@/db/client";
 import { seedTenantData } from "@/server/services/seed/seed-data";
 import { leads } from "@/db/schema";
@@ -383,7 +384,7 @@ async function main() {
   if (EMBEDDED) {
     // The deliveries and operations scenarios measure worker processes on a shared PostgreSQL.
     log("deliveries and operations are measured with --database postgres only");
-    report(results, peakRss, seeded, null, null, null);
+    await report(results, peakRss, seeded, null, null, null);
     return;
   }
   const deliveries = await benchDeliveries(
@@ -404,7 +405,7 @@ async function main() {
   log(
     `  operations ${Math.round(ops.burst.perSecond)}/s per worker; create-to-completed p50 ${ops.steady.p50Ms} ms, p95 ${ops.steady.p95Ms} ms`,
   );
-  report(results, peakRss, seeded, deliveries, ops, logCost);
+  await report(results, peakRss, seeded, deliveries, ops, logCost);
 }
 
 /**
@@ -713,7 +714,7 @@ function targets(
   ];
 }
 
-function report(
+async function report(
   results: Result[],
   peakRss: number,
   seeded: { tenants: SeededTenant[] },
@@ -771,7 +772,10 @@ function report(
     targets: goals,
   };
   const base = `results${EMBEDDED ? "-embedded" : ""}${PROCESSES > 1 ? `-${PROCESSES}-processes` : ""}`;
-  writeFileSync(path.join(import.meta.dirname, `${base}.json`), `${JSON.stringify(json, null, 2)}\n`);
+  // Formatted as `npm run format:check` (CI) wants bench/*.json, so a run's results can be committed as written.
+  const jsonFile = path.join(import.meta.dirname, `${base}.json`);
+  const prettierOptions = (await resolveConfig(jsonFile)) ?? {};
+  writeFileSync(jsonFile, await format(JSON.stringify(json), { ...prettierOptions, filepath: jsonFile }));
   const mb = (b: number) => (b / 2 ** 20).toFixed(0);
   const md = [
     `# Benchmark results${EMBEDDED ? " (embedded database)" : ""}${PROCESSES > 1 ? ` (${PROCESSES} app processes)` : ""}`,
