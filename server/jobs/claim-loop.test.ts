@@ -28,6 +28,21 @@ function captureLog(): Array<Record<string, unknown>> {
 }
 
 let loop: ClaimLoop | null = null;
+
+/** A loop whose claims find nothing due; `claims()` counts them. */
+function idleLoop(opts: { concurrency: number; pollMs: number }): { loop: ClaimLoop; claims: () => number } {
+  let claims = 0;
+  const started = startClaimLoop({
+    ...opts,
+    async claim() {
+      claims++;
+      return false;
+    },
+    messages,
+  });
+  return { loop: started, claims: () => claims };
+}
+
 afterEach(async () => {
   await loop?.stop();
   loop = null;
@@ -54,53 +69,34 @@ describe("startClaimLoop", () => {
       },
       messages,
     });
-    await tick();
-    expect([...jobs.keys()]).toEqual([1, 2]);
+    await vi.waitFor(() => expect([...jobs.keys()]).toEqual([1, 2]));
     // Both slots taken: the loop waits (pollMs is a minute) until a job ends.
+    await tick(20);
     expect(asked).toEqual([2]);
     jobs.get(1)!.resolve();
-    await tick();
-    expect([...jobs.keys()]).toEqual([1, 2, 3]);
+    await vi.waitFor(() => expect([...jobs.keys()]).toEqual([1, 2, 3]));
     expect(asked).toEqual([2, 1]);
     jobs.get(2)!.resolve();
     jobs.get(3)!.resolve();
-    await tick();
-    expect([...jobs.keys()]).toEqual([1, 2, 3, 4, 5]);
+    await vi.waitFor(() => expect([...jobs.keys()]).toEqual([1, 2, 3, 4, 5]));
     for (const d of jobs.values()) d.resolve();
   });
 
   it("pauses when nothing more is due and claims at once on wake()", async () => {
-    let claims = 0;
-    loop = startClaimLoop({
-      concurrency: 4,
-      pollMs: 60_000,
-      async claim() {
-        claims++;
-        return false;
-      },
-      messages,
-    });
-    await tick();
-    expect(claims).toBe(1);
+    const idle = idleLoop({ concurrency: 4, pollMs: 60_000 });
+    loop = idle.loop;
+    // Timers run late on a loaded machine: wait for a claim rather than a fixed time.
+    await vi.waitFor(() => expect(idle.claims()).toBe(1));
     await tick(20);
-    expect(claims).toBe(1);
+    expect(idle.claims()).toBe(1);
     loop.wake();
-    await tick();
-    expect(claims).toBe(2);
+    await vi.waitFor(() => expect(idle.claims()).toBe(2));
   });
 
   it("polls again after pollMs", async () => {
-    let claims = 0;
-    loop = startClaimLoop({
-      concurrency: 1,
-      pollMs: 10,
-      async claim() {
-        claims++;
-        return false;
-      },
-      messages,
-    });
-    await vi.waitFor(() => expect(claims).toBeGreaterThanOrEqual(3), { timeout: 5_000 });
+    const idle = idleLoop({ concurrency: 1, pollMs: 10 });
+    loop = idle.loop;
+    await vi.waitFor(() => expect(idle.claims()).toBeGreaterThanOrEqual(3), { timeout: 5_000 });
   });
 
   it("logs a job or a claim that throws and goes on claiming", async () => {
