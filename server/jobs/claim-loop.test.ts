@@ -131,7 +131,7 @@ describe("startClaimLoop", () => {
       },
       messages,
     });
-    await tick();
+    await vi.waitFor(() => expect(claims).toBeGreaterThanOrEqual(1));
     let stopped = false;
     const stopping = loop.stop().then(() => (stopped = true));
     loop = null;
