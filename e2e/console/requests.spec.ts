@@ -55,6 +55,17 @@ test("a request just made is in the request log, the usage charts render, the ke
   await page.getByLabel("Request id").fill("req_nothing_like_this");
   await page.getByRole("button", { name: "Apply" }).click();
   await expect(page.getByText("No requests match these filters in the last 30 days.")).toBeVisible();
+  // Clear empties every field and lists every request again; the integration filter keeps the demo key's.
+  await page.getByRole("button", { name: "Clear" }).click();
+  await expect(page.getByLabel("Request id")).toHaveValue("");
+  await expect(page.getByLabel("Status")).toHaveValue("");
+  await expect(page.getByLabel("Path")).toHaveValue("");
+  await expect(page.locator("tbody tr", { hasText: requestId })).toBeVisible();
+  await page.getByLabel("Integration").selectOption(demo().integrationId);
+  await page.getByLabel("Request id").fill(requestId);
+  await page.getByRole("button", { name: "Apply" }).click();
+  await expect(rows).toHaveCount(1);
+  await expect(rows.first()).toContainText(requestId);
 
   await page.getByRole("link", { name: "Usage" }).click();
   await expect(page.getByRole("heading", { name: "Usage", exact: true })).toBeVisible();

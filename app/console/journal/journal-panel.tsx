@@ -7,16 +7,12 @@ import { QueryState } from "../_components/query-state";
 import { useTRPC } from "../_components/trpc-provider";
 import { TableWrap } from "../_components/table-wrap";
 import { KeysetPager, useKeysetTrail } from "../_components/keyset-pager";
+import { compactFilters, FilterForm, IntegrationFilter, RequestIdFilter } from "../_components/filter-form";
 
 type Cursor = { createdAt: string; id: string };
 type Filters = { integrationId?: string; resourceType?: string; from?: string; to?: string; requestId?: string };
 
 const RESOURCE_TYPES = ["conversation", "message", "lead", "contact"] as const;
-
-/** Keeps only the filters that are set, so an empty field means "any". */
-function compact(f: Filters): Filters {
-  return Object.fromEntries(Object.entries(f).filter(([, v]) => v)) as Filters;
-}
 
 /**
  * The disclosure journal (spec general fact 6): who received which personal records, newest first, with
@@ -35,7 +31,7 @@ export function JournalPanel({ tenantId }: { tenantId: string }) {
   const page = useQuery(trpc.journal.list.queryOptions({ tenantId, filters, cursor, limit: 50 }));
 
   const apply = (next: Filters) => {
-    setFilters(compact(next));
+    setFilters(compactFilters(next));
     trail.reset();
   };
   const download = async () => {
@@ -65,28 +61,24 @@ export function JournalPanel({ tenantId }: { tenantId: string }) {
         Every answer and webhook delivery that carried personal data, with the integration and key that received it.
         Kept for audits; only staff with the personal-data right see it.
       </p>
-      <form
-        className="row"
-        aria-label="Journal filters"
-        onSubmit={(e) => {
-          e.preventDefault();
-          apply(draft);
+      <FilterForm
+        label="Journal filters"
+        onApply={() => apply(draft)}
+        onClear={() => {
+          setDraft({});
+          apply({});
         }}
+        actions={
+          <button type="button" className="secondary" disabled={exporting} onClick={() => void download()}>
+            {exporting ? "Exporting…" : "Export CSV"}
+          </button>
+        }
       >
-        <label>
-          Integration{" "}
-          <select
-            value={draft.integrationId ?? ""}
-            onChange={(e) => setDraft({ ...draft, integrationId: e.target.value || undefined })}
-          >
-            <option value="">all</option>
-            {integrations.data?.map((i) => (
-              <option key={i.id} value={i.id}>
-                {i.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <IntegrationFilter
+          integrations={integrations.data}
+          value={draft.integrationId}
+          onChange={(integrationId) => setDraft({ ...draft, integrationId })}
+        />
         <label>
           Resource{" "}
           <select
@@ -108,29 +100,8 @@ export function JournalPanel({ tenantId }: { tenantId: string }) {
         <label>
           To <input type="date" value={draft.to ?? ""} onChange={(e) => setDraft({ ...draft, to: e.target.value })} />
         </label>
-        <label>
-          Request id{" "}
-          <input
-            value={draft.requestId ?? ""}
-            placeholder="req_…"
-            onChange={(e) => setDraft({ ...draft, requestId: e.target.value.trim() })}
-          />
-        </label>
-        <button type="submit">Apply</button>
-        <button
-          type="button"
-          className="secondary"
-          onClick={() => {
-            setDraft({});
-            apply({});
-          }}
-        >
-          Clear
-        </button>
-        <button type="button" className="secondary" disabled={exporting} onClick={() => void download()}>
-          {exporting ? "Exporting…" : "Export CSV"}
-        </button>
-      </form>
+        <RequestIdFilter value={draft.requestId} onChange={(requestId) => setDraft({ ...draft, requestId })} />
+      </FilterForm>
       <ErrorBox error={exportError} />
       <QueryState
         isLoading={page.isLoading}

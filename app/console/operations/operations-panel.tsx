@@ -5,6 +5,7 @@ import { ErrorBox, type ConsoleError } from "../_components/field-errors";
 import { QueryState } from "../_components/query-state";
 import { useTRPC } from "../_components/trpc-provider";
 import { TableWrap } from "../_components/table-wrap";
+import { LoadMoreButton } from "../_components/load-more";
 
 /** Paid operations: the list (type, status, cost, conversation, error), spend limits, AI per channel, previews. */
 export function OperationsPanel({ tenantId }: { tenantId: string }) {
@@ -171,16 +172,7 @@ export function OperationsPanel({ tenantId }: { tenantId: string }) {
             </tbody>
           </table>
         </TableWrap>
-        {list.hasNextPage && (
-          <button
-            type="button"
-            className="secondary"
-            onClick={() => list.fetchNextPage()}
-            disabled={list.isFetchingNextPage}
-          >
-            {list.isFetchingNextPage ? "Loading…" : "Load more"}
-          </button>
-        )}
+        <LoadMoreButton query={list} />
       </QueryState>
     </>
   );

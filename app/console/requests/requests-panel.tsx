@@ -6,17 +6,13 @@ import { QueryState } from "../_components/query-state";
 import { useTRPC } from "../_components/trpc-provider";
 import { TableWrap } from "../_components/table-wrap";
 import { KeysetPager, useKeysetTrail } from "../_components/keyset-pager";
+import { compactFilters, FilterForm, IntegrationFilter, RequestIdFilter } from "../_components/filter-form";
 
 type Cursor = { createdAt: string; id: number };
 type StatusClass = "2xx" | "3xx" | "4xx" | "5xx";
 type Filters = { integrationId?: string; statusClass?: StatusClass; path?: string; requestId?: string };
 
 const STATUS_CLASSES: StatusClass[] = ["2xx", "4xx", "5xx", "3xx"];
-
-/** Keeps only the filters that are set, so an empty field means "any". */
-function compact(f: Filters): Filters {
-  return Object.fromEntries(Object.entries(f).filter(([, v]) => v)) as Filters;
-}
 
 /** Badge class of a status: ok for 2xx, low for 4xx, negative for 5xx. */
 function statusBadge(status: number): string {
@@ -32,7 +28,7 @@ function statusBadge(status: number): string {
  */
 export function RequestsPanel({ tenantId, initialRequestId }: { tenantId: string; initialRequestId?: string }) {
   const trpc = useTRPC();
-  const initial = compact({ requestId: initialRequestId });
+  const initial = compactFilters({ requestId: initialRequestId });
   const [draft, setDraft] = useState<Filters>(initial);
   const [filters, setFilters] = useState<Filters>(initial);
   const trail = useKeysetTrail<Cursor>();
@@ -41,7 +37,7 @@ export function RequestsPanel({ tenantId, initialRequestId }: { tenantId: string
   const page = useQuery(trpc.requestLog.list.queryOptions({ tenantId, filters, cursor, limit: 50 }));
 
   const apply = (next: Filters) => {
-    setFilters(compact(next));
+    setFilters(compactFilters(next));
     trail.reset();
   };
   const filtered = Object.keys(filters).length > 0;
@@ -54,28 +50,24 @@ export function RequestsPanel({ tenantId, initialRequestId }: { tenantId: string
         the caller&apos;s address. A request shows here about a second after its answer; requests without a valid key
         belong to no tenant and are not listed.
       </p>
-      <form
-        className="row"
-        aria-label="Request filters"
-        onSubmit={(e) => {
-          e.preventDefault();
-          apply(draft);
+      <FilterForm
+        label="Request filters"
+        onApply={() => apply(draft)}
+        onClear={() => {
+          setDraft({});
+          apply({});
         }}
+        actions={
+          <button type="button" className="secondary" disabled={page.isFetching} onClick={() => void page.refetch()}>
+            {page.isFetching ? "Refreshing…" : "Refresh"}
+          </button>
+        }
       >
-        <label>
-          Integration{" "}
-          <select
-            value={draft.integrationId ?? ""}
-            onChange={(e) => setDraft({ ...draft, integrationId: e.target.value || undefined })}
-          >
-            <option value="">all</option>
-            {integrations.data?.map((i) => (
-              <option key={i.id} value={i.id}>
-                {i.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <IntegrationFilter
+          integrations={integrations.data}
+          value={draft.integrationId}
+          onChange={(integrationId) => setDraft({ ...draft, integrationId })}
+        />
         <label>
           Status{" "}
           <select
@@ -99,29 +91,8 @@ export function RequestsPanel({ tenantId, initialRequestId }: { tenantId: string
             onChange={(e) => setDraft({ ...draft, path: e.target.value })}
           />
         </label>
-        <label>
-          Request id{" "}
-          <input
-            value={draft.requestId ?? ""}
-            placeholder="req_…"
-            onChange={(e) => setDraft({ ...draft, requestId: e.target.value.trim() })}
-          />
-        </label>
-        <button type="submit">Apply</button>
-        <button
-          type="button"
-          className="secondary"
-          onClick={() => {
-            setDraft({});
-            apply({});
-          }}
-        >
-          Clear
-        </button>
-        <button type="button" className="secondary" disabled={page.isFetching} onClick={() => void page.refetch()}>
-          {page.isFetching ? "Refreshing…" : "Refresh"}
-        </button>
-      </form>
+        <RequestIdFilter value={draft.requestId} onChange={(requestId) => setDraft({ ...draft, requestId })} />
+      </FilterForm>
       <QueryState
         isLoading={page.isLoading}
         error={page.error}

@@ -7,6 +7,7 @@ import { QueryState } from "../_components/query-state";
 import { useTRPC } from "../_components/trpc-provider";
 import { PaymentsTable } from "./payments-table";
 import { TableWrap } from "../_components/table-wrap";
+import { LoadMoreButton } from "../_components/load-more";
 
 const STATE_TEXT: Record<string, string> = {
   ok: "Balance is healthy.",
@@ -174,16 +175,7 @@ export function WalletPanel({ tenantId }: { tenantId: string }) {
             </tbody>
           </table>
         </TableWrap>
-        {ledger.hasNextPage && (
-          <button
-            type="button"
-            className="secondary"
-            onClick={() => ledger.fetchNextPage()}
-            disabled={ledger.isFetchingNextPage}
-          >
-            {ledger.isFetchingNextPage ? "Loading…" : "Load more"}
-          </button>
-        )}
+        <LoadMoreButton query={ledger} />
       </QueryState>
     </>
   );
