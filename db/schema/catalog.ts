@@ -1,17 +1,7 @@
 import { sql } from "drizzle-orm";
-import {
-  bigint,
-  boolean,
-  index,
-  integer,
-  jsonb,
-  pgTable,
-  text,
-  timestamp,
-  uniqueIndex,
-  uuid,
-} from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { tenants } from "./tenants";
+import { ts } from "./columns";
 
 /** A button of a card as stored: `url` as the client sent it (a site path is expanded when read). */
 export interface StoredButton {
@@ -46,8 +36,8 @@ export const products = pgTable(
       .notNull()
       .default(sql`'[]'::jsonb`),
     aiEnabled: boolean("ai_enabled").notNull().default(false),
-    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
-    updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
   },
   (t) => [
     uniqueIndex("products_tenant_code_uq")

@@ -1,7 +1,6 @@
-import { index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
 import { tenants } from "./tenants";
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
+import { ts } from "./columns";
 
 /** Publication of an article through a site module (spec "Publication"). */
 export interface PublicationRecord {

@@ -1,9 +1,8 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, index, integer, json, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, json, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
 import { contacts, conversations } from "./conversations";
 import { tenants } from "./tenants";
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
+import { ts } from "./columns";
 
 /** A CRM lead (spec "Lead"). `version` increments on every change; the etag derives from it. */
 export const leads = pgTable(

@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { staffUsers } from "./auth";
 import { tenants } from "./tenants";
+import { ts } from "./columns";
 
 /** A service account of a tenant; its API keys act as it. */
 export const integrations = pgTable(
@@ -26,8 +27,8 @@ export const integrations = pgTable(
     ipAllowlist: text("ip_allowlist").array(),
     /** Daily spend limit of this integration in RUB minor units; null = none. */
     dailySpendLimitMinor: bigint("daily_spend_limit_minor", { mode: "bigint" }),
-    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
-    updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
   },
   (t) => [index("integrations_tenant_idx").on(t.tenantId)],
 );
@@ -46,7 +47,7 @@ export const channels = pgTable(
     aiDailyLimit: integer("ai_daily_limit").notNull().default(200),
     /** The AI seller answers customers of this channel; false = `no_agent`. */
     aiEnabled: boolean("ai_enabled").notNull().default(true),
-    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    createdAt: ts("created_at").notNull().defaultNow(),
   },
   (t) => [
     index("channels_tenant_idx").on(t.tenantId),
@@ -72,19 +73,19 @@ export const apiKeys = pgTable(
     /** What the tenant calls this key in the console (e.g. "shop backend"); null = unnamed. */
     name: text("name"),
     secretHash: text("secret_hash").notNull(), // hex SHA-256 of the secret part
-    expiresAt: timestamp("expires_at", { withTimezone: true, precision: 3 }).notNull(),
+    expiresAt: ts("expires_at").notNull(),
     ipAllowlist: text("ip_allowlist").array(),
-    revokedAt: timestamp("revoked_at", { withTimezone: true, precision: 3 }),
+    revokedAt: ts("revoked_at"),
     /** `key_id` of the key this one was rolled to (server/services/keys/key-roll.ts); null = never rolled. */
     replacedBy: text("replaced_by"),
-    lastUsedAt: timestamp("last_used_at", { withTimezone: true, precision: 3 }),
+    lastUsedAt: ts("last_used_at"),
     /** The caller's address of the request that last used the key (written with the request log, batched). */
     lastUsedAddress: text("last_used_address"),
     /** When the 30-day `api_key.expiring` notice was recorded (server/jobs/key-expiry.ts); null = not yet. */
-    expiryWarned30At: timestamp("expiry_warned_30_at", { withTimezone: true, precision: 3 }),
+    expiryWarned30At: ts("expiry_warned_30_at"),
     /** When the 7-day `api_key.expiring` notice was recorded; null = not yet. */
-    expiryWarned7At: timestamp("expiry_warned_7_at", { withTimezone: true, precision: 3 }),
-    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    expiryWarned7At: ts("expiry_warned_7_at"),
+    createdAt: ts("created_at").notNull().defaultNow(),
   },
   (t) => [index("api_keys_integration_idx").on(t.integrationId)],
 );

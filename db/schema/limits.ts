@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
-import { bigint, check, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, check, integer, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
 import { tenants } from "./tenants";
+import { ts } from "./columns";
 
 /**
  * Request counters of the sliding rate windows when PostgreSQL is the limit store: one row per bucket
@@ -33,7 +34,7 @@ export const rateLimitOverrides = pgTable(
     writePerMin: integer("write_per_min"),
     paidPerMin: integer("paid_per_min"),
     paidConcurrency: integer("paid_concurrency"),
-    updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
   },
   (t) => [check("rate_limit_overrides_one_target", sql`(${t.tenantId} is null) <> (${t.keyId} is null)`)],
 );

@@ -1,9 +1,8 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
 import { apiKeys, integrations } from "./integrations";
 import { tenants } from "./tenants";
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
+import { ts } from "./columns";
 
 /** An asynchronous operation (spec "Operation"), visible only to the integration that started it. */
 export const operations = pgTable(

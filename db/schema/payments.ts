@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
-import { bigint, index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, index, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { tenants } from "./tenants";
 import { walletLedger } from "./wallet";
+import { ts } from "./columns";
 
 /**
  * A wallet top-up paid through a provider (DESIGN "Money"): `pending` until a verified notification or
@@ -23,8 +24,8 @@ export const payments = pgTable(
     confirmationUrl: text("confirmation_url"),
     staffUserId: text("staff_user_id").notNull(), // who started it (staff_users.id; kept if the user goes)
     ledgerId: uuid("ledger_id").references(() => walletLedger.id, { onDelete: "set null" }),
-    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
-    settledAt: timestamp("settled_at", { withTimezone: true, precision: 3 }),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    settledAt: ts("settled_at"),
   },
   (t) => [
     uniqueIndex("payments_provider_payment_uq").on(t.provider, t.providerPaymentId),
@@ -39,7 +40,7 @@ export const paymentEvents = pgTable(
   {
     provider: text("provider").notNull(),
     eventId: text("event_id").notNull(),
-    receivedAt: timestamp("received_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    receivedAt: ts("received_at").notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.provider, t.eventId] })],
 );
@@ -54,5 +55,5 @@ export const sandboxCheckouts = pgTable("sandbox_checkouts", {
   status: text("status")
     .notNull()
     .default(sql`'pending'`), // pending | succeeded | canceled
-  updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  updatedAt: ts("updated_at").notNull().defaultNow(),
 });

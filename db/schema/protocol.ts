@@ -1,5 +1,6 @@
-import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { index, integer, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { tenants } from "./tenants";
+import { ts } from "./columns";
 
 /**
  * One idempotent operation (spec "Limits: idempotency rules"). Holds a body fingerprint and a reference to
@@ -21,9 +22,9 @@ export const idempotencyRecords = pgTable(
     resourceType: text("resource_type"),
     resourceId: text("resource_id"),
     /** While running: when another request may take the operation over (the first one died). */
-    lockedUntil: timestamp("locked_until", { withTimezone: true, precision: 3 }).notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
-    completedAt: timestamp("completed_at", { withTimezone: true, precision: 3 }),
+    lockedUntil: ts("locked_until").notNull(),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    completedAt: ts("completed_at"),
   },
   (t) => [
     uniqueIndex("idempotency_scope_uq").on(t.tenantId, t.keyMode, t.scope, t.idempotencyKey),

@@ -1,4 +1,5 @@
-import { bigint, index, pgTable, real, smallint, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, index, pgTable, real, smallint, text, uuid } from "drizzle-orm/pg-core";
+import { ts } from "./columns";
 
 /**
  * One public API request (issue 19 item 5), kept 30 days (server/jobs/retention.ts). Written in batches
@@ -14,7 +15,7 @@ export const requestLog = pgTable(
   {
     id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
     /** When the request arrived (not when the row was written). */
-    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull(),
+    createdAt: ts("created_at").notNull(),
     tenantId: uuid("tenant_id"),
     integrationId: uuid("integration_id"),
     /** Internal id of the key (`api_keys.id`), for the last-used stamp. */

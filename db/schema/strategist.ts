@@ -1,8 +1,7 @@
-import { bigint, date, doublePrecision, index, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, date, doublePrecision, index, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
 import { integrations } from "./integrations";
 import { tenants } from "./tenants";
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
+import { ts } from "./columns";
 
 /**
  * A strategist report. `run_kind` `creative` is never returned; `snapshot`, `model`, `cost_minor` are

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, index, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
 import { staffUsers } from "./auth";
+import { ts } from "./columns";
 
 /** A customer account of the platform. `cell` is where it lives; `api_access` and `features` are its license. */
 export const tenants = pgTable("tenants", {
@@ -25,8 +26,8 @@ export const tenants = pgTable("tenants", {
   lowBalanceMinor: bigint("low_balance_minor", { mode: "bigint" })
     .notNull()
     .default(sql`100000`),
-  createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
-  updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  createdAt: ts("created_at").notNull().defaultNow(),
+  updatedAt: ts("updated_at").notNull().defaultNow(),
 });
 
 /** A staff user's membership in a tenant, with the rights that also cut the scopes of integrations they own. */
@@ -50,7 +51,7 @@ export const memberships = pgTable(
       .notNull()
       .default(sql`'{}'::text[]`),
     active: boolean("active").notNull().default(true),
-    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    createdAt: ts("created_at").notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.staffUserId] })],
 );
@@ -75,8 +76,8 @@ export const staffInvitations = pgTable(
       .notNull()
       .default(sql`'{}'::text[]`),
     status: text("status").notNull().default("pending"), // pending | accepted | rejected | canceled
-    expiresAt: timestamp("expires_at", { withTimezone: true, precision: 3 }).notNull(),
-    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    expiresAt: ts("expires_at").notNull(),
+    createdAt: ts("created_at").notNull().defaultNow(),
     /** Staff user who invited; null when an operator invited with the CLI. */
     inviterId: text("inviter_id").references(() => staffUsers.id, { onDelete: "set null" }),
   },

@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, date, index, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, date, index, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
 import { integrations } from "./integrations";
 import { tenants } from "./tenants";
+import { ts } from "./columns";
 
 /** The tenant's wallet, always in RUB minor units (kopecks) whatever the cell. */
 export const wallets = pgTable("wallets", {
@@ -22,7 +23,7 @@ export const wallets = pgTable("wallets", {
   maxOperationCostMinor: bigint("max_operation_cost_minor", { mode: "bigint" })
     .notNull()
     .default(sql`10000`),
-  updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  updatedAt: ts("updated_at").notNull().defaultNow(),
 });
 
 /** Every change of a wallet, written in the same transaction as the balance. */
@@ -45,7 +46,7 @@ export const walletLedger = pgTable(
     integrationId: uuid("integration_id").references(() => integrations.id, { onDelete: "set null" }),
     description: text("description"),
     actor: text("actor").notNull(), // operator | staff:<id> | integration:<id> | system
-    createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    createdAt: ts("created_at").notNull().defaultNow(),
   },
   (t) => [index("wallet_ledger_tenant_idx").on(t.tenantId, t.createdAt, t.id)],
 );

@@ -1,10 +1,9 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { boolean, index, integer, pgTable, text, uuid } from "drizzle-orm/pg-core";
 import { integrations } from "./integrations";
 import { events } from "./operations";
 import { tenants } from "./tenants";
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
+import { ts } from "./columns";
 
 /**
  * A webhook subscription (spec "Webhook resources"), visible only to the integration that created it.
