@@ -673,13 +673,20 @@ function targets(
   };
   const reads = results.filter(isRead);
   const worstP99 = Math.max(...reads.map((r) => r.p99));
+  const worst = reads.find((r) => r.p99 === worstP99);
+  const health = by("GET /api/health")!;
+  // The framework's own tail in the same run: a read whose p99/p50 matches the bare route's has no tail of
+  // its own, and its p99 is its p50 (16 connections / req/s) times the framework's spread.
+  const tail = (r: Result) => (r.p99 / r.p50).toFixed(1);
   const pages = results.filter((r) => r.name.startsWith("message page,"));
   const pageRatio = pages.length === 2 ? pages[0].rps / pages[1].rps : NaN;
   const goals = [
     ...RATIO_TARGETS[EMBEDDED ? "embedded" : "postgres"].map(ratio),
     {
       target: `every read's p99 ≤ ${P99_TARGET_MS} ms at ${CONNECTIONS} connections (worst read scenario)`,
-      figure: `${worstP99} ms`,
+      figure: worst
+        ? `${worstP99} ms (${worst.name}, p99/p50 ${tail(worst)}); GET /api/health's own p99 ${health.p99} ms, p99/p50 ${tail(health)}`
+        : "not run",
       met: worstP99 <= P99_TARGET_MS,
     },
     {
