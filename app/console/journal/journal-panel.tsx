@@ -7,7 +7,7 @@ import { QueryState } from "../_components/query-state";
 import { useTRPC } from "../_components/trpc-provider";
 import { TableWrap } from "../_components/table-wrap";
 import { KeysetPager, useKeysetTrail } from "../_components/keyset-pager";
-import { compactFilters, FilterForm, IntegrationFilter, RequestIdFilter } from "../_components/filter-form";
+import { FilterForm, useFilters, IntegrationFilter, RequestIdFilter } from "../_components/filter-form";
 
 type Cursor = { createdAt: string; id: string };
 type Filters = { integrationId?: string; resourceType?: string; from?: string; to?: string; requestId?: string };
@@ -21,19 +21,15 @@ const RESOURCE_TYPES = ["conversation", "message", "lead", "contact"] as const;
 export function JournalPanel({ tenantId }: { tenantId: string }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
-  const [draft, setDraft] = useState<Filters>({});
-  const [filters, setFilters] = useState<Filters>({});
   const trail = useKeysetTrail<Cursor>();
+  const form = useFilters<Filters>({}, trail.reset);
+  const { draft, setDraft, filters } = form;
   const [exportError, setExportError] = useState<ConsoleError | null>(null);
   const [exporting, setExporting] = useState(false);
   const cursor = trail.cursor;
   const integrations = useQuery(trpc.integrations.list.queryOptions({ tenantId }));
   const page = useQuery(trpc.journal.list.queryOptions({ tenantId, filters, cursor, limit: 50 }));
 
-  const apply = (next: Filters) => {
-    setFilters(compactFilters(next));
-    trail.reset();
-  };
   const download = async () => {
     setExporting(true);
     setExportError(null);
@@ -63,11 +59,7 @@ export function JournalPanel({ tenantId }: { tenantId: string }) {
       </p>
       <FilterForm
         label="Journal filters"
-        onApply={() => apply(draft)}
-        onClear={() => {
-          setDraft({});
-          apply({});
-        }}
+        state={form}
         actions={
           <button type="button" className="secondary" disabled={exporting} onClick={() => void download()}>
             {exporting ? "Exporting…" : "Export CSV"}

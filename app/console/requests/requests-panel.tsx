@@ -1,12 +1,11 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useState } from "react";
 import { QueryState } from "../_components/query-state";
 import { useTRPC } from "../_components/trpc-provider";
 import { TableWrap } from "../_components/table-wrap";
 import { KeysetPager, useKeysetTrail } from "../_components/keyset-pager";
-import { compactFilters, FilterForm, IntegrationFilter, RequestIdFilter } from "../_components/filter-form";
+import { FilterForm, useFilters, IntegrationFilter, RequestIdFilter } from "../_components/filter-form";
 
 type Cursor = { createdAt: string; id: number };
 type StatusClass = "2xx" | "3xx" | "4xx" | "5xx";
@@ -28,18 +27,13 @@ function statusBadge(status: number): string {
  */
 export function RequestsPanel({ tenantId, initialRequestId }: { tenantId: string; initialRequestId?: string }) {
   const trpc = useTRPC();
-  const initial = compactFilters({ requestId: initialRequestId });
-  const [draft, setDraft] = useState<Filters>(initial);
-  const [filters, setFilters] = useState<Filters>(initial);
   const trail = useKeysetTrail<Cursor>();
+  const form = useFilters<Filters>({ requestId: initialRequestId }, trail.reset);
+  const { draft, setDraft, filters } = form;
   const cursor = trail.cursor;
   const integrations = useQuery(trpc.integrations.list.queryOptions({ tenantId }));
   const page = useQuery(trpc.requestLog.list.queryOptions({ tenantId, filters, cursor, limit: 50 }));
 
-  const apply = (next: Filters) => {
-    setFilters(compactFilters(next));
-    trail.reset();
-  };
   const filtered = Object.keys(filters).length > 0;
 
   return (
@@ -52,11 +46,7 @@ export function RequestsPanel({ tenantId, initialRequestId }: { tenantId: string
       </p>
       <FilterForm
         label="Request filters"
-        onApply={() => apply(draft)}
-        onClear={() => {
-          setDraft({});
-          apply({});
-        }}
+        state={form}
         actions={
           <button type="button" className="secondary" disabled={page.isFetching} onClick={() => void page.refetch()}>
             {page.isFetching ? "Refreshing…" : "Refresh"}
