@@ -4,7 +4,7 @@ import type { ErrorCode } from "@/server/errors";
 import type { PreviewFeature } from "@/server/schemas/previews";
 import type { Scope } from "@/server/schemas/scopes";
 import type { ApiCaller, IntegrationActor } from "@/server/services/actor";
-import type { IdempotencyCompletion } from "@/server/services/idempotency/idempotency";
+import type { IdempotencyCompletion } from "@/server/services/idempotency/one-statement";
 import type { RateClass } from "@/server/services/limits/rate-limiter";
 
 export type { RateClass };
@@ -55,8 +55,8 @@ export interface RouteContext<P, Q, B, K = readonly unknown[]> {
    */
   url: URL;
   /**
-   * `oneStatement` routes under an `Idempotency-Key`: the record's completion, for the handler to run in its
-   * one statement (when it does not, the pipeline completes the record after it, in a statement of its own).
+   * `oneStatement` routes under an `Idempotency-Key`: the key's record, for the handler to make or complete in
+   * its one statement (when it does not, the pipeline writes the record after it, in a statement of its own).
    */
   completion?: IdempotencyCompletion;
 }
@@ -76,8 +76,12 @@ export interface RouteContext<P, Q, B, K = readonly unknown[]> {
  *   (422 on `/cursor`), hands the handler `after` (shape-checked by `position`), and signs `next_cursor`.
  * - `replay`: rebuilds the answer of a completed idempotent request from the resource's current state.
  * - `oneStatement`: a write whose handler changes the database in one statement. It runs without a
- *   transaction (the statement is atomic on its own), and under an `Idempotency-Key` it completes the key's
- *   record in that statement through `ctx.completion`: two round trips in all (issue 22), not five.
+ *   transaction (the statement is atomic on its own), and under an `Idempotency-Key` it makes or completes
+ *   the key's record in that statement through `ctx.completion`: one round trip for a key's first use, not
+ *   five (issue 22; ../services/idempotency/one-statement.ts).
+ * - `recordsKey`: a `oneStatement` route whose handler takes `ctx.completion` into its statement whenever it
+ *   writes and refuses only before it writes. A key's first use is then tried as that statement alone,
+ *   without looking the key up first (a key used before makes it change nothing; the full path follows).
  * - `preview`: a Planned route released only to tenants with this preview feature; for any other caller
  *   (including one whose key fails authentication) it answers the Planned 404 before anything else.
  */
@@ -116,6 +120,7 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown, K = readonly un
    */
   before?: (ctx: RouteContext<P, Q, B, K>) => Promise<void>;
   oneStatement?: boolean;
+  recordsKey?: boolean;
   preview?: PreviewFeature;
 }
 

@@ -1,5 +1,5 @@
 import type { Db } from "@/db/client";
-import type { ErrorCode } from "@/server/errors";
+import { ApiError, type ErrorCode } from "@/server/errors";
 import { fingerprint } from "@/server/lib/canonical-json";
 import { afterCommit } from "@/server/services/events/work-notifier";
 import {
@@ -7,10 +7,16 @@ import {
   beginIdempotency,
   completeIdempotency,
   IDEMPOTENCY_KEY_MAX,
-  idempotencyCompletion,
   IDEMPOTENCY_RENEW_EVERY_MS,
   renewIdempotencyLock,
+  type IdempotencyScope,
 } from "@/server/services/idempotency/idempotency";
+import {
+  firstUseCompletion,
+  idempotencyCompletion,
+  isKeyUsedBefore,
+  recordFirstUse,
+} from "@/server/services/idempotency/one-statement";
 import { log } from "@/server/log";
 import { idempotencyMode, type AnyRoute, type Reply, type RouteContext } from "./define-route";
 
@@ -63,13 +69,19 @@ async function executeWrite(
     if (route.oneStatement) return route.handler(ctx);
     return db.transaction((tx) => route.handler({ ...ctx, db: tx as Db }));
   }
-  const begin = await beginIdempotency(db, {
+  const scope: IdempotencyScope = {
     tenantId: ctx.actor.tenantId,
     keyMode: ctx.actor.keyMode,
     scope: `integration:${ctx.actor.integrationId}`,
     key: idemKey,
     fingerprint: fingerprint({ method: route.method, path: ctx.url.pathname, body: rawBody ?? null }),
-  });
+  };
+  // Not with `before`: it runs once per request and never for a replay, which this try cannot tell yet.
+  if (route.oneStatement && route.recordsKey && !route.before) {
+    const reply = await firstUse(route, ctx, scope);
+    if (reply) return reply;
+  }
+  const begin = await beginIdempotency(db, scope);
   if (begin.kind === "replay") {
     if (!route.replay || !begin.resourceId) return { status: begin.status };
     return route.replay(ctx, begin.resourceId, begin.status);
@@ -100,5 +112,33 @@ async function executeWrite(
     throw err;
   } finally {
     clearInterval(renewal);
+  }
+}
+
+/**
+ * A `recordsKey` route under a key, tried as the key's first use: the handler's one statement makes the
+ * resource and the key's record, already completed, together (one round trip and one commit in all; issue
+ * 22). A key used before makes that statement fail and change nothing; so does any refusal of the handler.
+ * Both return null, and the caller takes the full path (`beginIdempotency`), which tells a replay, a
+ * conflict or a run in progress apart, and runs the handler again where the key is new to it. A concurrent
+ * request with the same key waits on the first one's uncommitted record, then finds it completed: a replay.
+ * @returns the reply, or null to take the full path
+ * @throws what the handler throws but a refusal (ApiError below 500) or the failure of a used key
+ */
+async function firstUse(
+  route: AnyRoute,
+  ctx: RouteContext<unknown, unknown, unknown>,
+  scope: IdempotencyScope,
+): Promise<Reply | null> {
+  const completion = firstUseCompletion(scope);
+  try {
+    const reply = await route.handler({ ...ctx, completion });
+    // A handler that answered without writing (`recordsKey`) still leaves a record that replays; when the
+    // key was used before, the full path answers (a replay or a conflict) as it would have.
+    if (!completion.taken && !(await recordFirstUse(ctx.db, scope, reply.status, reply.resource))) return null;
+    return reply;
+  } catch (err) {
+    if ((err instanceof ApiError && err.status < 500) || isKeyUsedBefore(err)) return null;
+    throw err;
   }
 }

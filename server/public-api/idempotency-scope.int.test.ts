@@ -121,19 +121,22 @@ describe("idempotency keys", () => {
     expect([other.status, other.body.code]).toEqual([409, "idempotency_conflict"]);
   });
 
-  it("complete the record after a one-statement handler that did not take the completion into its statement", async () => {
-    // A `oneStatement` route runs without a transaction; its handler normally completes the record in its
-    // own statement (POST /cards). One that does not still leaves a completed record that replays.
+  /**
+   * A one-statement route at `path` whose handler answers 201 naming one resource without writing and
+   * without taking the completion; `runs()` counts its runs. `recordsKey` as the route declares it.
+   */
+  function answeringRoute(path: string, recordsKey: boolean) {
     let runs = 0;
     const thingId = crypto.randomUUID();
     const route = defineRoute({
-      operationId: "oneStatementWrite",
-      summary: "one statement",
+      operationId: `answer${path.slice(1)}`,
+      summary: "answers without writing",
       method: "POST",
-      path: "/one",
+      path,
       scope: null,
       rate: "write",
       oneStatement: true,
+      recordsKey,
       responses: { 201: null },
       handler: async ({ completion }) => {
         runs++;
@@ -142,13 +145,38 @@ describe("idempotency keys", () => {
       },
       replay: async (_ctx, id, status) => ({ status, body: { replayed: id } }),
     });
+    return { route, thingId, runs: () => runs };
+  }
+
+  it("complete the record after a one-statement handler that did not take the completion into its statement", async () => {
+    // A `oneStatement` route runs without a transaction; its handler normally completes the record in its
+    // own statement (POST /cards). One that does not still leaves a completed record that replays.
+    const { route, thingId, runs } = answeringRoute("/one", false);
     const ctx = routeContext("/one");
     const key = crypto.randomUUID();
     expect((await executeRoute(route, ctx, key, undefined)).status).toBe(201);
     const [rec] = await db.db.select().from(idempotencyRecords).where(eq(idempotencyRecords.idempotencyKey, key));
     expect(rec).toMatchObject({ state: "completed", responseStatus: 201, resourceType: "thing", resourceId: thingId });
     expect(await executeRoute(route, ctx, key, undefined)).toEqual({ status: 201, body: { replayed: thingId } });
-    expect(runs).toBe(1);
+    expect(runs()).toBe(1);
+  });
+
+  it("record the first use of a key by a records-key handler that answered without writing, and replay it", async () => {
+    // A `recordsKey` route tries a key's first use as its handler's one statement, without looking the key
+    // up first; a handler that answers without writing leaves the record after it, and a used key then
+    // gets the full path's answer: the replay, or the conflict for another body.
+    const { route, thingId, runs } = answeringRoute("/records", true);
+    const ctx = routeContext("/records");
+    const key = crypto.randomUUID();
+    expect(await executeRoute(route, ctx, key, { a: 1 })).toEqual({
+      status: 201,
+      resource: { type: "thing", id: thingId },
+    });
+    const [rec] = await db.db.select().from(idempotencyRecords).where(eq(idempotencyRecords.idempotencyKey, key));
+    expect(rec).toMatchObject({ state: "completed", responseStatus: 201, resourceType: "thing", resourceId: thingId });
+    expect(await executeRoute(route, ctx, key, { a: 1 })).toEqual({ status: 201, body: { replayed: thingId } });
+    await expect(executeRoute(route, ctx, key, { a: 2 })).rejects.toMatchObject({ code: "idempotency_conflict" });
+    expect(runs()).toBe(3); // answered without writing each time; only the first answer was kept
   });
 
   // Only PostgreSQL runs two transactions at once; on the embedded database a retry waits for the first

@@ -1,6 +1,7 @@
 import { and, count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { idempotencyRecords, products } from "@/db/schema";
+import { fingerprint } from "@/server/lib/canonical-json";
 import { PEER_HEADER } from "@/server/lib/client-ip";
 import { call, TEST_ORIGIN } from "@/server/testing/api-client";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
@@ -246,6 +247,49 @@ describe("idempotency of POST /cards", () => {
     expect(await records(key)).toHaveLength(0);
     const good = await call("POST", "/cards", { key: t.key, json: { code: "idem-3", name: "A" }, idempotencyKey: key });
     expect(good.status).toBe(201);
+  });
+
+  /** A record of `key` for the body `json` as another request left it: running, its lock held until `lockedUntil`. */
+  async function runningRecord(key: string, json: unknown, lockedUntil: Date) {
+    await db.db.insert(idempotencyRecords).values({
+      tenantId: t.tenantId,
+      keyMode: "live",
+      scope: `integration:${t.integrationId}`,
+      idempotencyKey: key,
+      fingerprint: fingerprint({ method: "POST", path: "/api/public/v1/cards", body: json }),
+      lockedUntil,
+    });
+  }
+
+  it("answers 409 operation_in_progress while another request holds the key, and makes no card", async () => {
+    // The first try makes the card and its record in one statement; a key in use makes that statement
+    // fail as a whole, so the full path's answer is the only trace.
+    const key = crypto.randomUUID();
+    const json = { code: "idem-held", name: "H" };
+    await runningRecord(key, json, new Date(Date.now() + 30_000));
+    const r = await call("POST", "/cards", { key: t.key, json, idempotencyKey: key });
+    expectProblem(r, 409, "operation_in_progress");
+    expect(r.headers.get("retry-after")).toBe("1");
+    const [{ n }] = await db.db
+      .select({ n: count() })
+      .from(products)
+      .where(and(eq(products.tenantId, t.tenantId), eq(products.code, "idem-held")));
+    expect(n).toBe(0);
+    expect(await records(key)).toMatchObject([{ state: "running", resourceId: null }]);
+  });
+
+  it("takes over the key of a request that died while running, and completes its record with the card", async () => {
+    const key = crypto.randomUUID();
+    const json = { code: "idem-died", name: "D" };
+    await runningRecord(key, json, new Date(Date.now() - 1_000));
+    const r = await call("POST", "/cards", { key: t.key, json, idempotencyKey: key });
+    expect(r.status).toBe(201);
+    const recs = await records(key);
+    expect(recs).toMatchObject([
+      { state: "completed", responseStatus: 201, resourceType: "card", resourceId: r.body.id },
+    ]);
+    const again = await call("POST", "/cards", { key: t.key, json, idempotencyKey: key });
+    expect([again.status, again.body.id]).toEqual([201, r.body.id]);
   });
 
   it.each([

@@ -47,7 +47,7 @@ it.runIf(pg)(
     const { child, port } = await startApiProcess(db.url!);
     // The kill comes as soon as the first cards are in: at the fifth answer, or when this process sees five
     // cards in the database, whichever is first. Polling alone could come too late once the child answered
-    // a burst faster than the poll's round (POST /cards makes two round trips since issue 22).
+    // a burst faster than the poll's round (POST /cards makes one round trip for a new key since issue 22).
     let answered = 0;
     let firstCardsIn!: () => void;
     const fiveAnswers = new Promise<void>((resolve) => (firstCardsIn = resolve));

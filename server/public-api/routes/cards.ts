@@ -33,7 +33,7 @@ export const listCardsRoute = defineRoute({
 
 /**
  * `POST /cards`: `Idempotency-Key` required; a replay answers the card's current state. One statement: the
- * card's insert completes the key's record too.
+ * card's insert makes (a new key) or completes the key's record too.
  */
 export const createCardRoute = defineRoute({
   operationId: "createCard",
@@ -46,6 +46,7 @@ export const createCardRoute = defineRoute({
   body: CardCreateSchema,
   responses: { 201: CardSchema },
   oneStatement: true,
+  recordsKey: true,
   handler: async ({ db, actor, body, completion }) => {
     const card = await cards.createCard(db, actor, body, completion?.bind(201, "card"));
     return created(card, { type: "card", id: card.id });

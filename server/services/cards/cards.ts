@@ -7,7 +7,7 @@ import { invalidField, notFound } from "@/server/errors";
 import { validationError } from "@/server/lib/validation";
 import type { Card, CardCreate, CardUpdate } from "@/server/schemas/cards";
 import type { Actor } from "../actor";
-import type { RecordCompletion } from "../idempotency/idempotency";
+import type { RecordCompletion } from "../idempotency/one-statement";
 import { checkCardAddresses } from "./card-addresses";
 import { CARD_FROM, CARD_JSON, cardIdOf, cardText, toCard, type CardRecord, type ProductRow } from "./card-view";
 
@@ -108,9 +108,11 @@ const CODE_TAKEN = () => invalidField("/code", "taken", "this code is already us
 
 /**
  * `POST /cards`: creates a product with a card, in one statement. With `completion` (the route runs it
- * under an `Idempotency-Key`), the idempotency record is completed in that same statement, so the card and
- * its record commit together without a transaction; the product id is drawn here for the record to name.
- * @throws ApiError 422 on `/code` when the code is taken, and on address fields per {@link checkCardAddresses}.
+ * under an `Idempotency-Key`), the idempotency record is made or completed in that same statement, so the
+ * card and its record commit together without a transaction; the product id is drawn here for the record
+ * to name, and the card takes it from the record.
+ * @throws ApiError 422 on `/code` when the code is taken, and on address fields per {@link checkCardAddresses};
+ *   the database's not-null error when the record's CTE changed no row (see `isKeyUsedBefore`).
  */
 export async function createCard(
   db: Db,
@@ -125,10 +127,11 @@ export async function createCard(
   // A taken code is the unique index's violation (no lookup first); the statement, and with it the
   // record's completion, then changes nothing (inside a caller's transaction, it aborts that transaction).
   try {
-    const [row] = await preparedQuery(db, `cards:create:${completion ? "completing" : "alone"}`, (d) => {
+    const [row] = await preparedQuery(db, `cards:create:${completion?.kind ?? "alone"}`, (d) => {
       // Plain placeholders: drizzle encodes each value with its column's encoder (jsonb, uuid).
       const values = {
-        id: sql.placeholder("id"),
+        // Under a key, the id its record names: no record made or completed, no card (one-statement.ts).
+        id: completion ? sql`${completion.resourceId}::uuid` : sql.placeholder("id"),
         tenantId: sql.placeholder("tenant"),
         code: sql.placeholder("code"),
         name: sql.placeholder("name"),

@@ -1,5 +1,4 @@
 import { and, eq, lte, sql } from "drizzle-orm";
-import type { WithSubqueryWithoutSelection } from "drizzle-orm/subquery";
 import type { Db } from "@/db/client";
 import { preparedQuery } from "@/db/prepared";
 import { idempotencyRecords } from "@/db/schema";
@@ -144,9 +143,10 @@ export async function renewIdempotencyLock(db: Db, recordId: string): Promise<vo
 
 /**
  * The update that marks a record completed, its values as placeholders (see {@link completionValues}): one
- * definition for {@link completeIdempotency} and the CTE of {@link IdempotencyCompletion}.
+ * definition for {@link completeIdempotency} and the CTE of a one-statement write (./one-statement.ts). It
+ * returns the resource id it recorded, which that write's insert takes as its row's id.
  */
-function completionUpdate(db: Db) {
+export function completionUpdate(db: Db) {
   return db
     .update(idempotencyRecords)
     .set({
@@ -157,10 +157,12 @@ function completionUpdate(db: Db) {
       resourceId: sql`${sql.placeholder("idem_resource_id")}::text`,
       completedAt: sql`${sql.placeholder("idem_completed_at")}::timestamptz`,
     })
-    .where(eq(idempotencyRecords.id, sql.placeholder("idem_record")));
+    .where(eq(idempotencyRecords.id, sql.placeholder("idem_record")))
+    .returning({ resourceId: idempotencyRecords.resourceId });
 }
 
-function completionValues(
+/** The placeholders of {@link completionUpdate}: record `recordId` answered `status` with `resource`. */
+export function completionValues(
   recordId: string,
   status: number,
   resource: { type: string; id: string } | undefined,
@@ -185,49 +187,6 @@ export async function completeIdempotency(
   await completionUpdate(tx)
     .prepare("idempotency_complete")
     .execute(completionValues(recordId, status, resource));
-}
-
-/**
- * The completion of a record bound to the answer a route will give (status and resource type), for the
- * one statement that makes the resource: {@link cte} goes into that statement's WITH clause and
- * {@link values} into its placeholders, so the change and the record's completion commit together without
- * BEGIN, a separate update and COMMIT (issue 22: three of `POST /cards`' five round trips). The CTE's SQL
- * is the same for every record, so it fits a prepared statement.
- */
-export interface RecordCompletion {
-  /** The data-modifying CTE on `db` that marks the record completed; its placeholders are `idem_*`. */
-  cte(db: Db): WithSubqueryWithoutSelection<"idempotency_completion">;
-  /** The placeholders' values, naming the resource by `resourceId` (known before the statement runs). */
-  values(resourceId: string): Record<string, unknown>;
-}
-
-/**
- * What a `oneStatement` route's handler gets under an `Idempotency-Key`: {@link bind} gives the
- * {@link RecordCompletion} for its answer; `taken` tells the pipeline whether it did (when not, the pipeline
- * completes the record after the handler, in a statement of its own).
- */
-export interface IdempotencyCompletion {
-  bind(status: number, resourceType: string): RecordCompletion;
-  readonly taken: boolean;
-}
-
-const completionCte = (db: Db) => db.$with("idempotency_completion").as(completionUpdate(db));
-
-/** The completion of record `recordId` for a one-statement write; see {@link IdempotencyCompletion}. */
-export function idempotencyCompletion(recordId: string): IdempotencyCompletion {
-  let taken = false;
-  return {
-    bind: (status, resourceType) => ({
-      cte: completionCte,
-      values(resourceId) {
-        taken = true;
-        return completionValues(recordId, status, { type: resourceType, id: resourceId });
-      },
-    }),
-    get taken() {
-      return taken;
-    },
-  };
 }
 
 /** Forgets a failed operation, so a refused request leaves no trace and the key can be retried. */
