@@ -1,3 +1,5 @@
+import { hasErrorCode } from "@/server/lib/error-codes";
+
 /** Error codes that mean the database (or its connection) is unreachable, not that a query was wrong. */
 const UNAVAILABLE_CODES = new Set([
   "ECONNREFUSED",
@@ -22,12 +24,5 @@ const UNAVAILABLE_CODES = new Set([
 
 /** True when `err` (or any error in its `cause` chain) says the database cannot be reached: answered 503. */
 export function isUnavailable(err: unknown): boolean {
-  for (
-    let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0;
-    e && depth < 5;
-    e = e.cause as typeof e, depth++
-  ) {
-    if (typeof e.code === "string" && UNAVAILABLE_CODES.has(e.code)) return true;
-  }
-  return false;
+  return hasErrorCode(err, UNAVAILABLE_CODES);
 }

@@ -4,6 +4,7 @@ import type { Db } from "@/db/client";
 import { literalLimit, preparedQuery, preparedRows } from "@/db/prepared";
 import { products, tenants } from "@/db/schema";
 import { invalidField, notFound } from "@/server/errors";
+import { hasErrorCode } from "@/server/lib/error-codes";
 import { validationError } from "@/server/lib/validation";
 import type { Card, CardCreate, CardUpdate } from "@/server/schemas/cards";
 import type { Actor } from "../actor";
@@ -97,12 +98,7 @@ export async function getCardById(db: Db, actor: Actor, id: string): Promise<Car
   return toCard(row, t.mainDomain, t.cell);
 }
 
-function isUniqueViolation(err: unknown): boolean {
-  for (let e = err as { code?: string; cause?: unknown } | undefined, i = 0; e && i < 5; e = e.cause as typeof e, i++) {
-    if (e.code === "23505") return true;
-  }
-  return false;
-}
+const isUniqueViolation = (err: unknown) => hasErrorCode(err, "23505"); // unique_violation
 
 const CODE_TAKEN = () => invalidField("/code", "taken", "this code is already used by another card of the account");
 

@@ -3,6 +3,7 @@ import type { WithSubqueryWithoutSelection } from "drizzle-orm/subquery";
 import type { Db } from "@/db/client";
 import { idempotencyRecords } from "@/db/schema";
 import { nowMs } from "@/server/lib/clock";
+import { hasErrorCode } from "@/server/lib/error-codes";
 import { completionUpdate, completionValues, type IdempotencyScope } from "./idempotency";
 
 /**
@@ -137,8 +138,5 @@ export async function recordFirstUse(
  * record was NULL): for `first-use`, the key was used before, and the pipeline then takes the full path.
  */
 export function isKeyUsedBefore(err: unknown): boolean {
-  for (let e = err as { code?: string; cause?: unknown } | undefined, i = 0; e && i < 5; e = e.cause as typeof e, i++) {
-    if (e.code === "23502") return true; // not_null_violation
-  }
-  return false;
+  return hasErrorCode(err, "23502"); // not_null_violation
 }
