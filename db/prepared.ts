@@ -113,6 +113,25 @@ export function preparedRows<Row>(db: Db, shape: string, build: () => SQL): Prep
 }
 
 /**
+ * A placeholder the planner cannot look into: `(select $n::type)`, an initplan whose value the plan reads at
+ * run time. For a prepared statement whose best plan is the same for every value (one index that matches
+ * its filter and its order), written with this for every value.
+ *
+ * Why: PostgreSQL plans a prepared statement for its actual values five times, then keeps its generic plan
+ * only if that plan's estimated cost is no higher than theirs. With skewed data (one tenant holding most
+ * leads) the generic plan's row estimate is the average tenant's, so for a large tenant it always looks
+ * dearer than a plan for the value, and PostgreSQL plans the statement again on every run, though it picks
+ * the same index every time. Through an initplan the estimate is the same for every value, so the generic
+ * plan is kept after five runs. On a `/leads` page of the bench's 100,000-lead tenant the planner was a third
+ * of PostgreSQL's CPU (issue 22, bench/HISTORY.md, twenty-third session).
+ * @param name the placeholder's name, as `sql.placeholder(name)`
+ * @param type the PostgreSQL type the value is cast to (a trusted literal, e.g. `uuid`, `boolean`)
+ */
+export function planlessPlaceholder(name: string, type: string): SQL {
+  return sql`(select ${sql.placeholder(name)}::${sql.raw(type)})`;
+}
+
+/**
  * A LIMIT written into the statement's text, for a prepared list query; put the same number in the query's
  * shape ({@link preparedQuery}), since each number is its own statement.
  *

@@ -1,6 +1,6 @@
-import { and, eq, gt, gte, sql } from "drizzle-orm";
+import { and, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { literalLimit, preparedRows } from "@/db/prepared";
+import { literalLimit, planlessPlaceholder, preparedRows } from "@/db/prepared";
 import { leads } from "@/db/schema";
 import { notFound } from "@/server/errors";
 import type { Lead, LeadStatus } from "@/server/schemas/leads";
@@ -43,15 +43,16 @@ export async function listLeads(
   const shape = `leads:list:${Object.values(has).map(Number).join("")}:${q.limit + 1}`;
   const rows = await preparedRows<LeadTextRow>(db, shape, () => {
     const l = leads;
-    const conds = [eq(l.tenantId, sql.placeholder("tenant")), eq(l.archived, sql.placeholder("archived"))];
-    if (has.status) conds.push(eq(l.status, sql.placeholder("status")));
-    if (has.source) conds.push(eq(l.source, sql.placeholder("source")));
-    if (has.since) conds.push(gte(l.updatedAt, sql`${sql.placeholder("since")}::timestamptz`));
-    if (has.afterTime) conds.push(gt(l.updatedAt, sql`${sql.placeholder("afterTime")}::timestamptz`));
+    // Every value through an initplan: the one index (tenant, archived, updated_at, id) is the plan for every
+    // value, and a large tenant's statement would otherwise be planned again on every run (planlessPlaceholder).
+    const v = planlessPlaceholder;
+    const conds = [sql`${l.tenantId} = ${v("tenant", "uuid")}`, sql`${l.archived} = ${v("archived", "boolean")}`];
+    if (has.status) conds.push(sql`${l.status} = ${v("status", "text")}`);
+    if (has.source) conds.push(sql`${l.source} = ${v("source", "text")}`);
+    if (has.since) conds.push(sql`${l.updatedAt} >= ${v("since", "timestamptz")}`);
+    if (has.afterTime) conds.push(sql`${l.updatedAt} > ${v("afterTime", "timestamptz")}`);
     if (has.after)
-      conds.push(
-        sql`(${l.updatedAt}, ${l.id}) > (${sql.placeholder("afterAt")}::timestamptz, ${sql.placeholder("afterId")}::uuid)`,
-      );
+      conds.push(sql`(${l.updatedAt}, ${l.id}) > (${v("afterAt", "timestamptz")}, ${v("afterId", "uuid")})`);
     return sql`select ${LEAD_SELECT} from ${LEAD_FROM}
       where ${and(...conds)} order by ${l.updatedAt}, ${l.id} limit ${literalLimit(q.limit + 1)}`;
   }).execute({
