@@ -138,7 +138,8 @@ export function planlessPlaceholder(name: string, type: string): SQL {
  * Why: PostgreSQL plans a LIMIT that is a parameter as if a tenth of the matching rows were wanted. The
  * generic plan of such a statement then always costs more than a plan for the actual values, so PostgreSQL
  * plans it again on every run; with a literal, it keeps the generic plan after five runs. On a `/leads`
- * page the planning was a fifth of PostgreSQL's CPU (issue 22, bench/HISTORY.md).
+ * page the planning was a fifth of PostgreSQL's CPU (issue 22, bench/HISTORY.md). Where one tenant holds
+ * most rows, the estimate for that tenant's value can still make it plan every run: {@link planlessPlaceholder}.
  * @param rows rows to fetch: a list route's `limit` + 1 (1 to 101)
  * @throws RangeError when `rows` is not a whole number from 1 to 101
  */
