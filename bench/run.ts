@@ -31,6 +31,7 @@ import type { LoadSpec } from "./load";
 import { ensureServerBundle, serverNodeFlags, serverProcessEnv } from "../scripts/server-bundle";
 import { cpuSince, cpuSnapshot, rssSampler, treeRss } from "./process-stats";
 import { soak } from "./soak";
+import { statisticsKeeper } from "./statistics";
 import { cpuSplit, haveWrk, wrkLoad, type LoadFigures } from "./wrk";
 
 // `npm run bench`: builds the app, seeds a fresh database (`--database postgres`, the default: a new
@@ -94,6 +95,8 @@ const dbEnv: Record<string, string> = EMBEDDED ? { DATABASE_URL: "", PGLITE_DIR:
 /** Leads of the big tenant: the seeded ones, topped up with one INSERT ... SELECT generate_series. */
 const BIG_LEADS = 100_000;
 const SPLIT = cpuSplit();
+/** Analyzes the tables a scenario grew, where the server's autovacuum is off (bench/statistics.ts). */
+const statistics = statisticsKeeper(EMBEDDED ? null : dbUrl, log);
 /** Cores the app may use: all but the load generator's when pinned, else the machine's. */
 const appCores = () => (SPLIT ? os.cpus().length - 1 : os.availableParallelism());
 /** wrk when installed; `BENCH_LOAD=autocannon` forces the fallback (to compare the two generators). */
@@ -463,8 +466,17 @@ async function compareWith(
   console.log(`\n${compareTable(rows, labels, Number(flags.rounds))}\n`);
 }
 
-/** Runs one scenario with wrk, or with autocannon (bench/load.ts) in a separate process when wrk is absent. */
+/**
+ * Runs one scenario with wrk, or with autocannon (bench/load.ts) in a separate process when wrk is absent;
+ * then analyzes the tables it grew when no autovacuum will ({@link statistics}).
+ */
 async function drive(s: LoadSpec): Promise<LoadFigures> {
+  const figures = await load(s);
+  await statistics.afterScenario();
+  return figures;
+}
+
+async function load(s: LoadSpec): Promise<LoadFigures> {
   if (WRK) return wrkLoad(s, SPLIT?.load ?? null);
   // Asynchronous, so the RSS sampler keeps running while the load runs.
   const args = ["--import", "tsx", path.join(import.meta.dirname, "load.ts"), JSON.stringify(s)];
@@ -831,6 +843,7 @@ try {
 } finally {
   for (const c of children) c.kill("SIGTERM");
   await new Promise((r) => setTimeout(r, 1000));
+  await statistics.close();
   if (!flags.keep && !EMBEDDED) await admin.unsafe(`drop database if exists ${dbName} with (force)`).catch(() => {});
   if (!flags.keep && EMBEDDED) rmSync(path.dirname(pgliteDir), { recursive: true, force: true });
   await admin.end();

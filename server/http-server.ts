@@ -5,6 +5,7 @@ import next from "next";
 import { openDatabase, installDatabase, type Database } from "@/db/client";
 import { shareEmbedded } from "@/db/shared-embedded";
 import { env } from "@/server/env";
+import { startAnalyzeSchedule } from "@/server/jobs/analyze-schedule";
 import { startDailySchedule } from "@/server/jobs/daily-schedule";
 import { startLocalDriver } from "@/server/jobs/local-driver";
 import { registerInngestNotifier } from "@/inngest/notifier";
@@ -63,6 +64,8 @@ export async function startApp(opts: { dev: boolean; database?: Database }): Pro
   const unnotify = e.jobsDriver === "inngest" ? registerInngestNotifier() : null;
   // Daily jobs (key expiry notices, retention) under the local driver; Inngest runs them as crons.
   const daily = e.jobsDriver === "local" ? startDailySchedule(database.db) : null;
+  // PGlite has no autovacuum: the app refreshes the statistics of tables that grew (db/analyze-grown-tables.ts).
+  const analyze = database.kind === "pglite" ? startAnalyzeSchedule(database.db) : null;
 
   if (!opts.dev) adoptBuildConfig(process.cwd());
   // Before next(): Next.js adopts the global AsyncLocalStorage class when it starts; this one's per-request
@@ -103,6 +106,7 @@ export async function startApp(opts: { dev: boolean; database?: Database }): Pro
       await jobs?.stop();
       unnotify?.();
       await daily?.stop();
+      await analyze?.stop();
       await app.close?.();
       await keyCache.stop();
       await settled.stop();

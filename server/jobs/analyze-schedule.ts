@@ -1,0 +1,45 @@
+import type { Db } from "@/db/client";
+import { analyzeGrownTables } from "@/db/analyze-grown-tables";
+import { log } from "@/server/log";
+
+/** Pause between checks for grown tables in the embedded database, ms: autovacuum's default naptime (1 min). */
+export const ANALYZE_INTERVAL_MS = 60 * 1000;
+
+/** A running {@link startAnalyzeSchedule}. */
+export interface AnalyzeSchedule {
+  /** Stops the timer and resolves once a check in progress has finished. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The embedded database's stand-in for autovacuum's analyze (PGlite has none): runs
+ * {@link analyzeGrownTables} at start and then every `intervalMs` (default {@link ANALYZE_INTERVAL_MS}), so the planner's
+ * statistics and the cached plans of prepared statements follow the tables as they grow. Started by the app
+ * (server/http-server.ts) when it opened PGlite; not on PostgreSQL, where autovacuum is the server's. A failed
+ * check is logged and the timer goes on.
+ */
+export function startAnalyzeSchedule(db: Db, opts: { intervalMs?: number } = {}): AnalyzeSchedule {
+  let current: Promise<void> = Promise.resolve();
+  let running = false;
+  const tick = () => {
+    if (running) return;
+    running = true;
+    current = analyzeGrownTables(db)
+      .then((tables) => {
+        if (tables.length) log().info({ tables }, "embedded database: statistics refreshed");
+      })
+      .catch((err: unknown) => log().error({ err }, "embedded database: analyze failed"))
+      .finally(() => {
+        running = false;
+      });
+  };
+  tick();
+  const timer = setInterval(tick, opts.intervalMs ?? ANALYZE_INTERVAL_MS);
+  timer.unref?.();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await current;
+    },
+  };
+}
