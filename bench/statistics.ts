@@ -39,7 +39,8 @@ export function statisticsKeeper(dbUrl: string | null, log: (m: string) => void)
       if (tables.length) log(`  analyzed ${tables.join(", ")}, which grew (autovacuum is off on this server)`);
     },
     async close() {
-      await (await opened)?.close();
+      // A connection that never opened (the run failed before its first scenario) has nothing to close.
+      await (await opened?.catch(() => null))?.close();
     },
   };
 }
