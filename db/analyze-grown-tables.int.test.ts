@@ -51,7 +51,10 @@ describe("analyzeGrownTables", () => {
     expect(await plan()).toMatch(/Sort/);
 
     await addLeads(5_000);
-    expect(await plan()).toMatch(/Sort/); // stale: nothing has told the planner the table grew
+    // Stale: nothing has told the planner the table grew. Only PGlite is sure to keep the plan: a PostgreSQL
+    // backend also drops its cached plans when the server's invalidation queue overflows (other databases'
+    // migrations in parallel test files), and then plans again from the table's current size.
+    if (!database.url) expect(await plan()).toMatch(/Sort/);
 
     expect(await analyzeGrownTables(database.db)).toContain("leads");
     expect(await analyzeGrownTables(database.db)).not.toContain("leads"); // its statistics now match its size
