@@ -1,15 +1,13 @@
 import type { Db } from "@/db/client";
 import { analyzeGrownTables } from "@/db/analyze-grown-tables";
 import { log } from "@/server/log";
+import { startRepeating, type Repeating } from "./repeating";
 
 /** Pause between checks for grown tables in the embedded database, ms: autovacuum's default naptime (1 min). */
 export const ANALYZE_INTERVAL_MS = 60 * 1000;
 
-/** A running {@link startAnalyzeSchedule}. */
-export interface AnalyzeSchedule {
-  /** Stops the timer and resolves once a check in progress has finished. */
-  stop(): Promise<void>;
-}
+/** A running {@link startAnalyzeSchedule}: `stop()` and `idle()` of {@link Repeating}. */
+export type AnalyzeSchedule = Repeating;
 
 /**
  * The embedded database's stand-in for autovacuum's analyze (PGlite has none): runs
@@ -19,27 +17,12 @@ export interface AnalyzeSchedule {
  * check is logged and the timer goes on.
  */
 export function startAnalyzeSchedule(db: Db, opts: { intervalMs?: number } = {}): AnalyzeSchedule {
-  let current: Promise<void> = Promise.resolve();
-  let running = false;
-  const tick = () => {
-    if (running) return;
-    running = true;
-    current = analyzeGrownTables(db)
-      .then((tables) => {
-        if (tables.length) log().info({ tables }, "embedded database: statistics refreshed");
-      })
-      .catch((err: unknown) => log().error({ err }, "embedded database: analyze failed"))
-      .finally(() => {
-        running = false;
-      });
-  };
-  tick();
-  const timer = setInterval(tick, opts.intervalMs ?? ANALYZE_INTERVAL_MS);
-  timer.unref?.();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await current;
-    },
-  };
+  return startRepeating(async () => {
+    try {
+      const tables = await analyzeGrownTables(db);
+      if (tables.length) log().info({ tables }, "embedded database: statistics refreshed");
+    } catch (err) {
+      log().error({ err }, "embedded database: analyze failed");
+    }
+  }, opts.intervalMs ?? ANALYZE_INTERVAL_MS);
 }
