@@ -62,4 +62,31 @@ describe("analyzeGrownTables", () => {
     expect(fresh).toMatch(/Index Scan/);
     expect(fresh).not.toMatch(/Sort/);
   });
+
+  it("takes samples of the size statisticsTarget asks for, without changing the setting of later statements", async () => {
+    const titleBounds = async () =>
+      rowsOf<{ n: number }>(
+        await database.db.execute(sql`
+          select coalesce(array_length(histogram_bounds, 1), 0)::int as n
+          from pg_stats where schemaname = current_schema() and tablename = 'leads' and attname = 'title'`),
+      )[0]!.n;
+    await analyzeGrownTables(database.db); // the first test's leads, at the server's default target (100)
+    await addLeads(1_000);
+    await database.db.execute(sql`analyze ${leads}`);
+    expect(await titleBounds()).toBeGreaterThan(50); // 6,040 distinct titles: a histogram of up to 101 bounds
+
+    await addLeads(6_000);
+    expect(await analyzeGrownTables(database.db, { statisticsTarget: 10 })).toContain("leads");
+    const bounds = await titleBounds();
+    expect(bounds).toBeGreaterThan(1);
+    expect(bounds).toBeLessThanOrEqual(11);
+    const setting = rowsOf<{ t: string }>(
+      await database.db.execute(sql`select current_setting('default_statistics_target') as t`),
+    )[0]!.t;
+    expect(setting).toBe("100");
+
+    for (const bad of [0, 1.5, 10_001]) {
+      await expect(analyzeGrownTables(database.db, { statisticsTarget: bad })).rejects.toThrow(RangeError);
+    }
+  });
 });

@@ -4,7 +4,7 @@ import { leads } from "@/db/schema";
 import { rowsOf } from "@/db/rows";
 import { makeTenant } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
-import { startAnalyzeSchedule } from "./analyze-schedule";
+import { EMBEDDED_STATISTICS_TARGET, startAnalyzeSchedule } from "./analyze-schedule";
 
 describe("startAnalyzeSchedule (the embedded database's analyze)", () => {
   let database: Awaited<ReturnType<typeof openTestDatabase>>;
@@ -37,5 +37,13 @@ describe("startAnalyzeSchedule (the embedded database's analyze)", () => {
     const again = startAnalyzeSchedule(database.db, { intervalMs: 60_000 });
     await again.stop();
     expect(await leadStats()).toBe(2_000);
+    // Samples of EMBEDDED_STATISTICS_TARGET's size: a histogram of at most 11 bounds over 2,000 distinct titles.
+    const bounds = rowsOf<{ n: number }>(
+      await database.db.execute(sql`
+        select array_length(histogram_bounds, 1)::int as n
+        from pg_stats where schemaname = current_schema() and tablename = 'leads' and attname = 'title'`),
+    )[0]!.n;
+    expect(bounds).toBeGreaterThan(1);
+    expect(bounds).toBeLessThanOrEqual(EMBEDDED_STATISTICS_TARGET + 1);
   });
 });
