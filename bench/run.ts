@@ -31,6 +31,7 @@ import type { LoadSpec } from "./load";
 import { ensureServerBundle, serverNodeFlags, serverProcessEnv } from "../scripts/server-bundle";
 import { cpuSince, cpuSnapshot, rssSampler, treeRss } from "./process-stats";
 import { soak } from "./soak";
+import { benchCommitLatency, STALL_MS, type CommitLatency } from "./commit-latency";
 import { statisticsKeeper } from "./statistics";
 import { cpuSplit, haveWrk, wrkLoad, type LoadFigures } from "./wrk";
 
@@ -390,6 +391,11 @@ async function main() {
     await report(results, peakRss, seeded, null, null, null);
     return;
   }
+  // The disk's share of the journaled reads' p99, with the app stopped (bench/commit-latency.ts).
+  const commits = await benchCommitLatency(dbUrl);
+  log(
+    `  commit latency: p50 ${commits.p50Ms} ms, p99 ${commits.p99Ms} ms, max ${commits.maxMs} ms; ${commits.stalls} of ${commits.commits} commits over ${STALL_MS} ms`,
+  );
   const deliveries = await benchDeliveries(
     dbUrl,
     log,
@@ -408,7 +414,7 @@ async function main() {
   log(
     `  operations ${Math.round(ops.burst.perSecond)}/s per worker; create-to-completed p50 ${ops.steady.p50Ms} ms, p95 ${ops.steady.p95Ms} ms`,
   );
-  await report(results, peakRss, seeded, deliveries, ops, logCost);
+  await report(results, peakRss, seeded, deliveries, ops, logCost, commits);
 }
 
 /**
@@ -747,6 +753,7 @@ async function report(
   deliveries: DeliveryFigures | null,
   ops: OperationFigures | null,
   logCost: RequestLogCost | null,
+  commits: CommitLatency | null = null,
 ) {
   const bare = results.find((r) => r.name.startsWith("GET /api/health"))!.rps;
   const node = results.find((r) => r.name.startsWith("bare node"))!.rps;
@@ -795,6 +802,7 @@ async function report(
     deliveries,
     operations: ops,
     request_log: logCost,
+    commit_latency: commits,
     targets: goals,
   };
   const base = `results${EMBEDDED ? "-embedded" : ""}${PROCESSES > 1 ? `-${PROCESSES}-processes` : ""}`;
@@ -831,6 +839,12 @@ async function report(
       ? `Request log (${REQUEST_LOG_SCENARIO}: fresh app processes identical but for \`REQUEST_LOG=off\`, run on, off, off, on; means of each side): on ${Math.round(logCost.on.rps)} req/s (p99 ${Math.round(logCost.on.p99)} ms), off ${Math.round(logCost.off.rps)} req/s (p99 ${Math.round(logCost.off.p99)} ms); ratio on/off ${logCost.ratio.toFixed(2)}, about ${Math.round(logCost.costUsPerRequest)} µs of app time per request; ${logCost.rowsWritten} rows written by the "on" runs (warm-ups included; ${logCost.on.total} measured requests). Taken apart in the bench process: queueing a row ${logCost.parts.pushCpuUs.toFixed(2)} µs of CPU, writing it ${logCost.parts.writeCpuUsPerRow.toFixed(1)} µs of CPU (batches of ${logCost.parts.batchRows} rows, ${logCost.parts.batchWallMs.toFixed(1)} ms each, off the requests' path).`
       : "Request log cost: not measured in this run.",
     "",
+    ...(commits
+      ? [
+          `Commit latency of this PostgreSQL (${commits.sessions} sessions committing one-row inserts for ${commits.seconds} s, the app stopped; bench/commit-latency.ts): p50 ${commits.p50Ms} ms, p99 ${commits.p99Ms} ms, p99.9 ${commits.p999Ms} ms, max ${commits.maxMs} ms; ${commits.stalls} of ${commits.commits} commits took over ${STALL_MS} ms. Every personal-data answer (message pages, leads) waits for its journal row's commit, so the disk's stalls are in those rows' p99.`,
+          "",
+        ]
+      : []),
     "| Target | This run | Met |",
     "|---|---|---|",
     ...goals.map((g) => `| ${g.target} | ${g.figure} | ${g.met ? "yes" : "**no**"} |`),
