@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { ExtractTablesWithRelations } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { lockDirectory } from "./directory-lock";
 import { queriesTakeTurns } from "./pglite-turns";
 import * as schema from "./schema";
 
@@ -67,17 +68,35 @@ export async function openDatabase(opts: {
   const { PGlite } = await import("@electric-sql/pglite");
   const { drizzle } = await import("drizzle-orm/pglite");
   const dir = opts.dir ?? "memory://";
-  if (!dir.startsWith("memory://")) mkdirSync(dir, { recursive: true });
-  const pglite = await PGlite.create(dir, {
-    postgresqlconf: PGLITE_CONF,
-    ...(opts.pgliteSnapshot ? { loadDataDir: opts.pgliteSnapshot } : {}),
-  });
-  const db = drizzle(opts.takeTurns ? queriesTakeTurns(pglite) : pglite, { schema }) as unknown as Db;
-  if (opts.migrate) {
-    const { migrate } = await import("drizzle-orm/pglite/migrator");
-    await migrate(db as never, { migrationsFolder: MIGRATIONS });
+  const onDisk = !dir.startsWith("memory://");
+  if (onDisk) mkdirSync(dir, { recursive: true });
+  // One opener per directory (db/directory-lock.ts); held until close().
+  const unlock = onDisk ? lockDirectory(dir) : () => {};
+  let pglite: import("@electric-sql/pglite").PGlite | undefined;
+  try {
+    pglite = await PGlite.create(dir, {
+      postgresqlconf: PGLITE_CONF,
+      ...(opts.pgliteSnapshot ? { loadDataDir: opts.pgliteSnapshot } : {}),
+    });
+    const db = drizzle(opts.takeTurns ? queriesTakeTurns(pglite) : pglite, { schema }) as unknown as Db;
+    if (opts.migrate) {
+      const { migrate } = await import("drizzle-orm/pglite/migrator");
+      await migrate(db as never, { migrationsFolder: MIGRATIONS });
+    }
+    const opened = pglite;
+    const close = async () => {
+      try {
+        await opened.close();
+      } finally {
+        unlock();
+      }
+    };
+    return { db, kind: "pglite", pglite: opened, close };
+  } catch (err) {
+    await pglite?.close().catch(() => {});
+    unlock();
+    throw err;
   }
-  return { db, kind: "pglite", pglite, close: () => pglite.close() };
 }
 
 /** Applies migrations once even when several instances start together (session advisory lock). */

@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Database } from "@/db/client";
+import { DirectoryInUseError } from "@/db/directory-lock";
 import type { DemoInfo } from "@/server/services/seed/demo-tenant";
 import { EnvError, env } from "@/server/env";
 import { ensureProductionBuild } from "./ensure-build";
@@ -96,4 +97,11 @@ async function ensureDemo(database: Database, file: string, origin: string): Pro
   return info;
 }
 
-void main();
+main().catch((err: unknown) => {
+  // A second demo while one runs: say so in a sentence, not a stack (db/directory-lock.ts).
+  if (err instanceof DirectoryInUseError) {
+    console.error(err.message);
+    process.exit(1);
+  }
+  throw err;
+});

@@ -1,4 +1,5 @@
 import cluster from "node:cluster";
+import { DirectoryInUseError } from "@/db/directory-lock";
 import { EnvError, env } from "@/server/env";
 import { processCount, serveInProcesses } from "@/server/lib/cluster";
 import { startApp, stopOnSignals } from "@/server/http-server";
@@ -24,7 +25,7 @@ async function main(): Promise<void> {
     // A start that fails (database unreachable, port taken, no build) ends the process with 1: Next.js
     // only logs unhandled rejections, and a process that serves nothing must not look alive.
     const app = await startApp({ dev }).catch((err: unknown) => {
-      console.error(err);
+      console.error(err instanceof DirectoryInUseError ? err.message : err);
       process.exit(1);
     });
     const who = cluster.isWorker ? `, process ${cluster.worker!.id} of ${count}, pid ${process.pid}` : "";
