@@ -36,6 +36,15 @@ describe("lockDirectory (one opener per embedded database directory)", () => {
     expect(existsSync(lockFile(dir))).toBe(true); // someone else's lock is left alone
   });
 
+  it("takes over a lock naming this process's pid that this process does not hold (a restarted container)", () => {
+    const dir = path.join(root, "d");
+    writeFileSync(lockFile(dir), `${process.pid}\n`);
+    const release = lockDirectory(dir);
+    expect(() => lockDirectory(dir)).toThrow(DirectoryInUseError); // now it is held here
+    release();
+    expect(existsSync(lockFile(dir))).toBe(false);
+  });
+
   it("takes over a lock left by a process that is gone", () => {
     const dir = path.join(root, "c");
     const gone = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });

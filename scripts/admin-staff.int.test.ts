@@ -1,13 +1,13 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { installDatabase, openDatabase, type Database } from "@/db/client";
-import { shareEmbedded } from "@/db/shared-embedded";
-import { memberships, staffInvitations } from "@/db/schema";
+import { portFile, shareEmbedded } from "@/db/shared-embedded";
+import { memberships, staffInvitations, tenants } from "@/db/schema";
 import { createAuth } from "@/server/auth/auth";
 import { createInvitedAccount } from "@/server/services/team/invitations";
 import { createTenant } from "@/server/services/tenants/tenants";
@@ -180,3 +180,24 @@ it("staff:invite refuses an unknown right or tenant with a clear error and exit 
   }
   expect(await db.db.select().from(staffInvitations).where(eq(staffInvitations.email, "x@cli.example"))).toEqual([]);
 }, 60_000);
+
+it.skipIf(Boolean(process.env.DATABASE_URL))(
+  "without the app's socket, refuses to open the directory the app holds (database_in_use), naming its pid",
+  async () => {
+    // As after a second app removed the port file on its way out: the CLI must not open the directory beside
+    // the app, whose database would then not see its changes (db/directory-lock.ts).
+    const file = portFile(cliEnv.PGLITE_DIR!);
+    const port = readFileSync(file, "utf8");
+    rmSync(file);
+    try {
+      const r = await admin("tenant:create", "--name", "Beside the app");
+      expect(r.code).toBe(1);
+      const error = (r.out as { error: { code: string; detail: string } }).error;
+      expect(error.code).toBe("database_in_use");
+      expect(error.detail).toContain(`pid ${process.pid}`);
+      expect(await db.db.select().from(tenants).where(eq(tenants.name, "Beside the app"))).toEqual([]);
+    } finally {
+      writeFileSync(file, port);
+    }
+  },
+);

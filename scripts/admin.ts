@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
+import { DirectoryInUseError } from "@/db/directory-lock";
 import { openForScript } from "@/db/shared-embedded";
 import { EnvError, env } from "@/server/env";
 import { registerInngestNotifier } from "@/inngest/notifier";
@@ -312,7 +313,9 @@ async function main(): Promise<number> {
           ? { code: "usage", detail: `${err.message}\n  ${name} ${command.usage}` }
           : err instanceof EnvError
             ? { code: "environment", detail: err.message }
-            : { code: "internal_error", detail: (err as Error).message };
+            : err instanceof DirectoryInUseError
+              ? { code: "database_in_use", detail: err.message }
+              : { code: "internal_error", detail: (err as Error).message };
     if (json) console.log(JSON.stringify({ error: problem }));
     else {
       console.error(`Error (${problem.code}): ${problem.detail}`);
