@@ -1,7 +1,7 @@
 // Preloaded into the app by `npm run bench -- --profile` (`node --import`): a sampling allocation profile
 // of the whole process (V8's HeapProfiler, about one sample per 16 KB allocated, objects the garbage
 // collector has already collected included), written on exit to <BENCH_ALLOCATION_DIR>/<pid>.heapprofile.
-// bench/profile-summary.mjs splits its bytes like the CPU profile's time, which tells whose allocations
+// bench/profile-summary.ts and bench/miss-profile.ts split its bytes like the CPU profile's time, which tells whose allocations
 // the garbage collector's time goes to.
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { Session } from "node:inspector";

@@ -33,6 +33,7 @@ import { cpuSince, cpuSnapshot, rssSampler, treeRss } from "./process-stats";
 import { soak } from "./soak";
 import { benchCommitLatency, STALL_MS, type CommitLatency } from "./commit-latency";
 import { statisticsKeeper } from "./statistics";
+import { missProfileSection, profileMisses, type Miss, type MissProfile } from "./miss-profile";
 import { cpuSplit, haveWrk, wrkLoad, type LoadFigures } from "./wrk";
 
 // `npm run bench`: builds the app, seeds a fresh database (`--database postgres`, the default: a new
@@ -55,6 +56,9 @@ const { values: flags } = parseArgs({
     duration: { type: "string", default: "10" },
     only: { type: "string" },
     profile: { type: "boolean" },
+    // --explain: with --only, profile each chosen scenario with a ratio target, met or missed (a full run
+    // profiles the misses).
+    explain: { type: "boolean" },
     // --soak <s>: after the scenarios, reads for <s> seconds with the app's memory sampled (bench/soak.ts).
     soak: { type: "string" },
     // --processes N: the app runs N processes on one port (WEB_CONCURRENCY, postgres only; README "Scaling").
@@ -167,6 +171,7 @@ async function main() {
   // The app as `npm start` runs it: our server compiled into one module (scripts/server-bundle.ts).
   // The flags `npm start` would choose on the app's cores (BENCH_NODE_FLAGS replaces them, to compare).
   const nodeFlags = process.env.BENCH_NODE_FLAGS?.split(" ") ?? serverNodeFlags(appCores());
+  const bundle = await ensureServerBundle("server/main.ts", "main");
   // Event-loop delay per scenario (bench/event-loop.ts): the probe is preloaded into every app process.
   const loopProbe = eventLoopProbe();
   const nodeArgs = [
@@ -174,19 +179,28 @@ async function main() {
     ...nodeFlags,
     // Not under --compare: the other app runs without it, and the probe's own work would weigh on this side.
     ...(flags.compare ? [] : loopProbe.nodeArgs),
-    await ensureServerBundle("server/main.ts", "main"),
+    bundle,
   ];
-  const app = spawn(
-    SPLIT ? "taskset" : process.execPath,
-    SPLIT ? ["-c", SPLIT.app, process.execPath, ...nodeArgs] : nodeArgs,
-    {
-      env: { ...appEnv, ...loopProbe.env, ...(flags.profile ? { BENCH_ALLOCATION_DIR: profileDir } : {}) },
-      // The app's log lines (warnings and errors only, LOG_LEVEL=warn) are kept in bench/app.log.
-      stdio: ["ignore", openSync(path.join(import.meta.dirname, "app.log"), "w"), "inherit"],
-    },
-  );
-  children.push(app);
-  await waitFor(`http://localhost:${APP_PORT}/api/health`);
+  /** Starts the app on the app's cores with `args` and the bench's environment plus `env`; resolves once it answers. */
+  const startApp = async (args: string[], env: Record<string, string>) => {
+    const child = spawn(
+      SPLIT ? "taskset" : process.execPath,
+      SPLIT ? ["-c", SPLIT.app, process.execPath, ...args] : args,
+      {
+        env: { ...appEnv, ...env },
+        // The app's log lines (warnings and errors only, LOG_LEVEL=warn) are kept in bench/app.log.
+        stdio: ["ignore", openSync(path.join(import.meta.dirname, "app.log"), "a"), "inherit"],
+      },
+    );
+    children.push(child);
+    await waitFor(`http://localhost:${APP_PORT}/api/health`);
+    return child;
+  };
+  writeFileSync(path.join(import.meta.dirname, "app.log"), "");
+  const app = await startApp(nodeArgs, {
+    ...loopProbe.env,
+    ...(flags.profile ? { BENCH_ALLOCATION_DIR: profileDir } : {}),
+  });
   let peakRss = 0;
   const sampleRss = rssSampler(app.pid!);
   const rssTimer = setInterval(() => {
@@ -377,18 +391,34 @@ async function main() {
       execFileSync(
         process.execPath,
         [
-          path.join(import.meta.dirname, "profile-summary.mjs"),
+          "--import",
+          "tsx",
+          path.join(import.meta.dirname, "profile-summary.ts"),
           path.join(profileDir, newest),
           ...(existsSync(allocations) ? [allocations] : []),
         ],
         { stdio: "inherit" },
       );
   }
-  if (flags.only) return;
+  // Issue 22's "Done when": each missed ratio target explained by a profile of it (bench/miss-profile.ts).
+  const missProfiles =
+    !flags.profile && !process.env.BENCH_SKIP_MISS_PROFILES && (!flags.only || flags.explain)
+      ? await profileMisses({
+          misses: misses(results, (name) => scenarios.find((s) => s.name === name), Boolean(flags.only)),
+          start: ({ nodeArgs: extra, env }) => startApp([...extra, ...nodeFlags, bundle], env),
+          drive,
+          dir: profileDir,
+          log,
+        })
+      : [];
+  if (flags.only) {
+    if (missProfiles.length > 0) console.log(`\n${missProfileSection(missProfiles).join("\n")}`);
+    return;
+  }
   if (EMBEDDED) {
     // The deliveries and operations scenarios measure worker processes on a shared PostgreSQL.
     log("deliveries and operations are measured with --database postgres only");
-    await report(results, peakRss, seeded, null, null, null);
+    await report(results, peakRss, seeded, null, null, null, null, missProfiles);
     return;
   }
   // The disk's share of the journaled reads' p99, with the app stopped (bench/commit-latency.ts).
@@ -414,7 +444,7 @@ async function main() {
   log(
     `  operations ${Math.round(ops.burst.perSecond)}/s per worker; create-to-completed p50 ${ops.steady.p50Ms} ms, p95 ${ops.steady.p95Ms} ms`,
   );
-  await report(results, peakRss, seeded, deliveries, ops, logCost, commits);
+  await report(results, peakRss, seeded, deliveries, ops, logCost, commits, missProfiles);
 }
 
 /**
@@ -670,6 +700,22 @@ function ratioTarget(name: string): [prefix: string, min: number] | undefined {
   return RATIO_TARGETS[EMBEDDED ? "embedded" : "postgres"].find(([prefix]) => name.startsWith(prefix));
 }
 
+/**
+ * The rows that missed their ratio target (`all`: every row with one), with what their profile needs
+ * (bench/miss-profile.ts); a row measured with no GET /api/health before it has no ratio and is left out.
+ */
+function misses(results: Result[], specOf: (name: string) => LoadSpec | undefined, all = false): Miss[] {
+  const first = results.find((r) => r.name.startsWith("GET /api/health"));
+  if (!first) return [];
+  return results.flatMap((r) => {
+    const target = ratioTarget(r.name);
+    const ratio = r.rps / healthBaseline(r, first.rps);
+    const spec = specOf(r.name);
+    if (!target || !spec || (ratio >= target[1] && !all)) return [];
+    return [{ spec, ratio, target: target[1], appCpuMsPerRequest: (r.appCpuPct * 10) / r.rps }];
+  });
+}
+
 /** A row's targets (ratio to the bare route, read p99) and whether this run met them; "" when it has none. */
 function rowTarget(r: Result, bare: number): string {
   const parts: { text: string; met: boolean }[] = [];
@@ -754,6 +800,7 @@ async function report(
   ops: OperationFigures | null,
   logCost: RequestLogCost | null,
   commits: CommitLatency | null = null,
+  missProfiles: MissProfile[] = [],
 ) {
   const bare = results.find((r) => r.name.startsWith("GET /api/health"))!.rps;
   const node = results.find((r) => r.name.startsWith("bare node"))!.rps;
@@ -804,6 +851,7 @@ async function report(
     request_log: logCost,
     commit_latency: commits,
     targets: goals,
+    miss_profiles: missProfiles,
   };
   const base = `results${EMBEDDED ? "-embedded" : ""}${PROCESSES > 1 ? `-${PROCESSES}-processes` : ""}`;
   // Formatted as `npm run format:check` (CI) wants bench/*.json, so a run's results can be committed as written.
@@ -849,6 +897,7 @@ async function report(
     "|---|---|---|",
     ...goals.map((g) => `| ${g.target} | ${g.figure} | ${g.met ? "yes" : "**no**"} |`),
     "",
+    ...missProfileSection(missProfiles),
   ].join("\n");
   writeFileSync(path.join(import.meta.dirname, `${base}.md`), md);
   console.log(`\n${md}`);
