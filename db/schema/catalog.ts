@@ -38,6 +38,9 @@ export const products = pgTable(
     aiEnabled: boolean("ai_enabled").notNull().default(false),
     createdAt: ts("created_at").notNull().defaultNow(),
     updatedAt: ts("updated_at").notNull().defaultNow(),
+    // The card's JSON record (server/services/cards/card-view.ts `CARD_JSON`), written by the trigger
+    // `card_answer_text` (migration 0017) whenever the row is written; never written by the app.
+    apiJson: text("api_json"),
   },
   (t) => [
     uniqueIndex("products_tenant_code_uq")

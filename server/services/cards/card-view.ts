@@ -1,5 +1,4 @@
 import { sql } from "drizzle-orm";
-import { isoText } from "@/db/iso-text";
 import { products, type MessageCardCopy } from "@/db/schema";
 import type { Card } from "@/server/schemas/cards";
 import { expandSiteAddress } from "./card-addresses";
@@ -16,27 +15,22 @@ export type ProductRow = typeof products.$inferSelect;
 export type CardRecord = Card & { price_minor: string | null; currency: string | null };
 
 /**
- * The select list of a card: its {@link CardRecord} under the spec's names (see {@link CARD_JSON}), the
- * Card's fields in the spec's order, then `price_minor` and `currency` last ({@link cardText} cuts them off).
+ * One card as JSON text, selected from {@link CARD_FROM}: `JSON.parse` of it is the {@link CardRecord}
+ * (`price_minor` as text, so a bigint stays exact), the Card's fields in the spec's order, then `price_minor`
+ * and `currency` last ({@link cardText} cuts them off, and makes it the Card's JSON text). A card page reads
+ * one text per row instead of drizzle's per-column row mapping.
+ *
+ * The text is written when the row is written, by the trigger `card_answer_text` (migration 0017, the
+ * column `api_json`): as `row_to_json` of the row's fields under those names, moments as ISO Z text (the
+ * form of db/iso-text.ts `isoText`). Why (issue 22): building it on every read was about 150 µs of a 10-card page's query on
+ * the embedded database, where PostgreSQL runs in the app's thread (the same query selecting ids took about
+ * 400 µs; PGlite, one query at a time); the leads page's texts are made the same way
+ * (server/services/leads/lead-view.ts `LEAD_SELECT`).
  */
-const CARD_COLUMNS = sql`${products.id} as id, ${products.code} as code, ${products.name} as name,
-  ${products.description} as description, ${products.imageUrl} as image_url, ${products.priceText} as price_text,
-  ${products.badge} as badge, ${products.pageUrl} as page_url, ${products.buttons} as buttons,
-  ${products.aiEnabled} as ai_enabled, ${products.sort} as sort, ${products.active} as active,
-  ${isoText(products.createdAt)} as created_at, ${isoText(products.updatedAt)} as updated_at,
-  ${products.priceMinor}::text as price_minor, ${products.currency} as currency`;
+export const CARD_JSON = sql<string>`${products.apiJson}`;
 
-/**
- * One card as JSON text built by PostgreSQL, selected from {@link CARD_FROM}: `JSON.parse` of it is the
- * {@link CardRecord} (`price_minor` as text, so a bigint stays exact), and {@link cardText} makes it the
- * Card's JSON text. A card page reads one text per row instead of drizzle's per-column row mapping, and
- * `row_to_json` of a lateral row costs PostgreSQL less than `json_build_object` (issue 22; the leads page's
- * reasons, server/services/leads/lead-view.ts `LEAD_SELECT`).
- */
-export const CARD_JSON = sql<string>`row_to_json(card_row)::text`;
-
-/** The FROM list of a card query read with {@link CARD_JSON}: products and their lateral card row. */
-export const CARD_FROM = sql`${products} cross join lateral (select ${CARD_COLUMNS}) card_row`;
+/** The FROM list of a card query read with {@link CARD_JSON}. */
+export const CARD_FROM = sql`${products}`;
 
 /** A {@link CARD_JSON} text's id: it starts `{"id":"<36 characters of uuid>",`. */
 export const cardIdOf = (json: string): string => json.slice(7, 43);
