@@ -756,7 +756,7 @@ function targets(
     {
       target: `every read's p99 ≤ ${P99_TARGET_MS} ms at ${CONNECTIONS} connections (worst read scenario)`,
       figure: worst
-        ? `${worstP99} ms (${worst.name}, p99/p50 ${tail(worst)}); GET /api/health's own p99 ${health.p99} ms, p99/p50 ${tail(health)}`
+        ? `${worstP99} ms (${worst.name}, p99/p50 ${tail(worst)}); GET /api/health's own p99 ${health.p99} ms, p99/p50 ${tail(health)}${worstP99 > P99_TARGET_MS && worst.p99 / worst.p50 <= health.p99 / health.p50 ? `; the worst read's spread is within the bare route's, so its p99 over the line is its p50's (${CONNECTIONS} connections ÷ its req/s) times the framework's own tail` : ""}`
         : "not run",
       met: worstP99 <= P99_TARGET_MS,
     },
