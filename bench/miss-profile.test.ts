@@ -90,10 +90,10 @@ describe("missProfileSection", () => {
     };
     const md = missProfileSection([p, q]).join("\n");
     expect(md).toContain(
-      "| GET /cards?limit=10 | p99 54.0 ms ≤ 50 ms | 1.26 | 25.0 % | – | 75.0 % | 0.32 | 40.5 ms | ours: met with 0.09 ms a request less |",
+      "| GET /cards?limit=10 | p99 54.0 ms ≤ 50 ms | 1.26 | 25.0 % | – | 75.0 % | 0.32 | 40.5 ms | ours: met with 93 µs a request less |",
     );
     expect(md).toContain(
-      "| GET /cards?limit=10 | ratio 0.67 ≥ 0.7 | 1.26 | 25.0 % | – | 75.0 % | 0.32 | 0.89 | ours: met with 0.05 ms a request less |",
+      "| GET /cards?limit=10 | ratio 0.67 ≥ 0.7 | 1.26 | 25.0 % | – | 75.0 % | 0.32 | 0.89 | ours: met with 54 µs a request less |",
     );
     expect(missProfileSection([])).toEqual([]);
   });

@@ -186,7 +186,8 @@ const describe = (m: Pick<Miss, "kind" | "value" | "target">) =>
 const VERDICT_TEXT: Record<MissVerdict["verdict"], (p: MissProfile) => string> = {
   met: () => "met",
   "not ours": () => "not ours: the rest alone misses the target",
-  ours: (p) => `ours: met with ${p.cutMs.toFixed(2)} ms a request less`,
+  // In µs: the cut a miss by a hair needs is a few µs, which "0.00 ms" hid.
+  ours: (p) => `ours: met with ${Math.max(1, Math.round(p.cutMs * 1000))} µs a request less`,
 };
 
 /** The results' section on the misses' profiles (markdown lines), or none without misses. */
