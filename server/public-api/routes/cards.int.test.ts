@@ -475,6 +475,31 @@ describe("GET, PATCH and DELETE /cards/{code}", () => {
     expect((await call("PATCH", "/cards/rules", { key: other.key, json: { name: "x" } })).status).toBe(404);
   });
 
+  // A page reads each card's JSON as stored when the row was written (migration 0017, card_answer_text):
+  // after a PATCH and a DELETE the list must answer the card as it now is, as GET /cards/{code} does.
+  it("lists a card as changed by PATCH and no longer after DELETE", async () => {
+    const lt = await makeTenant(db.db);
+    expect((await create({ code: "listed", name: "Before", badge: "Old", price_text: "1 ₽" }, lt.key)).status).toBe(
+      201,
+    );
+    const patched = await call("PATCH", "/cards/listed", {
+      key: lt.key,
+      json: { name: "After", badge: null, price_text: null, sort: 7, buttons: [{ label: "Go", url: "/go" }] },
+    });
+    expect(patched.status).toBe(200);
+    const listed = await call("GET", "/cards", { key: lt.key });
+    expect(listed.body.data).toEqual([patched.body]);
+    expect(listed.body.data[0]).toMatchObject({
+      name: "After",
+      badge: null,
+      sort: 7,
+      buttons: [{ label: "Go", url: "https://shop.example.ru/go" }],
+    });
+    expect((await call("GET", "/cards/listed", { key: lt.key })).body).toEqual(patched.body);
+    expect((await call("DELETE", "/cards/listed", { key: lt.key })).status).toBe(204);
+    expect((await call("GET", "/cards", { key: lt.key })).body.data).toEqual([]);
+  });
+
   it("deletes the card and keeps the product; a repeat is 404", async () => {
     const c = await create({
       code: "delete-me",
