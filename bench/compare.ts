@@ -1,6 +1,7 @@
 import type { LoadSpec } from "./load";
 import { cpuSince, cpuSnapshot } from "./process-stats";
 import type { LoadFigures } from "./wrk";
+import { median } from "./median";
 
 // `npm run bench -- --compare <other checkout> --only <texts>`: two builds measured in turn on one database.
 // On this project's VMs the same build's req/s moved by up to a third from one full run to the next, so
@@ -33,12 +34,6 @@ export interface CompareRow {
   name: string;
   sides: CompareFigures[];
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 /**
  * Runs `health` and `scenarios` (specs against the first side's origin; the same path and headers go to
