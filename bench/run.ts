@@ -91,7 +91,8 @@ const DURATION = Number(flags.duration);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 8);
 const CONNECTIONS = 16;
 /** Rounds of each row with a ratio target in a full run, each followed by GET /api/health (--rounds). */
-const RATIO_ROUNDS = Math.max(1, Math.floor(Number(flags.rounds)));
+const RATIO_ROUNDS = Number(flags.rounds);
+if (!Number.isInteger(RATIO_ROUNDS) || RATIO_ROUNDS < 1) throw new Error("--rounds is a whole number ≥ 1");
 const BIG_SCALE = flags.quick ? 1000 : 10_000; // messages = 100 × scale
 const REQUEST_LOG_SCENARIO = "GET /me (request log on/off)";
 const log = (m: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${m}`);
