@@ -115,7 +115,8 @@ async function migratePostgres(url: string): Promise<void> {
 }
 
 const KEY = Symbol.for("platform.database");
-type Holder = { [KEY]?: Promise<Database> };
+const OPEN = Symbol.for("platform.database.open");
+type Holder = { [KEY]?: Promise<Database>; [OPEN]?: { from: Promise<Database>; db: Db } };
 
 /**
  * The process-wide database. Kept on globalThis because Next.js bundles route modules apart from the
@@ -124,21 +125,40 @@ type Holder = { [KEY]?: Promise<Database> };
 export function database(): Promise<Database> {
   const g = globalThis as Holder;
   if (!g[KEY]) {
-    g[KEY] = (async () => {
+    const opening = (async () => {
       const { env } = await import("@/server/env");
       const e = env();
       return openDatabase({ url: e.databaseUrl, dir: e.pgliteDir, migrate: true, poolSize: e.databasePoolSize });
     })();
-    g[KEY].catch(() => {
-      g[KEY] = undefined;
-    });
+    g[KEY] = opening;
+    opening.then(
+      (d) => {
+        if (g[KEY] === opening) g[OPEN] = { from: opening, db: d.db };
+      },
+      () => {
+        if (g[KEY] === opening) g[KEY] = undefined;
+      },
+    );
   }
   return g[KEY];
 }
 
 /** Installs an already open database as the process-wide one (server start, tests, scripts). */
 export function installDatabase(d: Database): void {
-  (globalThis as Holder)[KEY] = Promise.resolve(d);
+  const g = globalThis as Holder;
+  const installed = Promise.resolve(d);
+  g[KEY] = installed;
+  g[OPEN] = { from: installed, db: d.db };
+}
+
+/**
+ * The process-wide database's handle once it is open, without a promise (the public API's pipeline asks on
+ * every request); undefined while it is opening or before anything asked for it ({@link getDb} then).
+ */
+export function openedDb(): Db | undefined {
+  const g = globalThis as Holder;
+  const open = g[OPEN];
+  return open && open.from === g[KEY] ? open.db : undefined;
 }
 
 /** Shorthand for `(await database()).db`. */

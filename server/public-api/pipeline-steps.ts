@@ -1,12 +1,12 @@
 import type { Db } from "@/db/client";
-import { getDb } from "@/db/client";
+import { getDb, openedDb } from "@/db/client";
 import { ApiError, type ErrorCode } from "@/server/errors";
 import { money } from "@/server/lib/money";
 import { check, validationError } from "@/server/lib/validation";
 import { authenticate } from "@/server/services/access/authenticate";
 import { assertPiiTransferAllowed } from "@/server/services/access/pii-transfer";
 import type { ApiCaller } from "@/server/services/actor";
-import { readWallet, topupUrl } from "@/server/services/wallet/wallet-state";
+import { prefetchedWallet, readWallet, topupUrl, type WalletSnapshot } from "@/server/services/wallet/wallet-state";
 import { readJsonBody, refuseLargeBody } from "./body";
 import { callerIp } from "@/server/lib/client-ip";
 import { decodeCursor } from "./cursor";
@@ -114,7 +114,8 @@ const authenticateStep: PipelineStep = {
     ...(r.preview ? (["not_found"] as const) : []),
   ],
   async run(s) {
-    s.db = await getDb();
+    // The open database without a promise to wait on: this step runs on every request.
+    s.db = openedDb() ?? (await getDb());
     const feature = s.route!.preview;
     const auth = authenticate(s.db, s.request.headers.get("authorization"), callerIp(s.request.headers));
     if (!feature) {
@@ -146,33 +147,39 @@ const walletGate: PipelineStep = {
     ...(r.walletExempt ? [] : (["wallet_suspended"] as const)),
     ...(r.rate === "paid" ? (["upstream_unavailable", "insufficient_funds", "spend_limit_reached"] as const) : []),
   ],
-  async run(s) {
+  run(s) {
     const caller = s.caller!;
-    // Every route reads the state (from the row fetched with the key, normally no query) so that the
-    // `Service-Wallet-State: unknown` header of the spec's free reads also reaches /me and /wallet.
-    const wallet = await readWallet(s.db!, caller.tenantId, caller.walletRow);
-    if (wallet.state === "unknown") {
-      s.headers["service-wallet-state"] = "unknown";
-      if (s.route!.rate === "paid")
-        throw new ApiError(
-          "upstream_unavailable",
-          "The wallet state cannot be read right now, so paid operations are closed; retry after a pause.",
-          {},
-          { "retry-after": "30" },
-        );
-    }
-    if (!s.route!.walletExempt && wallet.exchange === "suspended") {
-      throw new ApiError(
-        "wallet_suspended",
-        `Data exchange is suspended because the wallet is ${wallet.state}; top up to resume.`,
-        {
-          topup_url: topupUrl(caller.tenantId),
-          balance: wallet.balanceMinor === null ? null : money(wallet.balanceMinor),
-        },
-      );
-    }
+    // Every route reads the state (from the row fetched with the key: no query, and no promise to wait on)
+    // so that the `Service-Wallet-State: unknown` header of the spec's free reads also reaches /me and /wallet.
+    const known = prefetchedWallet(caller.walletRow);
+    if (known) return gateOnWallet(s, known);
+    return readWallet(s.db!, caller.tenantId, caller.walletRow).then((w) => gateOnWallet(s, w));
   },
 };
+
+/** The wallet gate's verdict on `wallet`: sets `Service-Wallet-State: unknown`, or refuses (402, 503). */
+function gateOnWallet(s: RequestState, wallet: WalletSnapshot): void {
+  if (wallet.state === "unknown") {
+    s.headers["service-wallet-state"] = "unknown";
+    if (s.route!.rate === "paid")
+      throw new ApiError(
+        "upstream_unavailable",
+        "The wallet state cannot be read right now, so paid operations are closed; retry after a pause.",
+        {},
+        { "retry-after": "30" },
+      );
+  }
+  if (!s.route!.walletExempt && wallet.exchange === "suspended") {
+    throw new ApiError(
+      "wallet_suspended",
+      `Data exchange is suspended because the wallet is ${wallet.state}; top up to resume.`,
+      {
+        topup_url: topupUrl(s.caller!.tenantId),
+        balance: wallet.balanceMinor === null ? null : money(wallet.balanceMinor),
+      },
+    );
+  }
+}
 
 /** 403 `scope_missing` when the key's effective scopes lack the route's. */
 const scope: PipelineStep = {

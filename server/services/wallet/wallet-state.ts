@@ -64,6 +64,20 @@ export function classify(w: { balanceMinor: bigint; blocked: boolean; lowMinor: 
 }
 
 /**
+ * The wallet state of `prefetched`, the row read with the key, without a query or a promise (the pipeline's
+ * wallet gate and `GET /me` run on every request, so they take this path when they can).
+ * @returns the classified row (`unknown` for a tenant without a wallet row); undefined when no row was
+ *   read, or when a replaced {@link walletSource} must be asked instead ({@link readWallet} then)
+ */
+export function prefetchedWallet(
+  prefetched?: { balanceMinor: bigint; blocked: boolean; lowMinor: bigint } | null,
+): WalletSnapshot | undefined {
+  // A replaced source (tests provoking `unknown`) is always asked.
+  if (prefetched === undefined || walletSource() !== dbWalletSource) return undefined;
+  return prefetched ? classify(prefetched) : { balanceMinor: null, state: "unknown", exchange: "active" };
+}
+
+/**
  * Reads the tenant's wallet (or classifies `prefetched`, the row read with the key). Never throws: a failing or slow source (over {@link WALLET_READ_TIMEOUT_MS})
  * gives `unknown` with exchange `active` (spec: "any | balance source fails | unknown, exchange stays active").
  */
@@ -72,10 +86,8 @@ export async function readWallet(
   tenantId: string,
   prefetched?: { balanceMinor: bigint; blocked: boolean; lowMinor: bigint } | null,
 ): Promise<WalletSnapshot> {
-  // The wallet row read together with the key saves a query per request; a replaced source is always asked.
-  if (prefetched !== undefined && walletSource() === dbWalletSource) {
-    return prefetched ? classify(prefetched) : { balanceMinor: null, state: "unknown", exchange: "active" };
-  }
+  const known = prefetchedWallet(prefetched);
+  if (known) return known;
   let timer: NodeJS.Timeout | undefined;
   try {
     const row = await Promise.race([
