@@ -257,6 +257,12 @@ describe("unknown wallet state", () => {
     await db.db.delete(wallets).where(eq(wallets.tenantId, t.tenantId));
     const r = await call("GET", "/wallet", { key: t.key });
     expect(r.body).toMatchObject({ balance: null, state: "unknown", exchange: "active" });
+    // The state comes from the (missing) row read with the key, without asking the source: the wallet gate
+    // still sends the header of an unknown state, and /me shows the same wallet.
+    expect(r.headers.get("service-wallet-state")).toBe("unknown");
+    const me = await call("GET", "/me", { key: t.key });
+    expect([me.status, me.headers.get("service-wallet-state")]).toEqual([200, "unknown"]);
+    expect(me.body.wallet).toMatchObject({ balance: null, state: "unknown", exchange: "active" });
   });
 });
 
