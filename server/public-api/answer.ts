@@ -1,7 +1,7 @@
 import { recordDisclosure } from "@/server/services/disclosures/disclosures";
 import type { CursorBinding } from "./cursor";
 import { encodeCursor } from "./cursor";
-import { TextPage, type AnyRoute, type Reply, type RouteContext } from "./define-route";
+import { JsonText, TextPage, type AnyRoute, type Reply, type RouteContext } from "./define-route";
 
 /**
  * What a list route's cursor is bound to (spec "Limits: pagination rules"): tenant, key mode, route and
@@ -31,17 +31,18 @@ function idsOf(body: unknown): readonly string[] {
  * Turns a handler's reply into the HTTP answer: writes the disclosure-journal row first when the route
  * `discloses` personal data (503 and no data when it cannot), signs a list's `next_cursor`, and sets the
  * headers (those gathered by the steps, the reply's, `X-Request-Id`, `Cache-Control`).
+ * Without a promise when no journal row is due.
  * @throws ApiError 503 `service_unavailable` when the disclosure row cannot be written.
  */
-export async function answer(
+export function answer(
   route: AnyRoute,
   ctx: RouteContext<unknown, unknown, unknown>,
   reply: Reply,
   headers: Record<string, string>,
-): Promise<Response> {
+): Response | Promise<Response> {
   if (route.discloses && reply.status < 300) {
     const c = ctx.caller;
-    await recordDisclosure(ctx.db, {
+    return recordDisclosure(ctx.db, {
       tenantId: c.tenantId,
       integrationId: c.integrationId,
       apiKeyId: c.key.id,
@@ -49,11 +50,22 @@ export async function answer(
       resourceType: route.discloses,
       resourceIds: [...idsOf(reply.body)],
       requestId: ctx.requestId,
-    });
+    }).then(() => response(route, ctx, reply, headers));
   }
+  return response(route, ctx, reply, headers);
+}
+
+/** The HTTP answer of `reply`: signed `next_cursor`, headers, JSON body. */
+function response(
+  route: AnyRoute,
+  ctx: RouteContext<unknown, unknown, unknown>,
+  reply: Reply,
+  headers: Record<string, string>,
+): Response {
   let body = reply.body;
   let text: string | undefined;
-  if (route.list && reply.next !== undefined) {
+  if (body instanceof JsonText) text = body.text;
+  else if (route.list && reply.next !== undefined) {
     const nextCursor = reply.next ? encodeCursor(cursorBinding(route, ctx), [...reply.next]) : null;
     if (body instanceof TextPage) text = body.json(nextCursor);
     else body = { ...(body as object), next_cursor: nextCursor };

@@ -111,7 +111,8 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown, K = readonly un
    * declaration (server/public-api/pipeline-steps.ts): e.g. `invalid_state`. Documented in OpenAPI.
    */
   problems?: ErrorCode[];
-  handler: (ctx: RouteContext<P, Q, B, K>) => Promise<Reply>;
+  /** Returns the reply, or a promise of it; a read with everything in hand answers without a promise. */
+  handler: (ctx: RouteContext<P, Q, B, K>) => Reply | Promise<Reply>;
   replay?: (ctx: RouteContext<P, Q, B, K>, resourceId: string, status: number) => Promise<Reply>;
   /**
    * Writes only: runs before the handler's transaction (and not for an idempotent replay), with `db`
@@ -187,6 +188,14 @@ export class TextPage {
     }
     return parts.join("");
   }
+}
+
+/**
+ * A reply body that is already JSON text, sent as it is (a single resource; not for list routes, whose
+ * `next_cursor` the pipeline adds). For answers made once and served many times, such as `GET /me`'s.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
 }
 
 /** A list page of JSON texts ({@link TextPage}); `next` as in {@link page}. */

@@ -40,16 +40,28 @@ export function idempotencyProblems(route: AnyRoute): ErrorCode[] {
  * transaction whose events are announced to the jobs driver after the commit; with an `Idempotency-Key`,
  * under its record — a replay rebuilds the earlier answer from the resource's current state, a failed
  * run frees the key.
+ * A read answers as its handler does: without a promise when the handler had everything in hand.
  * @throws what the handler throws; ApiError 409 `idempotency_conflict` / `operation_in_progress`.
  */
-export async function executeRoute(
+export function executeRoute(
   route: AnyRoute,
   ctx: RouteContext<unknown, unknown, unknown>,
   idemKey: string | null,
   rawBody: unknown,
   opts: { renewEveryMs?: number } = {},
-): Promise<Reply> {
+): Reply | Promise<Reply> {
   if (route.method === "GET") return route.handler(ctx);
+  return executeInTransaction(route, ctx, idemKey, rawBody, opts);
+}
+
+/** {@link executeRoute} for a write: after the commit, and then its `settle`. */
+async function executeInTransaction(
+  route: AnyRoute,
+  ctx: RouteContext<unknown, unknown, unknown>,
+  idemKey: string | null,
+  rawBody: unknown,
+  opts: { renewEveryMs?: number },
+): Promise<Reply> {
   const reply = await afterCommit(() =>
     executeWrite(route, ctx, idemKey, rawBody, opts.renewEveryMs ?? IDEMPOTENCY_RENEW_EVERY_MS),
   );
@@ -67,7 +79,7 @@ async function executeWrite(
   if (!idemKey) {
     if (route.before) await route.before(ctx);
     if (route.oneStatement) return route.handler(ctx);
-    return db.transaction((tx) => route.handler({ ...ctx, db: tx as Db }));
+    return db.transaction(async (tx) => route.handler({ ...ctx, db: tx as Db }));
   }
   const scope: IdempotencyScope = {
     tenantId: ctx.actor.tenantId,

@@ -211,7 +211,7 @@ describe("idempotency keys", () => {
       await new Promise((r) => setTimeout(r, 200));
       // A retry that took the operation over would run the handler again (and wait on it): give it 3 s.
       const retry = await Promise.race([
-        executeRoute(route, ctx, key, undefined, { renewEveryMs: 20 }).then(
+        Promise.resolve(executeRoute(route, ctx, key, undefined, { renewEveryMs: 20 })).then(
           () => "ran again",
           (e: { code?: string }) => e.code,
         ),

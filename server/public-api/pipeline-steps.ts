@@ -3,7 +3,7 @@ import { getDb, openedDb } from "@/db/client";
 import { ApiError, type ErrorCode } from "@/server/errors";
 import { money } from "@/server/lib/money";
 import { check, validationError } from "@/server/lib/validation";
-import { authenticate } from "@/server/services/access/authenticate";
+import { authenticate, authenticateFromCache } from "@/server/services/access/authenticate";
 import { assertPiiTransferAllowed } from "@/server/services/access/pii-transfer";
 import type { ApiCaller } from "@/server/services/actor";
 import { prefetchedWallet, readWallet, topupUrl, type WalletSnapshot } from "@/server/services/wallet/wallet-state";
@@ -113,22 +113,39 @@ const authenticateStep: PipelineStep = {
     "feature_not_in_plan",
     ...(r.preview ? (["not_found"] as const) : []),
   ],
-  async run(s) {
+  run(s) {
     // The open database without a promise to wait on: this step runs on every request.
-    s.db = openedDb() ?? (await getDb());
-    const feature = s.route!.preview;
-    const auth = authenticate(s.db, s.request.headers.get("authorization"), callerIp(s.request.headers));
-    if (!feature) {
-      s.caller = await auth;
-      return;
-    }
-    const caller = await auth.catch((err: unknown) => {
-      throw err instanceof ApiError ? noRoute(s) : err;
-    });
-    if (!caller.previews.includes(feature)) throw noRoute(s);
-    s.caller = caller;
+    const db = openedDb();
+    if (!db) return getDb().then((opened) => authenticateIn(s, opened));
+    return authenticateIn(s, db);
   },
 };
+
+/**
+ * The authenticate step with the database open: without a promise when the key's row is in the key cache
+ * (the hot path), else after the key query. A preview route turns every refusal into its Planned 404.
+ */
+function authenticateIn(s: RequestState, db: Db): Promise<void> | void {
+  s.db = db;
+  const feature = s.route!.preview;
+  const authorization = s.request.headers.get("authorization");
+  const ip = callerIp(s.request.headers);
+  const admit = (caller: ApiCaller) => {
+    if (feature && !caller.previews.includes(feature)) throw noRoute(s);
+    s.caller = caller;
+  };
+  const refuse = (err: unknown): never => {
+    throw feature && err instanceof ApiError ? noRoute(s) : err;
+  };
+  let known: ApiCaller | undefined;
+  try {
+    known = authenticateFromCache(db, authorization, ip);
+  } catch (err) {
+    refuse(err);
+  }
+  if (known) return admit(known);
+  return authenticate(db, authorization, ip).then(admit, refuse);
+}
 
 /** Sliding windows per key and tenant (spec "Limits"); `RateLimit-*` headers. */
 const rateLimit: PipelineStep = {
@@ -315,8 +332,13 @@ const validate: PipelineStep = {
 const execute: PipelineStep = {
   name: "execute",
   problems: (r) => idempotencyProblems(r).filter((c) => c !== "idempotency_key_required" && c !== "bad_request"),
-  async run(s) {
-    s.reply = await executeRoute(s.route!, s.ctx!, s.idempotencyKey ?? null, s.rawBody);
+  run(s) {
+    const reply = executeRoute(s.route!, s.ctx!, s.idempotencyKey ?? null, s.rawBody);
+    if (!(reply instanceof Promise)) s.reply = reply;
+    else
+      return reply.then((r) => {
+        s.reply = r;
+      });
   },
 };
 
@@ -324,8 +346,13 @@ const execute: PipelineStep = {
 const answerStep: PipelineStep = {
   name: "answer",
   problems: (r) => (r.discloses ? ["service_unavailable"] : []),
-  async run(s) {
-    s.response = await answer(s.route!, s.ctx!, s.reply!, s.headers);
+  run(s) {
+    const response = answer(s.route!, s.ctx!, s.reply!, s.headers);
+    if (!(response instanceof Promise)) s.response = response;
+    else
+      return response.then((r) => {
+        s.response = r;
+      });
   },
 };
 

@@ -54,6 +54,45 @@ export async function authenticate(
   callerIp: string | null,
   now = new Date(),
 ): Promise<ApiCaller> {
+  const parsed = bearerKey(authorization);
+  const day = utcDay(now);
+  // The row comes from the in-process cache when one runs for this database (key-cache.ts: trusted only
+  // while its change listener is connected); every check below runs on each request either way.
+  const cache = keyCacheOf<KeyRow>(db);
+  let r = cache?.get(parsed.keyId, day);
+  if (!r) {
+    const token = cache?.begin() ?? 0;
+    r = (await keyQuery(db).execute({ keyId: parsed.keyId, day }))[0];
+    if (r && cache) cache.put(parsed.keyId, day, r, token);
+  }
+  return verifiedCaller(parsed, r, callerIp, now);
+}
+
+/**
+ * {@link authenticate} without a promise when the key's row is in the process's key cache (the hot path:
+ * the same checks, the same errors, thrown synchronously); undefined when the row must be read from the
+ * database, and then the caller calls {@link authenticate}.
+ * @throws ApiError as {@link authenticate}
+ */
+export function authenticateFromCache(
+  db: Db,
+  authorization: string | null,
+  callerIp: string | null,
+  now = new Date(),
+): ApiCaller | undefined {
+  const parsed = bearerKey(authorization);
+  const r = keyCacheOf<KeyRow>(db)?.get(parsed.keyId, utcDay(now));
+  return r && verifiedCaller(parsed, r, callerIp, now);
+}
+
+/** The UTC day of `now` (YYYY-MM-DD): the day the key query reads the integration's spend for. */
+const utcDay = (now: Date) => now.toISOString().slice(0, 10);
+
+/**
+ * The key of an `Authorization: Bearer <key>` header, parsed (spec "Authentication" 1-2).
+ * @throws ApiError 401 `invalid_api_key` (missing or malformed), 421 `wrong_cell`
+ */
+function bearerKey(authorization: string | null): NonNullable<ReturnType<typeof parseKey>> {
   if (authorization === null || authorization.trim() === "")
     throw new ApiError("invalid_api_key", INVALID_KEY_DETAIL.missing);
   const m = /^Bearer ([^\s]+)$/i.exec(authorization.trim());
@@ -68,16 +107,21 @@ export async function authenticate(
       },
     );
   }
-  const day = now.toISOString().slice(0, 10);
-  // The row comes from the in-process cache when one runs for this database (key-cache.ts: trusted only
-  // while its change listener is connected); every check below runs on each request either way.
-  const cache = keyCacheOf<KeyRow>(db);
-  let r = cache?.get(parsed.keyId, day);
-  if (!r) {
-    const token = cache?.begin() ?? 0;
-    r = (await keyQuery(db).execute({ keyId: parsed.keyId, day }))[0];
-    if (r && cache) cache.put(parsed.keyId, day, r, token);
-  }
+  return parsed;
+}
+
+/**
+ * Checks the presented key against its row (undefined: no such key) in the spec's order and answers the
+ * caller the row describes.
+ * @throws ApiError `invalid_api_key`, `integration_inactive`, `tenant_inactive`, `ip_not_allowed`,
+ *   `feature_not_in_plan`
+ */
+function verifiedCaller(
+  parsed: NonNullable<ReturnType<typeof parseKey>>,
+  r: KeyRow | undefined,
+  callerIp: string | null,
+  now: Date,
+): ApiCaller {
   // The hash is compared even for a missing key's stand-in so both paths take the same time.
   const ok = secretMatches(parsed.secret, r?.secretHash ?? "0".repeat(64));
   if (!r || !ok || r.mode !== parsed.mode || r.expiresAt.getTime() <= now.getTime() || r.tenantCell !== env().cell) {
@@ -105,9 +149,29 @@ export async function authenticate(
     }
   }
   if (!r.apiAccess) throw new ApiError("feature_not_in_plan", "The tenant's plan does not include API access.");
-
   // The key's last-used time and address are stamped by the request log's batched writer
   // (server/services/request-log), off the request's path.
+  return callerOf(r);
+}
+
+/**
+ * The caller a key row describes, made once per row object and shared by every request it answers (a
+ * cached row answers many; a change to any input is a new row, key-cache.ts). Frozen, as it is shared:
+ * whoever needs another caller makes a new object.
+ */
+const callerByRow = new WeakMap<KeyRow, ApiCaller>();
+
+/** The frozen caller of row `r` (see {@link callerByRow}). */
+function callerOf(r: KeyRow): ApiCaller {
+  let caller = callerByRow.get(r);
+  if (!caller) {
+    caller = deepFreeze(buildCaller(r));
+    callerByRow.set(r, caller);
+  }
+  return caller;
+}
+
+function buildCaller(r: KeyRow): ApiCaller {
   const mode = r.mode as "live" | "test";
   const keyOverride: LimitOverride = {
     readPerMin: r.kRead,
@@ -128,7 +192,7 @@ export async function authenticate(
       via: "api",
       tenantId: r.tenantId,
       integrationId: r.integrationId,
-      keyId: parsed.keyId,
+      keyId: r.keyId,
       keyMode: mode,
       scopes,
       cell,
@@ -154,7 +218,7 @@ export async function authenticate(
         : { balanceMinor: r.walletBalance, blocked: r.walletBlocked ?? false, lowMinor: r.lowMinor },
     key: {
       id: r.keyUuid,
-      keyId: parsed.keyId,
+      keyId: r.keyId,
       mode,
       expiresAt: r.expiresAt,
       ipAllowlist: r.keyAllowlist ?? r.integrationAllowlist ?? null,
@@ -165,11 +229,21 @@ export async function authenticate(
   };
 }
 
+/** Freezes `o` and every object and array it holds (not Dates: their setters are methods, not fields). */
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === "object" && !(o instanceof Date) && !Object.isFrozen(o)) {
+    Object.freeze(o);
+    for (const v of Object.values(o)) deepFreeze(v);
+  }
+  return o;
+}
+
 /** The key lookup with everything the pipeline needs in one round trip; built once per database (query building is a hot path). */
 function buildKeyQuery(db: Db) {
   return db
     .select({
       keyUuid: apiKeys.id,
+      keyId: apiKeys.keyId,
       secretHash: apiKeys.secretHash,
       mode: apiKeys.mode,
       expiresAt: apiKeys.expiresAt,

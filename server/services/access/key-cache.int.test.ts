@@ -3,10 +3,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiKeys, tenants, wallets } from "@/db/schema";
+import { apiKeys, integrations, tenants, wallets } from "@/db/schema";
 import { listenForChanges } from "@/db/change-listener";
 import { openForScript, shareEmbedded } from "@/db/shared-embedded";
 import { ApiError } from "@/server/errors";
+import { call } from "@/server/testing/api-client";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { tcpProxy } from "@/server/testing/tcp-proxy";
 import { openTestDatabase } from "@/server/testing/test-db";
@@ -62,6 +63,37 @@ describe("key cache", () => {
     expect(await cached()).toBe(true);
     const again = await auth();
     expect(again).toEqual({ ...first, key: { ...first.key } });
+    // One caller per cached row, shared by the requests it answers, so frozen: no request can change
+    // what the next one is told.
+    expect(again).toBe(await auth());
+    expect(Object.isFrozen(again) && Object.isFrozen(again.limits) && Object.isFrozen(again.actor.scopes)).toBe(true);
+    expect(() => {
+      (again.limits as { read_per_min: number }).read_per_min = 1;
+    }).toThrow(TypeError);
+  });
+
+  it("answers GET /me from the cached key, and with what changed within 1 s (limits, wallet, names)", async () => {
+    // A tenant of its own: the changes below drop only its entries, not those the other tests rely on.
+    const u = await makeTenant(db.db);
+    const first = await call("GET", "/me", { key: u.key });
+    expect(first.status).toBe(200);
+    // The notifications of its creation may still be on their way and would drop a row read meanwhile.
+    await eventually(() => cached(u.key));
+    expect((await call("GET", "/me", { key: u.key })).body).toEqual(first.body);
+    await setLimitOverride(db.db, { keyId: u.keyId }, { readPerMin: 123 });
+    await changeBalance(db.db, { tenantId: u.tenantId, amountMinor: 4_200n, kind: "topup", actor: "operator" });
+    await db.db.update(integrations).set({ name: "Renamed shop bot" }).where(eq(integrations.id, u.integrationId));
+    const before = BigInt(first.body.wallet.balance.amount.replace(".", ""));
+    let me = first;
+    await eventually(async () => {
+      me = await call("GET", "/me", { key: u.key });
+      return (
+        me.body.limits.read_per_min === 123 &&
+        me.body.integration.name === "Renamed shop bot" &&
+        BigInt(me.body.wallet.balance.amount.replace(".", "")) === before + 4_200n
+      );
+    });
+    expect(me.status).toBe(200);
   });
 
   it("is not dropped by the writes every request or operation makes (last use, open holds)", async () => {

@@ -1,19 +1,27 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { channels } from "@/db/schema";
-import { baseUrl, env } from "@/server/env";
+import { baseUrl, env, type Env } from "@/server/env";
 import { money } from "@/server/lib/money";
 import type { MeBody, WalletBody } from "@/server/schemas/account";
 import { grantedScopes } from "../access/pii-transfer";
 import type { ApiCaller } from "../actor";
-import { dailySpend, prefetchedWallet, readWallet, topupUrl, type WalletSnapshot } from "../wallet/wallet-state";
+import {
+  dailySpend,
+  prefetchedWallet,
+  readWallet,
+  topupUrl,
+  walletSource,
+  type WalletSnapshot,
+  type WalletSource,
+} from "../wallet/wallet-state";
 
 /**
  * `GET /wallet` (spec "Wallet"): balance in RUB, state, exchange, top-up address and the calling
  * integration's spend today. Served while exchange is suspended.
  */
 export async function getWallet(db: Db, caller: ApiCaller): Promise<WalletBody> {
-  const known = knownWallet(caller);
+  const known = knownWalletBody(caller);
   if (known) return known;
   const limit = caller.integration.dailySpendLimitMinor;
   const spent = caller.integration.spentTodayMinor;
@@ -28,7 +36,7 @@ export async function getWallet(db: Db, caller: ApiCaller): Promise<WalletBody> 
  * The `GET /wallet` body from what was read with the key (the wallet row and today's spend), without a
  * query or a promise; undefined when either must be asked for ({@link getWallet} then).
  */
-function knownWallet(caller: ApiCaller): WalletBody | undefined {
+export function knownWalletBody(caller: ApiCaller): WalletBody | undefined {
   const w = prefetchedWallet(caller.walletRow);
   const spent = caller.integration.spentTodayMinor;
   if (!w || spent === undefined) return undefined;
@@ -55,7 +63,7 @@ export async function getMe(db: Db, caller: ApiCaller): Promise<MeBody> {
   // nothing is waited for.
   const [wallet, channel] =
     caller.apiChannelId !== undefined
-      ? [knownWallet(caller) ?? (await getWallet(db, caller)), [{ id: caller.apiChannelId }]]
+      ? [knownWalletBody(caller) ?? (await getWallet(db, caller)), [{ id: caller.apiChannelId }]]
       : await Promise.all([
           getWallet(db, caller),
           db
@@ -70,12 +78,36 @@ export async function getMe(db: Db, caller: ApiCaller): Promise<MeBody> {
             )
             .limit(1),
         ]);
+  return meBody(caller, wallet, channel[0]?.id ?? null);
+}
+
+/**
+ * `GET /me`'s JSON text when everything it reports was read with the key (the channel, the wallet row,
+ * today's spend): made once per caller (a caller is made once per key row and shared, authenticate.ts, so
+ * a change to any of these is a new caller) and served as it is; undefined when a query is due ({@link getMe}
+ * then). Made again when the configuration or the wallet source was replaced (tests).
+ */
+export function knownMeText(caller: ApiCaller): string | undefined {
+  const made = meTextByCaller.get(caller);
+  if (made && made.env === env() && made.source === walletSource()) return made.text;
+  if (caller.apiChannelId === undefined) return undefined;
+  const wallet = knownWalletBody(caller);
+  if (!wallet) return undefined;
+  const text = JSON.stringify(meBody(caller, wallet, caller.apiChannelId));
+  meTextByCaller.set(caller, { env: env(), source: walletSource(), text });
+  return text;
+}
+
+/** {@link knownMeText}'s texts, with what they were made under. */
+const meTextByCaller = new WeakMap<ApiCaller, { env: Env; source: WalletSource; text: string }>();
+
+function meBody(caller: ApiCaller, wallet: WalletBody, channelId: string | null): MeBody {
   return {
     tenant: { id: caller.tenant.id, name: caller.tenant.name },
     cell: env().cell,
     base_url: baseUrl(),
     integration: { id: caller.integration.id, name: caller.integration.name },
-    channel_id: channel[0]?.id ?? null,
+    channel_id: channelId,
     key: {
       key_id: caller.key.keyId,
       mode: caller.key.mode,

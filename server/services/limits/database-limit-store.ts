@@ -27,6 +27,9 @@ export function databaseLimitStore(database: () => Promise<Database>): LimitStor
     async take(buckets: BucketLimit[], nowMs: number): Promise<TakeResult> {
       return (chosen ?? (await pick())).take(buckets, nowMs);
     },
+    takeNow(buckets: BucketLimit[], nowMs: number): TakeResult | undefined {
+      return chosen?.takeNow?.(buckets, nowMs);
+    },
     async ping() {
       await (await pick()).ping();
     },

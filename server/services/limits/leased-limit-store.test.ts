@@ -229,4 +229,39 @@ describe("leased limit store", () => {
     expect(ok.allowed).toBe(true);
     expect(ok.counts[0].current).toBe(1);
   });
+
+  it("answers a reserved take without a promise (takeNow), and counts nothing when it has none", async () => {
+    const inner = countingStore();
+    const store = leasedLimitStore(inner);
+    // Nothing reserved yet: no answer, and nothing counted anywhere.
+    expect(store.takeNow!(buckets(1_000_000), NOW)).toBeUndefined();
+    expect(inner.takes).toBe(0);
+    // A busy key's lease grows; then its requests are answered at once, each with its own count.
+    await burst(store, buckets(1_000_000), 200);
+    const now: TakeResult[] = [];
+    while (now.length < 50) {
+      const r = store.takeNow!(buckets(1_000_000), NOW);
+      if (!r) break;
+      now.push(r);
+    }
+    expect(now.length).toBeGreaterThan(1);
+    const left = now.map((r) => remaining(r.counts[0], NOW));
+    expect(left).toEqual(Array.from({ length: now.length }, (_, i) => 1_000_000 - 201 - i));
+    // What takeNow handed out is not handed out again by take.
+    const next = await store.take(buckets(1_000_000), NOW);
+    expect(remaining(next.counts[0], NOW)).toBe(1_000_000 - 201 - now.length);
+  });
+});
+
+describe("memory limit store", () => {
+  it("counts a take without a promise (takeNow) exactly as take does, and refuses over the limit", async () => {
+    const store = memoryLimitStore();
+    const first = store.takeNow!(buckets(2), NOW)!;
+    expect(first).toMatchObject({ allowed: true });
+    expect(first.counts[0].current).toBe(1);
+    expect((await store.take(buckets(2), NOW)).counts[0].current).toBe(2);
+    const refused = store.takeNow!(buckets(2), NOW)!;
+    expect(refused.allowed).toBe(false);
+    expect(refused.counts[0].current).toBe(2);
+  });
 });

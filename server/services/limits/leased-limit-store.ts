@@ -150,40 +150,55 @@ export function leasedLimitStore(inner: LimitStore): LimitStore {
     ping: () => inner.ping(),
     close: inner.close && (() => inner.close!()),
     take(buckets: BucketLimit[], nowMs: number): Promise<TakeResult> {
-      const w = windowStart(nowMs);
-      if (w !== pruned) {
-        for (const [k, l] of leases) if (l.window < w && !l.inFlight && !l.waiters.length) leases.delete(k);
-        pruned = w;
-      }
-      const id = buckets.map((b) => `${b.bucket}\u0000${b.limit}`).join("\u0001");
-      let lease = leases.get(id);
-      if (!lease) {
-        lease = {
-          buckets,
-          window: w,
-          results: [],
-          next: 0,
-          size: 1,
-          grantedAt: -Infinity,
-          waiters: [],
-          inFlight: false,
-        };
-        leases.set(id, lease);
-      }
-      // The common case under load: a reserved take of this window, answered without waiting on anything.
-      if (!lease.waiters.length && lease.window === w && lease.next < lease.results.length) {
-        const result = lease.results[lease.next++];
-        if (lease.size > 1 && !lease.inFlight && lease.results.length - lease.next <= lease.size * PREFETCH_AT)
-          prefetch(lease, nowMs);
-        return Promise.resolve(result);
-      }
-      const l = lease;
+      const lease = leaseOf(buckets, nowMs);
+      const result = reserved(lease, nowMs);
+      if (result) return Promise.resolve(result);
       return new Promise<TakeResult>((resolve, reject) => {
-        l.waiters.push({ nowMs, resolve, reject });
-        serve(l);
+        lease.waiters.push({ nowMs, resolve, reject });
+        serve(lease);
       });
     },
+    takeNow(buckets: BucketLimit[], nowMs: number): TakeResult | undefined {
+      return reserved(leaseOf(buckets, nowMs), nowMs);
+    },
   };
+
+  /** The lease of `buckets` (made empty when there is none), after pruning leases of past windows. */
+  function leaseOf(buckets: BucketLimit[], nowMs: number): Lease {
+    const w = windowStart(nowMs);
+    if (w !== pruned) {
+      for (const [k, l] of leases) if (l.window < w && !l.inFlight && !l.waiters.length) leases.delete(k);
+      pruned = w;
+    }
+    const id = buckets.map((b) => `${b.bucket}\u0000${b.limit}`).join("\u0001");
+    let lease = leases.get(id);
+    if (!lease) {
+      lease = {
+        buckets,
+        window: w,
+        results: [],
+        next: 0,
+        size: 1,
+        grantedAt: -Infinity,
+        waiters: [],
+        inFlight: false,
+      };
+      leases.set(id, lease);
+    }
+    return lease;
+  }
+
+  /**
+   * The common case under load: a reserved take of this window, answered without waiting on anything (and
+   * the next takes reserved when few are left); undefined when the request must wait for a refill.
+   */
+  function reserved(lease: Lease, nowMs: number): TakeResult | undefined {
+    if (lease.waiters.length || lease.window !== windowStart(nowMs) || lease.next >= lease.results.length) return;
+    const result = lease.results[lease.next++];
+    if (lease.size > 1 && !lease.inFlight && lease.results.length - lease.next <= lease.size * PREFETCH_AT)
+      prefetch(lease, nowMs);
+    return result;
+  }
 }
 
 /** The most one lease may reserve for these buckets: {@link MAX_LEASE}, and 1 % of the smaller limit. */

@@ -21,6 +21,12 @@ export interface TakeResult {
 export interface LimitStore {
   readonly name: string;
   take(buckets: BucketLimit[], nowMs: number): Promise<TakeResult>;
+  /**
+   * The same take answered without a promise when the store can (in-process counters, a take reserved
+   * ahead); undefined when it must ask elsewhere, and then nothing was counted and the caller calls
+   * {@link take}. Optional: a store without it is always asked through `take`.
+   */
+  takeNow?(buckets: BucketLimit[], nowMs: number): TakeResult | undefined;
   /** Resolves when the store answers (readiness probe); throws when it cannot be reached. */
   ping(): Promise<void>;
   close?(): Promise<void>;
