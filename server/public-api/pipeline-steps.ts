@@ -3,7 +3,7 @@ import { getDb, openedDb } from "@/db/client";
 import { ApiError, type ErrorCode } from "@/server/errors";
 import { money } from "@/server/lib/money";
 import { check, validationError } from "@/server/lib/validation";
-import { authenticate, authenticateFromCache } from "@/server/services/access/authenticate";
+import { authenticateNow } from "@/server/services/access/authenticate";
 import { assertPiiTransferAllowed } from "@/server/services/access/pii-transfer";
 import type { ApiCaller } from "@/server/services/actor";
 import { prefetchedWallet, readWallet, topupUrl, type WalletSnapshot } from "@/server/services/wallet/wallet-state";
@@ -137,14 +137,13 @@ function authenticateIn(s: RequestState, db: Db): Promise<void> | void {
   const refuse = (err: unknown): never => {
     throw feature && err instanceof ApiError ? noRoute(s) : err;
   };
-  let known: ApiCaller | undefined;
+  let caller: ApiCaller | Promise<ApiCaller>;
   try {
-    known = authenticateFromCache(db, authorization, ip);
+    caller = authenticateNow(db, authorization, ip);
   } catch (err) {
-    refuse(err);
+    return refuse(err);
   }
-  if (known) return admit(known);
-  return authenticate(db, authorization, ip).then(admit, refuse);
+  return caller instanceof Promise ? caller.then(admit, refuse) : admit(caller);
 }
 
 /** Sliding windows per key and tenant (spec "Limits"); `RateLimit-*` headers. */

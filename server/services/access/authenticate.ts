@@ -54,35 +54,34 @@ export async function authenticate(
   callerIp: string | null,
   now = new Date(),
 ): Promise<ApiCaller> {
-  const parsed = bearerKey(authorization);
-  const day = utcDay(now);
-  // The row comes from the in-process cache when one runs for this database (key-cache.ts: trusted only
-  // while its change listener is connected); every check below runs on each request either way.
-  const cache = keyCacheOf<KeyRow>(db);
-  let r = cache?.get(parsed.keyId, day);
-  if (!r) {
-    const token = cache?.begin() ?? 0;
-    r = (await keyQuery(db).execute({ keyId: parsed.keyId, day }))[0];
-    if (r && cache) cache.put(parsed.keyId, day, r, token);
-  }
-  return verifiedCaller(parsed, r, callerIp, now);
+  return authenticateNow(db, authorization, callerIp, now);
 }
 
 /**
- * {@link authenticate} without a promise when the key's row is in the process's key cache (the hot path:
- * the same checks, the same errors, thrown synchronously); undefined when the row must be read from the
- * database, and then the caller calls {@link authenticate}.
- * @throws ApiError as {@link authenticate}
+ * {@link authenticate}, without a promise when the key's row is in the process's key cache (the hot path:
+ * the same checks and errors, thrown synchronously); a promise when the row must be read from the database.
+ * @throws ApiError as {@link authenticate}, synchronously when no query was needed to tell
  */
-export function authenticateFromCache(
+export function authenticateNow(
   db: Db,
   authorization: string | null,
   callerIp: string | null,
   now = new Date(),
-): ApiCaller | undefined {
+): ApiCaller | Promise<ApiCaller> {
   const parsed = bearerKey(authorization);
-  const r = keyCacheOf<KeyRow>(db)?.get(parsed.keyId, utcDay(now));
-  return r && verifiedCaller(parsed, r, callerIp, now);
+  const day = utcDay(now);
+  // The row comes from the in-process cache when one runs for this database (key-cache.ts: trusted only
+  // while its change listener is connected); every check runs on each request either way.
+  const cache = keyCacheOf<KeyRow>(db);
+  const r = cache?.get(parsed.keyId, day);
+  if (r) return verifiedCaller(parsed, r, callerIp, now);
+  const token = cache?.begin() ?? 0;
+  return keyQuery(db)
+    .execute({ keyId: parsed.keyId, day })
+    .then(([row]) => {
+      if (row && cache) cache.put(parsed.keyId, day, row, token);
+      return verifiedCaller(parsed, row, callerIp, now);
+    });
 }
 
 /** The UTC day of `now` (YYYY-MM-DD): the day the key query reads the integration's spend for. */
