@@ -89,7 +89,7 @@ const utcDay = (now: Date) => now.toISOString().slice(0, 10);
 
 /**
  * The key of an `Authorization: Bearer <key>` header, parsed (spec "Authentication" 1-2).
- * @throws ApiError 401 `invalid_api_key` (missing or malformed), 421 `wrong_cell`
+ * @throws ApiError 401 `invalid_api_key` (missing or malformed) or `wrong_cell` (a key of another cell)
  */
 function bearerKey(authorization: string | null): NonNullable<ReturnType<typeof parseKey>> {
   if (authorization === null || authorization.trim() === "")
