@@ -51,11 +51,14 @@ export function executeRoute(
   opts: { renewEveryMs?: number } = {},
 ): Reply | Promise<Reply> {
   if (route.method === "GET") return route.handler(ctx);
-  return executeInTransaction(route, ctx, idemKey, rawBody, opts);
+  return executeWriteAndSettle(route, ctx, idemKey, rawBody, opts);
 }
 
-/** {@link executeRoute} for a write: after the commit, and then its `settle`. */
-async function executeInTransaction(
+/**
+ * {@link executeRoute} for a write: run by {@link executeWrite}, its due work announced after the commit
+ * (`afterCommit`), then its `settle` when it has one.
+ */
+async function executeWriteAndSettle(
   route: AnyRoute,
   ctx: RouteContext<unknown, unknown, unknown>,
   idemKey: string | null,

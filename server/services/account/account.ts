@@ -59,11 +59,11 @@ function walletBody(caller: ApiCaller, w: WalletSnapshot, spend: WalletBody["dai
 
 /** `GET /me` (spec "Me"): who the key is, what it may do, its limits (overrides applied) and the wallet. */
 export async function getMe(db: Db, caller: ApiCaller): Promise<MeBody> {
-  // What was read with the key (the channel, the wallet, today's spend) saves a query each, and then
-  // nothing is waited for.
+  // What was read with the key (the channel, the wallet, today's spend) saves a query each; when all of it
+  // was, the route answers with knownMeText instead, so this is the path that asks for something.
   const [wallet, channel] =
     caller.apiChannelId !== undefined
-      ? [knownWalletBody(caller) ?? (await getWallet(db, caller)), [{ id: caller.apiChannelId }]]
+      ? [await getWallet(db, caller), [{ id: caller.apiChannelId }]]
       : await Promise.all([
           getWallet(db, caller),
           db
