@@ -104,3 +104,19 @@ export function compareTable(rows: CompareRow[], labels: [string, string], round
     ...lines,
   ].join("\n");
 }
+
+/**
+ * `BENCH_COMPARE_ENV` → the variables it names: `"A=1 B=two"` → `{ A: "1", B: "two" }` (values without
+ * spaces). Nothing for undefined or empty.
+ * @throws Error on a word without `=`.
+ */
+export function compareEnv(text: string | undefined): Record<string, string> {
+  const words = (text ?? "").split(" ").filter(Boolean);
+  return Object.fromEntries(
+    words.map((w) => {
+      const at = w.indexOf("=");
+      if (at <= 0) throw new Error(`BENCH_COMPARE_ENV: "${w}" is not NAME=value`);
+      return [w.slice(0, at), w.slice(at + 1)];
+    }),
+  );
+}

@@ -22,7 +22,7 @@ import { seedTenantData } from "@/server/services/seed/seed-data";
 import { leads } from "@/db/schema";
 import { setTestEnv } from "@/server/testing/test-db";
 import { seedBenchTenant } from "./bench-tenant";
-import { compareBuilds, compareTable } from "./compare";
+import { compareBuilds, compareEnv, compareTable } from "./compare";
 import { medianIndex } from "./median";
 import { benchDeliveries, type DeliveryFigures } from "./deliveries";
 import { eventLoopProbe, type EventLoopFigures } from "./event-loop";
@@ -505,7 +505,8 @@ async function compareWith(
     SPLIT ? ["-c", SPLIT.app, process.execPath, ...args] : args,
     {
       cwd: root,
-      env: { ...appEnv, ...otherDb, PORT: String(port) },
+      // BENCH_COMPARE_ENV ("NAME=value NAME=value"): variables only the other app gets, to compare settings.
+      env: { ...appEnv, ...otherDb, PORT: String(port), ...compareEnv(process.env.BENCH_COMPARE_ENV) },
       stdio: ["ignore", openSync(path.join(import.meta.dirname, "app-compare.log"), "w"), "inherit"],
     },
   );
