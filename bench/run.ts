@@ -83,6 +83,8 @@ const PROCESSES = Number(flags.processes);
 if (!Number.isInteger(PROCESSES) || PROCESSES < 1 || (EMBEDDED && PROCESSES > 1))
   throw new Error("--processes is a whole number ≥ 1, and 1 with --database embedded");
 if (flags.compare && !flags.only) throw new Error("--compare needs --only <scenarios>");
+// Read before the seeding, so that a word that is not NAME=value fails the run at once.
+const COMPARE_ENV = compareEnv(process.env.BENCH_COMPARE_ENV);
 const PG = process.env.BENCH_PG_BASE ?? "postgres://postgres@127.0.0.1:5432";
 const APP_PORT = Number(flags.port);
 const BARE_PORT = APP_PORT + 1;
@@ -506,7 +508,7 @@ async function compareWith(
     {
       cwd: root,
       // BENCH_COMPARE_ENV ("NAME=value NAME=value"): variables only the other app gets, to compare settings.
-      env: { ...appEnv, ...otherDb, PORT: String(port), ...compareEnv(process.env.BENCH_COMPARE_ENV) },
+      env: { ...appEnv, ...otherDb, PORT: String(port), ...COMPARE_ENV },
       stdio: ["ignore", openSync(path.join(import.meta.dirname, "app-compare.log"), "w"), "inherit"],
     },
   );
