@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { LoadSpec } from "./load";
 import { cpuSince, cpuSnapshot } from "./process-stats";
 import type { LoadFigures } from "./wrk";
@@ -119,4 +120,25 @@ export function compareEnv(text: string | undefined): Record<string, string> {
       return [w.slice(0, at), w.slice(at + 1)];
     }),
   );
+}
+
+/**
+ * The labels of a comparison's two sides, `[other, this]`: the other checkout's directory name and
+ * "this checkout". When the other app is this checkout too (`--compare .`, two settings of one build),
+ * the directory name would fit both sides, so the other side is named by what sets it apart: its
+ * `BENCH_COMPARE_ENV` and `BENCH_COMPARE_NODE_FLAGS` as given.
+ * @param otherRoot the other checkout's absolute path
+ * @param thisRoot this checkout's absolute path
+ * @param otherEnv `BENCH_COMPARE_ENV`, if set
+ * @param otherNodeFlags `BENCH_COMPARE_NODE_FLAGS`, if set
+ */
+export function compareLabels(
+  otherRoot: string,
+  thisRoot: string,
+  otherEnv?: string,
+  otherNodeFlags?: string,
+): [string, string] {
+  if (path.resolve(otherRoot) !== path.resolve(thisRoot)) return [path.basename(otherRoot), "this checkout"];
+  const apart = [otherEnv, otherNodeFlags].map((t) => t?.trim()).filter(Boolean);
+  return [`this checkout with ${apart.length ? apart.join(" ") : "the same settings"}`, "this checkout"];
 }

@@ -22,7 +22,7 @@ import { seedTenantData } from "@/server/services/seed/seed-data";
 import { leads } from "@/db/schema";
 import { setTestEnv } from "@/server/testing/test-db";
 import { seedBenchTenant } from "./bench-tenant";
-import { compareBuilds, compareEnv, compareTable } from "./compare";
+import { compareBuilds, compareEnv, compareLabels, compareTable } from "./compare";
 import { medianIndex } from "./median";
 import { benchDeliveries, type DeliveryFigures } from "./deliveries";
 import { eventLoopProbe, type EventLoopFigures } from "./event-loop";
@@ -515,7 +515,12 @@ async function compareWith(
   children.push(other);
   const otherOrigin = `http://localhost:${port}`;
   await waitFor(`${otherOrigin}/api/health`);
-  const labels: [string, string] = [path.basename(root), "this checkout"];
+  const labels = compareLabels(
+    root,
+    path.join(import.meta.dirname, ".."),
+    process.env.BENCH_COMPARE_ENV,
+    process.env.BENCH_COMPARE_NODE_FLAGS,
+  );
   log(`comparing ${root} (port ${port}) with this checkout (port ${APP_PORT}), ${flags.rounds} rounds`);
   const health = chosen.find((s) => s.url === `${base}/api/health`)!;
   const rows = await compareBuilds({
