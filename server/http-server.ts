@@ -17,6 +17,7 @@ import { PEER_HEADER } from "@/server/lib/client-ip";
 import { goesToStaticDoor, SENT_URL_HEADER, STATIC_DOOR_PATH } from "@/server/public-api/static-door";
 import { CoalescingServerResponse } from "@/server/lib/coalesce-writes";
 import { installAsyncLocalStorage } from "@/server/lib/async-local-storage";
+import { installRequestSignalPassThrough } from "@/server/lib/request-signal";
 
 /** Where the app listens when `HOST` is unset: loopback only, IPv4 and IPv6. */
 export const LOOPBACK_HOSTS = ["127.0.0.1", "::1"] as const;
@@ -71,6 +72,10 @@ export async function startApp(opts: { dev: boolean; database?: Database }): Pro
   // Before next(): Next.js adopts the global AsyncLocalStorage class when it starts; this one's per-request
   // snapshots leave no promoted garbage on Node 20-24 (server/lib/async-local-storage.ts).
   installAsyncLocalStorage();
+  // Before next() too: Next.js's NextRequest extends the global Request when its modules load; this one
+  // keeps Next.js's per-request signal as the request's own, with no finalization entry a request
+  // (server/lib/request-signal.ts).
+  installRequestSignalPassThrough();
   const app = next({ dev: opts.dev, dir: process.cwd(), hostname: "localhost", port: e.port, turbopack: opts.dev });
   await app.prepare();
   const handle = app.getRequestHandler();
