@@ -43,6 +43,50 @@ describe("SignalKeepingRequest", () => {
     expect(await request.json()).toEqual({ a: 1 });
   });
 
+  it("answers request.signal through a Proxy that reads with itself as receiver (Next.js's static routes)", () => {
+    const controller = new AbortController();
+    const proxied = new Proxy(new SubRequest(url, { signal: controller.signal }), {});
+    expect(proxied.signal).toBe(controller.signal);
+  });
+
+  it("makes a direct copy of a subclass's request follow its kept signal", () => {
+    const controller = new AbortController();
+    // `new Request(nextRequest)` in the app, where this class is the global Request.
+    const copy = new SignalKeepingRequest(new SubRequest(url, { signal: controller.signal }));
+    expect(copy.signal).not.toBe(controller.signal);
+    expect(copy.signal.aborted).toBe(false);
+    controller.abort(new Error("client went away"));
+    expect(copy.signal.aborted).toBe(true);
+    expect((copy.signal.reason as Error).message).toBe("client went away");
+  });
+
+  it("reads a streamed body sent with duplex half, as Next.js makes a POST's request", async () => {
+    const controller = new AbortController();
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(new TextEncoder().encode('{"streamed":'));
+        c.enqueue(new TextEncoder().encode("true}"));
+        c.close();
+      },
+    });
+    const request = new SubRequest(url, {
+      method: "POST",
+      body,
+      duplex: "half",
+      signal: controller.signal,
+    } as RequestInit);
+    expect(request.signal).toBe(controller.signal);
+    expect(await request.json()).toEqual({ streamed: true });
+  });
+
+  it("keeps members that an init object inherits", () => {
+    const controller = new AbortController();
+    const init = Object.create({ method: "PUT", signal: controller.signal }) as RequestInit;
+    const request = new SubRequest(url, init);
+    expect(request.method).toBe("PUT");
+    expect(request.signal).toBe(controller.signal);
+  });
+
   it("carries the kept signal into a copy and a clone", () => {
     const controller = new AbortController();
     const request = new SubRequest(url, { signal: controller.signal });

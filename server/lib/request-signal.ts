@@ -1,6 +1,25 @@
 /** The `Request` class Node.js ships (undici's), kept before {@link installRequestSignalPassThrough} runs. */
 const NodeRequest: typeof Request = globalThis.Request;
 
+/** Where a subclass's request holds the signal it was made with (see {@link SignalKeepingRequest}). */
+const KEPT_SIGNAL = Symbol("platform.keptSignal");
+
+/** The signal a request of {@link SignalKeepingRequest}'s subclasses kept, if `input` is one. */
+function keptSignal(input: unknown): AbortSignal | undefined {
+  return input instanceof NodeRequest ? (input as SignalKeepingRequest)[KEPT_SIGNAL] : undefined;
+}
+
+/**
+ * `init` with its `signal` replaced, every other member left as it is. A plain object (Next.js's) is
+ * copied; any other keeps its members, inherited ones too (which `Request` reads), by becoming the copy's
+ * prototype: V8 gives every object used as a prototype a shape of its own, which a request a second
+ * should not make.
+ */
+function withSignal(init: RequestInit | undefined, signal: AbortSignal | null): RequestInit {
+  if (init === undefined || Object.getPrototypeOf(init) === Object.prototype) return { ...init, signal };
+  return Object.create(init, { signal: { value: signal, enumerable: true } }) as RequestInit;
+}
+
 /**
  * Node's `Request` for direct use, and for its subclasses (Next.js's `NextRequest`) a request whose
  * `signal` is the caller's own instead of a new one that follows it.
@@ -16,32 +35,39 @@ const NodeRequest: typeof Request = globalThis.Request;
  * as its request, so the request can hold it as its own: aborting it is seen through `request.signal`
  * as before, and nothing needs cleaning up.
  *
- * Direct `new Request(...)` calls (ours, libraries', `fetch`'s) get Node's behaviour unchanged: `fetch`
- * reads a request's internal signal, not the getter, so only subclasses, which are handed to route
- * handlers rather than to `fetch`, keep the caller's. `instanceof Request` stays true of every request
- * Node makes.
+ * Direct `new Request(...)` calls (ours, libraries', `fetch`'s) get Node's behaviour, and a direct copy of a
+ * subclass's request (`new Request(nextRequest)`) follows its kept signal as it would have followed Node's.
+ * One difference is left: `fetch(nextRequest)` reads the request's internal signal, which the kept one
+ * does not reach, so a fetch that should stop with the client must pass `{ signal: request.signal }` (none
+ * of ours fetches a route handler's request). `instanceof Request` stays true of every request Node makes.
  */
 export class SignalKeepingRequest extends NodeRequest {
-  /** The caller's signal, when this is a subclass's request made with one that was not yet aborted. */
-  #signal: AbortSignal | undefined;
+  /**
+   * The caller's signal, when this is a subclass's request made with one. A symbol-keyed property rather
+   * than a private field: Next.js hands some route handlers its request behind a `Proxy` (static and
+   * `dynamic = "error"` routes), whose property reads pass the proxy as `this`, which private fields refuse.
+   */
+  declare [KEPT_SIGNAL]?: AbortSignal;
 
   /**
-   * @param input a URL, or a request to copy (its kept signal is kept too, as `new Request(request)` does)
+   * @param input a URL, or a request to copy (a kept signal is carried over, as `new Request(request)`
+   *   carries Node's)
    * @param init as for `Request`; `init.signal` is kept as `this.signal` for subclasses
    * @throws TypeError as `Request` does (an invalid URL, method or body)
    */
   constructor(input: RequestInfo | URL, init?: RequestInit) {
-    let signal = init?.signal;
-    if (signal === undefined && typeof input === "object" && #signal in input) signal = input.#signal;
-    const keep = new.target !== SignalKeepingRequest && signal != null && !signal.aborted;
-    // `signal: null` rather than leaving it out: undici would otherwise follow a copied request's signal.
-    super(input, keep ? { ...init, signal: null } : init);
-    if (keep) this.#signal = signal!;
+    const copied = init?.signal === undefined ? keptSignal(input) : undefined;
+    const signal = copied ?? init?.signal;
+    if (new.target !== SignalKeepingRequest && signal != null) {
+      // `signal: null` rather than leaving it out: undici would otherwise follow a copied request's signal.
+      super(input, withSignal(init, null));
+      this[KEPT_SIGNAL] = signal;
+    } else super(input, copied ? withSignal(init, copied) : init);
   }
 
   /** The caller's signal for a subclass's request made with one; otherwise Node's own. */
   override get signal(): AbortSignal {
-    return this.#signal ?? super.signal;
+    return this[KEPT_SIGNAL] ?? super.signal;
   }
 
   /**
@@ -52,7 +78,8 @@ export class SignalKeepingRequest extends NodeRequest {
    */
   override clone(): Request {
     const clone = super.clone();
-    return this.#signal === undefined ? clone : new NodeRequest(clone, { signal: this.#signal });
+    const kept = this[KEPT_SIGNAL];
+    return kept === undefined ? clone : new NodeRequest(clone, { signal: kept });
   }
 
   /**
