@@ -9,7 +9,7 @@ import { PEER_HEADER } from "@/server/lib/client-ip";
 import { RequestLogWriter, setRequestLogWriter } from "@/server/services/request-log/writer";
 import { countSocketWrites } from "@/server/testing/socket-writes";
 import { openTestDatabase } from "@/server/testing/test-db";
-import { SnapshotAsyncLocalStorage } from "@/server/lib/async-local-storage";
+import { installAsyncLocalStorage } from "@/server/lib/async-local-storage";
 import { LOOPBACK_HOSTS, startApp, adoptBuildConfig, type RunningApp } from "./http-server";
 
 // Where the app listens (issue 23 item 7): loopback only unless HOST says otherwise, for `npm start`
@@ -122,7 +122,8 @@ describe("startApp", () => {
     delete holder.AsyncLocalStorage;
     try {
       await start({});
-      expect(seen.alsAtCreation.at(-1)).toBe(SnapshotAsyncLocalStorage);
+      // The class chosen for this runtime (FrameAsyncLocalStorage on Node 20-22).
+      expect(seen.alsAtCreation.at(-1)).toBe(installAsyncLocalStorage({}));
     } finally {
       holder.AsyncLocalStorage = before;
     }

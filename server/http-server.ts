@@ -69,8 +69,9 @@ export async function startApp(opts: { dev: boolean; database?: Database }): Pro
   const analyze = database.kind === "pglite" ? startAnalyzeSchedule(database.db) : null;
 
   if (!opts.dev) adoptBuildConfig(process.cwd());
-  // Before next(): Next.js adopts the global AsyncLocalStorage class when it starts; this one's per-request
-  // snapshots leave no promoted garbage on Node 20-24 (server/lib/async-local-storage.ts).
+  // Before next(): Next.js adopts the global AsyncLocalStorage class when it starts; this one's storages
+  // share one context frame on Node 20-22 (one property a promise, not one per storage), and its
+  // per-request snapshots leave no promoted garbage on Node 20-24 (server/lib/async-local-storage.ts).
   installAsyncLocalStorage();
   // Before next() too: Next.js's NextRequest extends the global Request when its modules load; this one
   // keeps Next.js's per-request signal as the request's own, with no finalization entry a request

@@ -53,24 +53,124 @@ export function snapshotHasAccessor(storage: Pick<typeof AsyncLocalStorage, "sna
   return typeof descriptor?.get === "function";
 }
 
+/** The values of every {@link FrameAsyncLocalStorage} in one async context; never changed once made. */
+type Frame = ReadonlyMap<object, unknown>;
+
+const EMPTY_FRAME: Frame = new Map();
+const FRAMES = Symbol.for("platform.asyncContextFrames");
+
 /**
- * Makes `SnapshotAsyncLocalStorage` the `AsyncLocalStorage` that Next.js uses. Next.js reads
- * `globalThis.AsyncLocalStorage` and sets Node's class there only when it is unset, when the server is
- * created (`next()`), so this must run before that.
+ * The one Node.js storage that carries the frames. Kept on globalThis: the server's bundle and Next.js's
+ * route chunks each hold a copy of this module, and their storages must read the same frames.
+ */
+const frames: AsyncLocalStorage<Frame> = ((globalThis as { [FRAMES]?: AsyncLocalStorage<Frame> })[FRAMES] ??=
+  new AsyncLocalStorage<Frame>());
+
+/**
+ * An `AsyncLocalStorage` whose instances all keep their values in one frame (an immutable map from
+ * storage to value) carried by a single Node.js storage, as Node 24's `AsyncContextFrame` does.
  *
- * Installs nothing when another class is already installed (someone chose it) or when `storage`'s
- * snapshots carry no accessor (nothing to save on this runtime).
+ * Why (issue 22, bench/HISTORY.md thirty-fourth session): on Node 20 and 22 each enabled Node storage
+ * copies its value onto every promise and async resource made anywhere in the process (the `init` hook's
+ * `_propagate`), for ever after its first `run`. Next.js enables three storages per route request, the
+ * work notifier a fourth after the first write, so every promise got two async-id properties and four
+ * more, which outgrow a promise's first property array. With these storages sharing one frame, a promise
+ * gets one: 8-15 % fewer bytes allocated per request in the app (`--trace-gc-nvp`, health, `/cards`,
+ * `/leads`). Storages that packages make from `node:async_hooks` directly (React's and better-auth's,
+ * once the console has served a page) still add one each. Isolation is Node's own: a frame is set by
+ * `AsyncLocalStorage.run`/`enterWith` of the shared storage and only ever replaced.
+ *
+ * Behaves as Node's class: `run`, `exit`, `enterWith`, `getStore`, `disable`, and the static `snapshot`
+ * and `bind` (from {@link SnapshotAsyncLocalStorage}, which capture the frame with the rest of the
+ * context). One difference: an `enterWith` made inside another frame storage's `run` ends with that
+ * `run` (with Node's separate storages it would outlive it); neither Next.js nor our code calls
+ * `enterWith`.
+ */
+export class FrameAsyncLocalStorage<T> extends SnapshotAsyncLocalStorage<T> {
+  /** False after {@link disable} until the next {@link run} or {@link enterWith}, as in Node. */
+  #enabled = true;
+
+  /** The value this storage has in the current async context, or undefined. */
+  override getStore(): T | undefined {
+    return this.#enabled ? (frames.getStore()?.get(this) as T | undefined) : undefined;
+  }
+
+  /** Runs `fn(...args)` with `store` as this storage's value, synchronously and in what it starts. */
+  override run<R, TArgs extends unknown[]>(store: T, fn: (...args: TArgs) => R, ...args: TArgs): R {
+    this.#enabled = true;
+    const frame = frames.getStore() ?? EMPTY_FRAME;
+    if (frame.has(this) && Object.is(frame.get(this), store)) return fn(...args);
+    return frames.run(with_(frame, this, store), fn, ...args);
+  }
+
+  /** Runs `fn(...args)` with no value for this storage (the other storages keep theirs). */
+  override exit<R, TArgs extends unknown[]>(fn: (...args: TArgs) => R, ...args: TArgs): R {
+    const frame = frames.getStore();
+    if (!frame?.has(this)) return fn(...args);
+    const rest = new Map(frame);
+    rest.delete(this);
+    return frames.run(rest, fn, ...args);
+  }
+
+  /** Gives this storage `store` for the rest of the current synchronous run and what it starts. */
+  override enterWith(store: T): void {
+    this.#enabled = true;
+    frames.enterWith(with_(frames.getStore() ?? EMPTY_FRAME, this, store));
+  }
+
+  /** Makes {@link getStore} answer undefined until the next {@link run} or {@link enterWith}. */
+  override disable(): void {
+    this.#enabled = false;
+  }
+}
+
+function with_(frame: Frame, storage: object, store: unknown): Frame {
+  const next = new Map(frame);
+  next.set(storage, store);
+  return next;
+}
+
+/**
+ * Whether `storage` (Node's class by default) propagates its values with async hooks, one property per
+ * enabled storage on every new promise: Node 20 and 22 without `--experimental-async-context-frame`. Its
+ * instances then carry their resource key as an own `kResourceStore` property; those of the frame-based
+ * implementation (Node 24) do not.
+ */
+export function propagatesByHooks(storage: typeof AsyncLocalStorage = AsyncLocalStorage): boolean {
+  return Object.hasOwn(new storage(), "kResourceStore");
+}
+
+/**
+ * The class our own storages should use: {@link FrameAsyncLocalStorage} where Node's propagates with
+ * hooks, so that ours share the frame with Next.js's; Node's own elsewhere.
+ */
+export const AppAsyncLocalStorage: typeof AsyncLocalStorage = propagatesByHooks()
+  ? FrameAsyncLocalStorage
+  : AsyncLocalStorage;
+
+/**
+ * Makes our class the `AsyncLocalStorage` that Next.js uses: {@link FrameAsyncLocalStorage} where `storage`
+ * propagates with async hooks (Node 20, 22), else {@link SnapshotAsyncLocalStorage} where its snapshots
+ * carry the deprecated accessor (Node 24). Next.js reads `globalThis.AsyncLocalStorage` and sets Node's
+ * class there only when it is unset, when the server is created (`next()`), so this must run before that.
+ *
+ * Installs nothing when another class is already installed (someone chose it) or when neither saves
+ * anything on this runtime.
  * @param target the object holding the global (tests pass their own).
  * @param storage Node's class, or a stand-in in tests.
- * @returns whether it installed.
+ * @returns the class installed, or null.
  */
 export function installAsyncLocalStorage(
   target: { AsyncLocalStorage?: unknown } = globalThis as { AsyncLocalStorage?: unknown },
-  storage: Pick<typeof AsyncLocalStorage, "snapshot"> = AsyncLocalStorage,
-): boolean {
+  storage: typeof AsyncLocalStorage = AsyncLocalStorage,
+): typeof AsyncLocalStorage | null {
   const current = target.AsyncLocalStorage;
-  if (current !== undefined && current !== storage) return false;
-  if (!snapshotHasAccessor(storage)) return false;
-  target.AsyncLocalStorage = SnapshotAsyncLocalStorage;
-  return true;
+  if (current !== undefined && current !== storage) return null;
+  const chosen = propagatesByHooks(storage)
+    ? FrameAsyncLocalStorage
+    : snapshotHasAccessor(storage)
+      ? SnapshotAsyncLocalStorage
+      : null;
+  if (chosen) target.AsyncLocalStorage = chosen;
+  return chosen;
 }

@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from "node:async_hooks";
+import { AppAsyncLocalStorage } from "@/server/lib/async-local-storage";
 import { log } from "@/server/log";
 
 /**
@@ -27,7 +27,8 @@ type Holder = { [KEY]?: Set<WorkListener> };
  * the driver found their work only at its next poll (the Inngest driver: at the minute sweep).
  */
 const listeners = ((globalThis as Holder)[KEY] ??= new Set());
-const announcedInTransaction = new AsyncLocalStorage<{ ids: string[]; operationIds: string[] }>();
+// Our class: on Node 20-22 it shares Next.js's storages' frame, so it adds no property to every promise.
+const announcedInTransaction = new AppAsyncLocalStorage<{ ids: string[]; operationIds: string[] }>();
 
 /** Registers a listener; returns the function that unregisters it. */
 export function registerWorkListener(listener: WorkListener): () => void {
