@@ -82,9 +82,11 @@ const frames: AsyncLocalStorage<Frame> = ((globalThis as { [FRAMES]?: AsyncLocal
  *
  * Behaves as Node's class: `run`, `exit`, `enterWith`, `getStore`, `disable`, and the static `snapshot`
  * and `bind` (from {@link SnapshotAsyncLocalStorage}, which capture the frame with the rest of the
- * context). One difference: an `enterWith` made inside another frame storage's `run` ends with that
- * `run` (with Node's separate storages it would outlive it); neither Next.js nor our code calls
- * `enterWith`.
+ * context). Two differences, in calls that neither Next.js nor our code makes: an `enterWith` made inside
+ * another frame storage's `run` or `exit` ends with it (with Node's separate storages it would outlive
+ * it); and after `disable`, contexts made before it keep their value for the next `run` elsewhere
+ * (Node's keep it too, but lose it in contexts made while disabled, which these drop only in the context
+ * that called `disable`).
  */
 export class FrameAsyncLocalStorage<T> extends SnapshotAsyncLocalStorage<T> {
   /** False after {@link disable} until the next {@link run} or {@link enterWith}, as in Node. */
@@ -118,9 +120,17 @@ export class FrameAsyncLocalStorage<T> extends SnapshotAsyncLocalStorage<T> {
     frames.enterWith(with_(frames.getStore() ?? EMPTY_FRAME, this, store));
   }
 
-  /** Makes {@link getStore} answer undefined until the next {@link run} or {@link enterWith}. */
+  /**
+   * Makes {@link getStore} answer undefined until the next {@link run} or {@link enterWith}, and drops this
+   * storage's value from the calling context, so what it starts from now on has none.
+   */
   override disable(): void {
     this.#enabled = false;
+    const frame = frames.getStore();
+    if (!frame?.has(this)) return;
+    const rest = new Map(frame);
+    rest.delete(this);
+    frames.enterWith(rest);
   }
 }
 

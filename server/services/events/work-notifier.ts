@@ -27,7 +27,8 @@ type Holder = { [KEY]?: Set<WorkListener> };
  * the driver found their work only at its next poll (the Inngest driver: at the minute sweep).
  */
 const listeners = ((globalThis as Holder)[KEY] ??= new Set());
-// Our class: on Node 20-22 it shares Next.js's storages' frame, so it adds no property to every promise.
+// Our class: on Node 20-22 it keeps its value in the frame Next.js's storages share (server/lib/async-local-storage.ts),
+// so it adds no property of its own to every promise made in the process.
 const announcedInTransaction = new AppAsyncLocalStorage<{ ids: string[]; operationIds: string[] }>();
 
 /** Registers a listener; returns the function that unregisters it. */
