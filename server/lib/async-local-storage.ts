@@ -102,22 +102,20 @@ export class FrameAsyncLocalStorage<T> extends SnapshotAsyncLocalStorage<T> {
     this.#enabled = true;
     const frame = frames.getStore() ?? EMPTY_FRAME;
     if (frame.has(this) && Object.is(frame.get(this), store)) return fn(...args);
-    return frames.run(with_(frame, this, store), fn, ...args);
+    return frames.run(frameWith(frame, this, store), fn, ...args);
   }
 
   /** Runs `fn(...args)` with no value for this storage (the other storages keep theirs). */
   override exit<R, TArgs extends unknown[]>(fn: (...args: TArgs) => R, ...args: TArgs): R {
     const frame = frames.getStore();
     if (!frame?.has(this)) return fn(...args);
-    const rest = new Map(frame);
-    rest.delete(this);
-    return frames.run(rest, fn, ...args);
+    return frames.run(frameWithout(frame, this), fn, ...args);
   }
 
   /** Gives this storage `store` for the rest of the current synchronous run and what it starts. */
   override enterWith(store: T): void {
     this.#enabled = true;
-    frames.enterWith(with_(frames.getStore() ?? EMPTY_FRAME, this, store));
+    frames.enterWith(frameWith(frames.getStore() ?? EMPTY_FRAME, this, store));
   }
 
   /**
@@ -127,16 +125,21 @@ export class FrameAsyncLocalStorage<T> extends SnapshotAsyncLocalStorage<T> {
   override disable(): void {
     this.#enabled = false;
     const frame = frames.getStore();
-    if (!frame?.has(this)) return;
-    const rest = new Map(frame);
-    rest.delete(this);
-    frames.enterWith(rest);
+    if (frame?.has(this)) frames.enterWith(frameWithout(frame, this));
   }
 }
 
-function with_(frame: Frame, storage: object, store: unknown): Frame {
+/** A copy of `frame` in which `storage` has `store`. */
+function frameWith(frame: Frame, storage: object, store: unknown): Frame {
   const next = new Map(frame);
   next.set(storage, store);
+  return next;
+}
+
+/** A copy of `frame` in which `storage` has no value. */
+function frameWithout(frame: Frame, storage: object): Frame {
+  const next = new Map(frame);
+  next.delete(storage);
   return next;
 }
 
