@@ -1,6 +1,6 @@
 import { recordDisclosure } from "@/server/services/disclosures/disclosures";
 import type { CursorBinding } from "./cursor";
-import { encodeCursor } from "./cursor";
+import { bindCursor, encodeCursor } from "./cursor";
 import { JsonText, TextPage, type AnyRoute, type Reply, type RouteContext } from "./define-route";
 
 /**
@@ -10,13 +10,16 @@ import { JsonText, TextPage, type AnyRoute, type Reply, type RouteContext } from
  * "from another caller" is refused).
  */
 export function cursorBinding(route: AnyRoute, ctx: RouteContext<unknown, unknown, unknown>): CursorBinding {
+  // Made once a request, with its filter tag: the presented cursor is checked and the next one signed with it.
+  if (ctx.walk) return ctx.walk;
   const { limit: _limit, cursor: _cursor, ...filters } = (ctx.query ?? {}) as Record<string, unknown>;
-  return {
+  ctx.walk = bindCursor({
     tenantId: ctx.actor.tenantId,
     keyMode: ctx.actor.keyMode,
     route: route.operationId,
     filters: { ...filters, ...(ctx.params as Record<string, unknown>), integration: ctx.actor.integrationId },
-  };
+  });
+  return ctx.walk;
 }
 
 /** The ids an answer carries: a page's `data[].id` or the single resource's `id`. */

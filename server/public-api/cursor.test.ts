@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ApiError } from "@/server/errors";
 import { setClock } from "@/server/lib/clock";
 import { setTestEnv } from "@/server/testing/test-db";
-import { CURSOR_TTL_MS, decodeCursor, encodeCursor, type CursorBinding } from "./cursor";
+import { bindCursor, CURSOR_TTL_MS, decodeCursor, encodeCursor, type CursorBinding } from "./cursor";
 
 // Cursors (spec "Limits: pagination rules"): signed, valid 24 hours, bound to tenant, key mode, route and
 // filter set; anything else is 422 validation_failed on /cursor.
@@ -86,6 +86,17 @@ describe("encodeCursor / decodeCursor", () => {
   ])("is refused for another %s", (_name, change) => {
     const c = encodeCursor(binding, position);
     refusal(() => decodeCursor(c, { ...binding, ...change } as CursorBinding));
+  });
+
+  it("gives a binding made once with bindCursor (as a request's) the same cursors as the plain binding", () => {
+    const bound = bindCursor(binding);
+    expect(bound.tag).toMatch(/^[A-Za-z0-9_-]{16}$/);
+    expect(decodeCursor(encodeCursor(bound, position), binding)).toEqual(position);
+    expect(decodeCursor(encodeCursor(binding, position), bound)).toEqual(position);
+    expect(encodeCursor(bound, position)).toBe(encodeCursor(binding, position));
+    const otherFilters = bindCursor({ ...binding, filters: { include_deleted: true, q: "tea" } });
+    refusal(() => decodeCursor(encodeCursor(bound, position), otherFilters));
+    refusal(() => decodeCursor(encodeCursor(otherFilters, position), binding));
   });
 
   it("is refused when any character is changed", () => {

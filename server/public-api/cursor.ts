@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from "node:crypto";
 import { env } from "@/server/env";
 import { invalidField } from "@/server/errors";
 import { canonicalJson } from "@/server/lib/canonical-json";
@@ -15,6 +15,19 @@ export interface CursorBinding {
   route: string;
   /** The filter set of the walk (every query parameter except `limit` and `cursor`). */
   filters: Record<string, unknown>;
+  /**
+   * The signed tag of `filters`, when {@link bindCursor} made it; else each check and each signature makes
+   * it again from `filters`.
+   */
+  tag?: string;
+}
+
+/**
+ * `binding` with the tag of its filter set made once, for a request that checks the cursor it was given
+ * and signs the next one (the canonical text of the filters, then a lookup or an HMAC, each time otherwise).
+ */
+export function bindCursor(binding: CursorBinding): CursorBinding {
+  return { ...binding, tag: filterTag(binding.filters) };
 }
 
 interface Payload {
@@ -26,8 +39,23 @@ interface Payload {
   e: number;
 }
 
+/** The cursors' HMAC key and the app secret it was made from; a `KeyObject`, so no signature converts key text. */
+let macKey: { secret: string; key: KeyObject } | null = null;
+
+function cursorKey(): KeyObject {
+  const secret = env().appSecret;
+  if (macKey === null || macKey.secret !== secret)
+    macKey = { secret, key: createSecretKey(Buffer.from(`cursor:${secret}`, "utf8")) };
+  return macKey.key;
+}
+
 function sign(data: string): Buffer {
-  return createHmac("sha256", `cursor:${env().appSecret}`).update(data).digest();
+  return createHmac("sha256", cursorKey()).update(data).digest();
+}
+
+/** The MAC of `data` as a token carries it: base64url text, made by the digest itself. */
+function macText(data: string): string {
+  return createHmac("sha256", cursorKey()).update(data).digest("base64url");
 }
 
 /** Filter tags by the canonical text of their filters, for the secret they were signed with. */
@@ -55,12 +83,12 @@ export function encodeCursor(binding: CursorBinding, position: unknown[]): strin
     t: binding.tenantId,
     m: binding.keyMode,
     r: binding.route,
-    f: filterTag(binding.filters),
+    f: binding.tag ?? filterTag(binding.filters),
     p: position,
     e: nowMs() + CURSOR_TTL_MS,
   };
   const data = Buffer.from(JSON.stringify(payload)).toString("base64url");
-  return `${data}.${sign(data).toString("base64url")}`;
+  return `${data}.${macText(data)}`;
 }
 
 const BAD = () =>
@@ -80,7 +108,7 @@ export function decodeCursor(token: string, binding: CursorBinding): unknown[] {
   if (!data || !mac || extra !== undefined) throw BAD();
   // The MAC is compared as the exact text we issued: base64 decoding is lenient (spare bits of the last
   // character, stray characters), so comparing decoded bytes would accept some altered tokens.
-  const expected = Buffer.from(sign(data).toString("base64url"));
+  const expected = Buffer.from(macText(data));
   const given = Buffer.from(mac);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw BAD();
   let p: Payload;
@@ -93,7 +121,7 @@ export function decodeCursor(token: string, binding: CursorBinding): unknown[] {
     p.t !== binding.tenantId ||
     p.m !== binding.keyMode ||
     p.r !== binding.route ||
-    p.f !== filterTag(binding.filters) ||
+    p.f !== (binding.tag ?? filterTag(binding.filters)) ||
     typeof p.e !== "number" ||
     p.e <= nowMs() ||
     !Array.isArray(p.p)

@@ -6,6 +6,7 @@ import type { Scope } from "@/server/schemas/scopes";
 import type { ApiCaller, IntegrationActor } from "@/server/services/actor";
 import type { IdempotencyCompletion } from "@/server/services/idempotency/one-statement";
 import type { RateClass } from "@/server/services/limits/rate-limiter";
+import type { CursorBinding } from "./cursor";
 
 export type { RateClass };
 export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
@@ -47,6 +48,8 @@ export interface RouteContext<P, Q, B, K = readonly unknown[]> {
   body: B;
   /** List routes: the keyset position of the presented cursor, checked against its binding; undefined on the first page. */
   after?: K;
+  /** List routes: what this request's cursors are bound to, made by the pipeline on first use (./answer.ts). */
+  walk?: CursorBinding;
   requestId: string;
   request: Request;
   /**
