@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ApiError } from "@/server/errors";
+import { canonicalJson } from "@/server/lib/canonical-json";
 import { setClock } from "@/server/lib/clock";
 import { setTestEnv } from "@/server/testing/test-db";
 import { bindCursor, CURSOR_TTL_MS, decodeCursor, encodeCursor, type CursorBinding } from "./cursor";
@@ -91,6 +92,10 @@ describe("encodeCursor / decodeCursor", () => {
   it("gives a binding made once with bindCursor (as a request's) the same cursors as the plain binding", () => {
     const bound = bindCursor(binding);
     expect(bound.tag).toMatch(/^[A-Za-z0-9_-]{16}$/);
+    // The tag cursors have always carried (the first 12 bytes of the filters' MAC): a deploy keeps the
+    // cursors issued before it valid for their 24 hours.
+    const filtersMac = createHmac("sha256", `cursor:${SECRET}`).update(canonicalJson(binding.filters)).digest();
+    expect(bound.tag).toBe(filtersMac.subarray(0, 12).toString("base64url"));
     expect(decodeCursor(encodeCursor(bound, position), binding)).toEqual(position);
     expect(decodeCursor(encodeCursor(binding, position), bound)).toEqual(position);
     expect(encodeCursor(bound, position)).toBe(encodeCursor(binding, position));
