@@ -76,6 +76,14 @@ export const apiKeys = pgTable(
     expiresAt: ts("expires_at").notNull(),
     ipAllowlist: text("ip_allowlist").array(),
     revokedAt: ts("revoked_at"),
+    /**
+     * Staff user who issued (or rolled) the key in the console; null = issued by platform operators (CLI,
+     * demo seed). The key's effective scopes are also cut by this member's current rights in the tenant, and
+     * the key stops (401 `integration_inactive`) when that membership ends (issue 76 item 1). No foreign key
+     * on purpose: a null here would mean "not cut", so the id must outlive the user row; removing the
+     * membership revokes the key (trigger `revoke_keys_of_removed_issuer`).
+     */
+    issuedByStaffUserId: text("issued_by_staff_user_id"),
     /** `key_id` of the key this one was rolled to (server/services/keys/key-roll.ts); null = never rolled. */
     replacedBy: text("replaced_by"),
     lastUsedAt: ts("last_used_at"),
@@ -87,5 +95,8 @@ export const apiKeys = pgTable(
     expiryWarned7At: ts("expiry_warned_7_at"),
     createdAt: ts("created_at").notNull().defaultNow(),
   },
-  (t) => [index("api_keys_integration_idx").on(t.integrationId)],
+  (t) => [
+    index("api_keys_integration_idx").on(t.integrationId),
+    index("api_keys_issuer_idx").on(t.tenantId, t.issuedByStaffUserId),
+  ],
 );

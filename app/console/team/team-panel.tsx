@@ -9,6 +9,7 @@ import type { Right } from "@/server/schemas/scopes";
 import { pickedRights, RightsPicker } from "./rights-picker";
 import { TableWrap } from "../_components/table-wrap";
 import { ConfirmDialog } from "../_components/confirm-dialog";
+import { RemoveMemberDialog } from "./remove-member-dialog";
 
 /** Team: members with rights; with `manage_team`: invite, pending invitations, change rights, remove. */
 export function TeamPanel({ tenantId }: { tenantId: string }) {
@@ -188,15 +189,11 @@ function MemberRow({
               <button type="button" onClick={() => setEditing(true)}>
                 Change rights
               </button>{" "}
-              <ConfirmDialog
-                trigger={
-                  <button type="button" className="danger" disabled={remove.isPending}>
-                    Remove
-                  </button>
-                }
-                title={`Remove ${m.email} from the team?`}
-                description="They are signed out at once and lose access to this tenant."
-                confirmLabel="Remove member"
+              <RemoveMemberDialog
+                tenantId={tenantId}
+                memberId={m.id}
+                email={m.email}
+                disabled={remove.isPending}
                 onConfirm={() => remove.mutate({ tenantId, memberId: m.id })}
               />
               <ErrorBox error={remove.error as ConsoleError | null} />

@@ -23,6 +23,8 @@ import { parseKey, secretMatches } from "../keys/key-format";
 import { resolveLimits, tenantLimits, type LimitOverride } from "../limits/rate-limits";
 
 const keyLimits = alias(rateLimitOverrides, "key_limits");
+/** The membership in the key's tenant of the staff member who issued the key (issue 76 item 1). */
+const issuerMembership = alias(memberships, "issuer_membership");
 const tenantLimitRow = alias(rateLimitOverrides, "tenant_limits");
 
 /**
@@ -40,7 +42,8 @@ export const INVALID_KEY_DETAIL = {
 
 /**
  * Authenticates a public request (spec "Authentication" 1-5), in the pipeline's order:
- * key (401 `invalid_api_key`, `wrong_cell`, `integration_inactive`) → 403 `tenant_inactive` →
+ * key (401 `invalid_api_key`, `wrong_cell`, `integration_inactive`, also when the owner of the integration
+ * or the issuer of the key lost access) → 403 `tenant_inactive` →
  * 403 `ip_not_allowed` → 403 `feature_not_in_plan`. Returns the caller with its effective scopes.
  * The key's row comes from the process's key cache when one was started for `db` (key-cache.ts: no
  * database round trip for a known key); every check above still runs on each request.
@@ -136,6 +139,14 @@ function verifiedCaller(
     throw new ApiError(
       "integration_inactive",
       "The staff member who owns this integration no longer has access to the tenant.",
+    );
+  }
+  // Removing a member revokes the keys they issued (the same transaction); this answers for a key whose
+  // issuer's membership is gone or inactive all the same (defence in depth, issue 76 item 1).
+  if (r.issuedBy !== null && r.issuerActive !== true) {
+    throw new ApiError(
+      "integration_inactive",
+      "The staff member who issued this key no longer has access to the tenant; issue a new key in the console.",
     );
   }
   if (r.tenantStatus !== "active") throw new ApiError("tenant_inactive", "The tenant account is not active.");
@@ -268,6 +279,9 @@ function buildKeyQuery(db: Db) {
       mainDomain: tenants.mainDomain,
       ownerActive: memberships.active,
       ownerRights: memberships.rights,
+      issuedBy: apiKeys.issuedByStaffUserId,
+      issuerActive: issuerMembership.active,
+      issuerRights: issuerMembership.rights,
       walletBalance: wallets.balanceMinor,
       walletBlocked: wallets.blocked,
       lowMinor: tenants.lowBalanceMinor,
@@ -289,6 +303,10 @@ function buildKeyQuery(db: Db) {
     .leftJoin(
       memberships,
       and(eq(memberships.tenantId, tenants.id), eq(memberships.staffUserId, integrations.ownerStaffUserId)),
+    )
+    .leftJoin(
+      issuerMembership,
+      and(eq(issuerMembership.tenantId, tenants.id), eq(issuerMembership.staffUserId, apiKeys.issuedByStaffUserId)),
     )
     .leftJoin(wallets, eq(wallets.tenantId, tenants.id))
     .leftJoin(keyLimits, eq(keyLimits.keyId, apiKeys.keyId))
@@ -314,7 +332,11 @@ type KeyRow = Awaited<ReturnType<typeof buildKeyQuery>>[number];
  */
 const scopesByRow = new WeakMap<KeyRow, Scope[]>();
 
-/** The key row's effective scopes (SECURITY.md "Rights"), computed once per row object. */
+/**
+ * The key row's effective scopes (SECURITY.md "Rights"), computed once per row object: the integration's,
+ * cut by its owner's and the key's issuer's current rights (both read in the key query; a change of either
+ * membership invalidates the cached row, key-cache.ts).
+ */
 function scopesOf(r: KeyRow): Scope[] {
   let scopes = scopesByRow.get(r);
   if (!scopes) {
@@ -323,6 +345,7 @@ function scopesOf(r: KeyRow): Scope[] {
       role: r.role,
       ownerRights: r.ownerId === null ? null : (r.ownerRights ?? []),
       licenseFeatures: r.features,
+      issuerRights: r.issuedBy === null ? null : (r.issuerRights ?? []),
     });
     scopesByRow.set(r, scopes);
   }

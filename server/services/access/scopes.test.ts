@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ApiError } from "@/server/errors";
 import { assertPiiTransferAllowed, ruPersonalDataRuleApplies, type TransferFacts } from "./pii-transfer";
 import { FEATURE_NAMES, FEATURES, isScope, PII_SCOPES, ROLES, SCOPES } from "@/server/schemas/scopes";
-import { effectiveScopes, explainScopes, type ScopeInputs } from "./scopes";
+import { effectiveScopes, explainScopes, rightsMissingToChange, type ScopeInputs } from "./scopes";
 
 // Effective scopes (spec "Authentication" 5-7): integration scopes ∩ role ∩ owner's current rights ∩
 // license. GET /me shows exactly this set and the pipeline enforces it.
@@ -76,6 +76,18 @@ describe("effectiveScopes", () => {
         licenseFeatures: ["crm", "articles"],
       }),
     ).toEqual(["webhooks:manage"]);
+  });
+
+  it("cuts a key by its issuer's current rights as it cuts by the owner's (issue 76 item 1)", () => {
+    expect(eff({ issuerRights: [] })).toEqual(eff({ ownerRights: [] }));
+    expect(eff({ issuerRights: ["view_personal_data"] })).toEqual(ALL.filter((s) => s !== "webhooks:manage"));
+    expect(eff({ issuerRights: null })).toEqual(ALL);
+    // both cuts apply: an owner with every right does not lend it to an issuer without it
+    expect(
+      eff({ ownerRights: ["view_personal_data", "manage_webhooks"], issuerRights: ["manage_webhooks"] }).filter((s) =>
+        PII_SCOPES.has(s),
+      ),
+    ).toEqual([]);
   });
 
   it("treats PII_SCOPES as the spec's personal-data scopes: conversations:*, leads:*, ai_seller:invoke", () => {
@@ -161,16 +173,56 @@ describe("explainScopes", () => {
     ]);
   });
 
-  it("agrees with effectiveScopes on every role, license and owner", () => {
+  it("names the key's issuer when only the issuer's rights cut a scope, the owner first when both do", () => {
+    expect(explain({ integrationScopes: ["leads:read", "cards:read"], issuerRights: [] })).toEqual([
+      { scope: "leads:read", granted: false, reason: `the key's issuer lacks the "view_personal_data" right` },
+      { scope: "cards:read", granted: true, reason: null },
+    ]);
+    expect(explain({ integrationScopes: ["leads:read"], ownerRights: [], issuerRights: [] })).toEqual([
+      { scope: "leads:read", granted: false, reason: `the integration's owner lacks the "view_personal_data" right` },
+    ]);
+  });
+
+  it("agrees with effectiveScopes on every role, license, owner and issuer", () => {
+    const rightSets = [null, [], ["view_personal_data"], ["manage_webhooks"]];
     for (const role of Object.keys(ROLES))
       for (const licenseFeatures of [[...FEATURE_NAMES], ["catalog"], []])
-        for (const ownerRights of [null, [], ["view_personal_data"], ["manage_webhooks"]]) {
-          const i = { ...base, role, licenseFeatures, ownerRights };
-          expect(
-            explainScopes(i)
-              .filter((v) => v.granted)
-              .map((v) => v.scope),
-          ).toEqual(effectiveScopes(i));
-        }
+        for (const ownerRights of rightSets)
+          for (const issuerRights of rightSets) {
+            const i = { ...base, role, licenseFeatures, ownerRights, issuerRights };
+            expect(
+              explainScopes(i)
+                .filter((v) => v.granted)
+                .map((v) => v.scope),
+            ).toEqual(effectiveScopes(i));
+          }
+  });
+});
+
+describe("rightsMissingToChange (issue 76 item 1)", () => {
+  const content = eff({ role: "content" });
+  const full = eff({});
+
+  it("lets any member make a change that widens nothing: rename, narrow, suspend, revoke", () => {
+    expect(rightsMissingToChange(full, full, [])).toEqual([]);
+    expect(rightsMissingToChange(full, content, [])).toEqual([]);
+    expect(rightsMissingToChange(full, [], [])).toEqual([]);
+  });
+
+  it("needs the rights for every scope after a widening change, not only the added ones", () => {
+    // the detour of the issue: the role back to full from content
+    expect(rightsMissingToChange(content, full, ["manage_webhooks"])).toEqual([
+      { right: "view_personal_data", scopes: ALL.filter((s) => PII_SCOPES.has(s)) },
+    ]);
+    // reactivating (nothing effective while suspended) needs the rights of everything the keys get again
+    expect(rightsMissingToChange([], ["leads:read", "webhooks:manage"], [])).toEqual([
+      { right: "view_personal_data", scopes: ["leads:read"] },
+      { right: "manage_webhooks", scopes: ["webhooks:manage"] },
+    ]);
+    // a widening by a scope that needs no right still needs the rights of what the keys hold after it
+    expect(rightsMissingToChange(["leads:read"], ["leads:read", "cards:read"], [])).toEqual([
+      { right: "view_personal_data", scopes: ["leads:read"] },
+    ]);
+    expect(rightsMissingToChange(content, full, ["view_personal_data", "manage_webhooks"])).toEqual([]);
   });
 });

@@ -2,7 +2,8 @@ import { FEATURES, PII_SCOPES, ROLES, SCOPES, type Right, type Scope } from "@/s
 
 /**
  * How the effective scopes of a request are computed (spec "Authentication" 5-7):
- * integration scopes ∩ role ∩ owner's current rights ∩ license.
+ * integration scopes ∩ role ∩ owner's current rights ∩ license, and for a key issued in the console also
+ * ∩ its issuer's current rights (issue 76 item 1: a key never carries more than its issuer may see).
  */
 
 /** The staff right a scope needs (an integration owner's for the scope to stay effective; a key issuer's to issue it) for an owner's integration to keep it; unlisted scopes need no right. */
@@ -18,6 +19,17 @@ export interface ScopeInputs {
   role: string;
   ownerRights: readonly string[] | null;
   licenseFeatures: readonly string[];
+  /**
+   * Current rights in the tenant of the staff member who issued the key (`api_keys.issued_by_staff_user_id`);
+   * null or absent = no issuer cut (a key issued by operators, or the integration as a whole).
+   */
+  issuerRights?: readonly string[] | null;
+}
+
+/** Whether `rights` (null = not cut) cover the right `scope` needs. */
+function covers(rights: readonly string[] | null | undefined, scope: Scope): boolean {
+  const right = rightFor(scope);
+  return right === null || rights == null || rights.includes(right);
 }
 
 /**
@@ -30,11 +42,9 @@ export function effectiveScopes(i: ScopeInputs): Scope[] {
   for (const f of i.licenseFeatures)
     for (const s of (FEATURES as Record<string, readonly Scope[]>)[f] ?? []) licensed.add(s);
   const given = new Set(i.integrationScopes);
-  return SCOPES.filter((s) => {
-    if (!given.has(s) || !role.includes(s) || !licensed.has(s)) return false;
-    const right = rightFor(s);
-    return right === null || i.ownerRights === null || i.ownerRights.includes(right);
-  });
+  return SCOPES.filter(
+    (s) => given.has(s) && role.includes(s) && licensed.has(s) && covers(i.ownerRights, s) && covers(i.issuerRights, s),
+  );
 }
 
 /**
@@ -55,6 +65,27 @@ export function rightsMissingToIssue(
   return [...missing].map(([right, s]) => ({ right, scopes: s }));
 }
 
+/**
+ * The rule for a staff member changing what an integration's keys get (issue 76 item 1): a change after
+ * which the effective scopes (`after`) hold anything they did not hold before (`before`) needs the member's
+ * rights to cover every scope of `after`, not only the added ones, since the change is what makes them
+ * effective again (a role set back to `full`, an integration reactivated). A change that widens nothing
+ * (rename, narrowing, suspend, revoke) needs no right here.
+ * @returns as {@link rightsMissingToIssue}: the rights the member lacks (empty = allowed).
+ */
+export function rightsMissingToChange(
+  before: readonly Scope[],
+  after: readonly Scope[],
+  memberRights: readonly string[],
+): { right: Right; scopes: Scope[] }[] {
+  return after.every((s) => before.includes(s)) ? [] : rightsMissingToIssue(after, memberRights);
+}
+
+/** "\"view_personal_data\" (for leads:read) and ..." for a `scope_missing` detail. */
+export function missingRightsText(missing: readonly { right: Right; scopes: readonly Scope[] }[]): string {
+  return missing.map((m) => `"${m.right}" (for ${m.scopes.join(", ")})`).join(" and ");
+}
+
 /** Why a scope the integration was given is not effective; null when it is. */
 export type ScopeVerdict =
   { scope: Scope; granted: true; reason: null } | { scope: Scope; granted: false; reason: string };
@@ -62,7 +93,8 @@ export type ScopeVerdict =
 /**
  * For each scope the integration was given (known scopes, in the order of {@link SCOPES}): whether its keys
  * get it and, if not, the first cut that removes it, in the order {@link effectiveScopes} applies them:
- * role, license, owner's rights. Agrees with {@link effectiveScopes} by construction (same tests).
+ * role, license, owner's rights, issuer's rights. Agrees with {@link effectiveScopes} by construction (same
+ * tests).
  */
 export function explainScopes(i: ScopeInputs): ScopeVerdict[] {
   const granted = new Set(effectiveScopes(i));
@@ -75,10 +107,12 @@ export function explainScopes(i: ScopeInputs): ScopeVerdict[] {
     if (feature && !i.licenseFeatures.includes(feature))
       return { scope: s, granted: false, reason: `the plan does not include the "${feature}" feature` };
     const right = rightFor(s);
+    if (right && !covers(i.ownerRights, s))
+      return { scope: s, granted: false, reason: `the integration's owner lacks the "${right}" right` };
     return {
       scope: s,
       granted: false,
-      reason: right ? `the integration's owner lacks the "${right}" right` : "not granted",
+      reason: right ? `the key's issuer lacks the "${right}" right` : "not granted",
     };
   });
 }

@@ -1,10 +1,11 @@
 import { and, desc, eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { apiKeys, channels, integrations } from "@/db/schema";
+import { apiKeys, channels, integrations, memberships, staffUsers } from "@/db/schema";
 import { nowMs } from "@/server/lib/clock";
 import { notFound } from "@/server/errors";
-import type { ScopeVerdict } from "../access/scopes";
-import { integrationScopeVerdicts } from "./integrations";
+import type { Scope } from "@/server/schemas/scopes";
+import { effectiveScopes, explainScopes, type ScopeVerdict } from "../access/scopes";
+import { integrationScopeVerdicts, scopeInputsOf } from "./integrations";
 
 /** An integration as the console lists it, with its effective scopes and `api` channel. */
 export interface IntegrationView {
@@ -79,17 +80,39 @@ export interface KeyView {
   state: "active" | "expired" | "revoked";
   /** `key_id` of the key this one was rolled to; it stops working at `expiresAt`. Null = never rolled. */
   replacedBy: string | null;
+  /**
+   * The staff member who issued or rolled the key in the console (email null when the account is gone);
+   * `hasAccess` false once their membership of the tenant ended. Null = issued by platform operators.
+   */
+  issuedBy: { staffUserId: string; email: string | null; hasAccess: boolean } | null;
+  /**
+   * Scopes the integration grants that this key does not get, because of its issuer's current rights, and
+   * why (issue 76 item 1: a key never carries more than its issuer may see); empty when none is cut.
+   */
+  cutByIssuer: { scope: Scope; reason: string }[];
 }
 
-/** Keys of an integration of the tenant, newest first. */
+/** Keys of an integration of the tenant, newest first, with their issuer and what the issuer's rights cut. */
 export async function listKeys(db: Db, tenantId: string, integrationId: string): Promise<KeyView[]> {
   const rows = await db
-    .select()
+    .select({
+      k: apiKeys,
+      issuerEmail: staffUsers.email,
+      issuerRights: memberships.rights,
+      issuerActive: memberships.active,
+    })
     .from(apiKeys)
+    .leftJoin(staffUsers, eq(staffUsers.id, apiKeys.issuedByStaffUserId))
+    .leftJoin(
+      memberships,
+      and(eq(memberships.tenantId, apiKeys.tenantId), eq(memberships.staffUserId, apiKeys.issuedByStaffUserId)),
+    )
     .where(and(eq(apiKeys.tenantId, tenantId), eq(apiKeys.integrationId, integrationId)))
     .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
   const now = nowMs();
-  return rows.map((k) => ({
+  const scope = rows.some((r) => r.k.issuedByStaffUserId !== null) ? await scopeInputsOf(db, integrationId) : null;
+  const granted = scope && !scope.ownerGone ? effectiveScopes(scope.inputs) : [];
+  return rows.map(({ k, issuerEmail, issuerRights, issuerActive }) => ({
     keyId: k.keyId,
     name: k.name,
     mode: k.mode,
@@ -100,5 +123,17 @@ export async function listKeys(db: Db, tenantId: string, integrationId: string):
     ipAllowlist: k.ipAllowlist,
     state: k.revokedAt ? "revoked" : k.expiresAt.getTime() <= now ? "expired" : "active",
     replacedBy: k.replacedBy,
+    issuedBy:
+      k.issuedByStaffUserId === null
+        ? null
+        : { staffUserId: k.issuedByStaffUserId, email: issuerEmail, hasAccess: issuerActive === true },
+    cutByIssuer:
+      k.issuedByStaffUserId === null || !scope
+        ? []
+        : issuerActive !== true
+          ? granted.map((s) => ({ scope: s, reason: "the key's issuer no longer has access to the tenant" }))
+          : explainScopes({ ...scope.inputs, issuerRights: issuerRights ?? [] })
+              .filter((v): v is ScopeVerdict & { granted: false } => !v.granted && granted.includes(v.scope))
+              .map((v) => ({ scope: v.scope, reason: v.reason })),
   }));
 }

@@ -5,7 +5,15 @@ import { ApiError, type FieldError, notFound } from "@/server/errors";
 import { ruPersonalDataRuleApplies } from "../access/pii-transfer";
 import { allowlistInput, isNarrowAllowlist } from "../access/ip-allowlist";
 import { isScope, PII_SCOPES, ROLE_NAMES, type Scope } from "@/server/schemas/scopes";
-import { effectiveScopes, explainScopes, type ScopeInputs, type ScopeVerdict } from "../access/scopes";
+import {
+  effectiveScopes,
+  explainScopes,
+  missingRightsText,
+  rightsMissingToChange,
+  type ScopeInputs,
+  type ScopeVerdict,
+} from "../access/scopes";
+import type { StaffActor } from "../actor";
 
 /** An integration row. */
 export type Integration = typeof integrations.$inferSelect;
@@ -139,14 +147,19 @@ export const INTEGRATION_STATUSES = ["active", "suspended", "revoked"] as const;
 
 /**
  * Suspends, reactivates or revokes an integration (its keys then answer 401 `integration_inactive`).
- * Revoking also revokes every key.
- * @throws ApiError `not_found`, `validation_failed` (unknown status), `invalid_state` (leaving `revoked`).
+ * Revoking also revokes every key. Reactivating by a staff member (`editor`) follows the rule of
+ * {@link assertChangeWithinRights}: the keys get their scopes back at once, so the member's rights must
+ * cover every one of them (issue 76 item 1); suspending and revoking need no right beyond the door's.
+ * @param editor the staff member changing it in the console; absent for operators.
+ * @throws ApiError `not_found`, `validation_failed` (unknown status), `invalid_state` (leaving `revoked`),
+ *   403 `scope_missing` naming the right the editor lacks.
  */
 export async function setIntegrationStatus(
   db: Db,
   integrationId: string,
   status: string,
   tenantId?: string,
+  editor?: StaffActor,
 ): Promise<Integration> {
   if (!(INTEGRATION_STATUSES as readonly string[]).includes(status)) {
     throw new ApiError("validation_failed", "Unknown status.", {
@@ -161,6 +174,7 @@ export async function setIntegrationStatus(
     if (!cur) throw notFound("Integration");
     if (cur.status === "revoked" && status !== "revoked")
       throw new ApiError("invalid_state", "A revoked integration cannot be reactivated; create a new one.");
+    if (editor) await assertChangeWithinRights(tx, editor, cur.id, { status });
     const [row] = await tx
       .update(integrations)
       .set({ status, updatedAt: new Date() })
@@ -176,10 +190,18 @@ export async function setIntegrationStatus(
   });
 }
 
-/** What the effective-scope rule reads for one integration; `ownerGone` when its owner lost access. */
-async function scopeInputsOf(db: Db, integrationId: string): Promise<{ inputs: ScopeInputs; ownerGone: boolean }> {
+/**
+ * What the effective-scope rule reads for one integration (its keys' issuers aside); `ownerGone` when its
+ * owner lost access.
+ * @throws ApiError `not_found`.
+ */
+export async function scopeInputsOf(
+  db: Db,
+  integrationId: string,
+): Promise<{ inputs: ScopeInputs; ownerGone: boolean; status: string }> {
   const [r] = await db
     .select({
+      status: integrations.status,
       scopes: integrations.scopes,
       role: integrations.role,
       owner: integrations.ownerStaffUserId,
@@ -203,7 +225,47 @@ async function scopeInputsOf(db: Db, integrationId: string): Promise<{ inputs: S
       licenseFeatures: r.features,
     },
     ownerGone: r.owner !== null && r.active !== true,
+    status: r.status,
   };
+}
+
+/** What a staff member's change sets of what decides an integration's effective scopes; absent = unchanged. */
+export interface ScopeChange {
+  scopes?: readonly string[];
+  role?: string;
+  status?: string;
+}
+
+/**
+ * The rule of issue 76 item 1, where every console change of an integration goes through: a member may not
+ * make a change after which the integration's effective scopes (what its keys get: scopes ∩ role ∩ owner's
+ * rights ∩ license, nothing while it is not active or its owner lost access) hold a scope they did not hold
+ * before, unless the member's rights cover every effective scope after it ({@link rightsMissingToChange}).
+ * So a role set to `content` and back to `full`, or a suspension and reactivation, cannot give keys what
+ * the member may not see; a change that widens nothing (a rename, suspend, revoke) is always allowed.
+ * Call inside the changing transaction, after locking the integration row.
+ * @throws ApiError `not_found`; 403 `scope_missing` naming each right the member lacks and the scopes needing it.
+ */
+export async function assertChangeWithinRights(
+  db: Db,
+  actor: StaffActor,
+  integrationId: string,
+  change: ScopeChange,
+): Promise<void> {
+  const { inputs, ownerGone, status } = await scopeInputsOf(db, integrationId);
+  const reach = (i: ScopeInputs, st: string) => (ownerGone || st !== "active" ? [] : effectiveScopes(i));
+  const before = reach(inputs, status);
+  const after = reach(
+    { ...inputs, integrationScopes: change.scopes ?? inputs.integrationScopes, role: change.role ?? inputs.role },
+    change.status ?? status,
+  );
+  const missing = rightsMissingToChange(before, after, actor.rights);
+  if (missing.length) {
+    throw new ApiError(
+      "scope_missing",
+      `This change would give the integration's keys scopes your rights do not cover; it needs the ${missingRightsText(missing)} right.`,
+    );
+  }
 }
 
 /** The scopes an integration's keys currently get, exactly as the pipeline computes them. */

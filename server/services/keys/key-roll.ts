@@ -36,7 +36,8 @@ export interface RolledKey {
  * (`days_left` 1 to 7) unless it was already sent; with `now` the key is already expired and gets none. The
  * new key starts with no notice sent.
  * @param input.issuer the staff member rolling in the console: the same rights as issuing a key (the
- *   new key's scopes must be covered by them); absent for operators.
+ *   new key's scopes must be covered by them), and they become the new key's issuer (its scopes cut by
+ *   their current rights, issue 76 item 1); absent for operators, whose roll keeps the old key's issuer.
  * @throws ApiError `not_found` (key, or another tenant's when `tenantId` is given), `invalid_state` (the
  *   key is revoked, expired, already rolled, or its integration is not active), `validation_failed` on
  *   `/delay`, 403 `scope_missing` as {@link issueKey}.
@@ -70,6 +71,7 @@ export async function rollKey(
       expiresAt: new Date(now + Math.max(lifetime, ROLL_DELAYS["24h"])),
       ipAllowlist: old.ipAllowlist,
       issuer: input.issuer,
+      issuedByStaffUserId: old.issuedByStaffUserId,
     });
     const expiresAt = new Date(Math.min(old.expiresAt.getTime(), now + delayMs));
     await tx.update(apiKeys).set({ expiresAt, replacedBy: key.keyId }).where(eq(apiKeys.id, old.id));

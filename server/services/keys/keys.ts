@@ -5,7 +5,7 @@ import type { Cell } from "@/server/env";
 import { ApiError, type FieldError, notFound } from "@/server/errors";
 import { nowMs } from "@/server/lib/clock";
 import { allowlistInput } from "../access/ip-allowlist";
-import { rightsMissingToIssue } from "../access/scopes";
+import { missingRightsText, rightsMissingToIssue } from "../access/scopes";
 import type { StaffActor } from "../actor";
 import { integrationEffectiveScopes } from "../integrations/integrations";
 import { generateKey, type KeyMode } from "./key-format";
@@ -50,7 +50,11 @@ export function keyNameInput(name: string | null | undefined, errors: FieldError
  * @param input.name optional, at most {@link KEY_NAME_MAX} characters; shown in the console's key list.
  * @param input.expiresAt must lie in the future and at most {@link MAX_KEY_LIFETIME_MS} ahead.
  * @param input.issuer the staff member issuing through the console: their rights must cover every scope
- *   the key would carry ({@link rightsMissingToIssue}). Absent for platform staff (operator CLI, demo seed).
+ *   the key would carry ({@link rightsMissingToIssue}), and they are recorded as the key's issuer
+ *   (`issued_by_staff_user_id`), whose current rights cut the key at every request and whose removal from
+ *   the tenant revokes it (issue 76 item 1). Absent for platform staff (operator CLI, demo seed).
+ * @param input.issuedByStaffUserId without `issuer`: the staff member recorded as the key's issuer (a roll
+ *   by an operator keeps the old key's); null or absent = none.
  * @throws ApiError `not_found` (integration, or another tenant's when `tenantId` is given),
  *   `invalid_state` (integration not active), `validation_failed` (name, mode, expiry, allowlist),
  *   403 `scope_missing` naming the right the issuer lacks.
@@ -65,6 +69,7 @@ export async function issueKey(
     expiresAt?: Date | null;
     ipAllowlist?: string[] | null;
     issuer?: StaffActor;
+    issuedByStaffUserId?: string | null;
   },
 ): Promise<IssuedKey> {
   const where = input.tenantId
@@ -82,10 +87,9 @@ export async function issueKey(
     if (input.issuer.tenantId !== i.tenantId) throw notFound("Integration");
     const missing = rightsMissingToIssue(await integrationEffectiveScopes(db, i.id), input.issuer.rights);
     if (missing.length) {
-      const what = missing.map((m) => `"${m.right}" (for ${m.scopes.join(", ")})`).join(" and ");
       throw new ApiError(
         "scope_missing",
-        `Issuing a key for this integration needs the ${what} right: a key never carries more than its issuer may see.`,
+        `Issuing a key for this integration needs the ${missingRightsText(missing)} right: a key never carries more than its issuer may see.`,
       );
     }
   }
@@ -117,6 +121,7 @@ export async function issueKey(
       secretHash: g.secretHash,
       expiresAt,
       ipAllowlist: allowlist,
+      issuedByStaffUserId: input.issuer?.staffUserId ?? input.issuedByStaffUserId ?? null,
     })
     .returning({ id: apiKeys.id });
   return {

@@ -54,7 +54,7 @@ export const integrationsRouter = router({
   setStatus: manage
     .input(z.object({ integrationId: z.uuid(), status: z.enum(["active", "suspended", "revoked"]) }))
     .mutation(async ({ ctx, input }) => {
-      const i = await setIntegrationStatus(ctx.db, input.integrationId, input.status, ctx.actor.tenantId);
+      const i = await setIntegrationStatus(ctx.db, input.integrationId, input.status, ctx.actor.tenantId, ctx.actor);
       return { id: i.id, status: i.status };
     }),
   keys: tenantProcedure.input(z.object({ integrationId: z.uuid() })).query(async ({ ctx, input }) => {

@@ -12,6 +12,7 @@ import {
   viewInvitation,
 } from "@/server/services/team/invitations";
 import { listTeamMembers, memberToManage, setMemberRights } from "@/server/services/team/members";
+import { keysRevokedWithMember } from "@/server/services/team/member-keys";
 import { RIGHTS } from "@/server/schemas/scopes";
 import { publicProcedure, router, staffProcedure, tenantProcedure, withRight } from "../init";
 
@@ -89,7 +90,18 @@ export const teamRouter = router({
       rights: await setMemberRights(ctx.db, ctx.actor, input),
     })),
 
-  /** Removes a member (not oneself, not an owner) and ends every session of theirs at once. */
+  /**
+   * The working keys the member issued in this tenant, which removing them revokes (issue 76 item 1): the
+   * removal dialog lists them before the removal is confirmed. The same checks as {@link remove}.
+   */
+  keysRevokedOnRemoval: withRight("manage_team")
+    .input(z.object({ memberId: z.string().min(1).max(100) }))
+    .query(({ ctx, input }) => keysRevokedWithMember(ctx.db, ctx.actor, input.memberId)),
+
+  /**
+   * Removes a member (not oneself, not an owner) and ends every session of theirs at once; the keys they
+   * issued are revoked in the removal's transaction (trigger of db/migrations/0018_key_issuer.sql).
+   */
   remove: withRight("manage_team")
     .input(z.object({ memberId: z.string().min(1).max(100) }))
     .mutation(async ({ ctx, input }) => {

@@ -115,6 +115,7 @@ export function KeysPanel({
                 <th>Last used</th>
                 <th>Expires</th>
                 <th>Allowlist</th>
+                <th>Issued by</th>
                 <th>State</th>
                 <th>
                   <span className="hint">Action</span>
@@ -143,6 +144,22 @@ export function KeysPanel({
                     )}
                   </td>
                   <td>{k.ipAllowlist?.join(", ") ?? "any"}</td>
+                  <td data-testid={`issuer-${k.keyId}`}>
+                    {k.issuedBy ? (
+                      (k.issuedBy.email ?? <span className="hint">a removed account</span>)
+                    ) : (
+                      <span className="hint">platform operator</span>
+                    )}
+                    {k.cutByIssuer.length > 0 && (
+                      <ul className="plain hint">
+                        {k.cutByIssuer.map((c) => (
+                          <li key={c.scope}>
+                            not <code>{c.scope}</code>: {c.reason}
+                          </li>
+                        ))}
+                      </ul>
+                    )}
+                  </td>
                   <td>
                     <span className={`badge ${k.state}`}>{k.state}</span>
                   </td>
