@@ -8,10 +8,10 @@ import { listenForChanges } from "@/db/change-listener";
 import { openForScript, shareEmbedded } from "@/db/shared-embedded";
 import { ApiError } from "@/server/errors";
 import { call } from "@/server/testing/api-client";
-import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
+import { makeStaff, makeTenant, setMembership, type TenantFixture } from "@/server/testing/fixtures";
 import { tcpProxy } from "@/server/testing/tcp-proxy";
 import { openTestDatabase } from "@/server/testing/test-db";
-import { revokeKey } from "../keys/keys";
+import { issueKey, revokeKey } from "../keys/keys";
 import { setLimitOverride } from "../limits/limit-overrides";
 import { changeBalance } from "../wallet/wallet-ledger";
 import { authenticate } from "./authenticate";
@@ -154,6 +154,30 @@ describe("key cache", () => {
       ),
     );
     expect(await cached(other.key)).toBe(true);
+  });
+
+  it("cuts a cached key by its issuer's rights within 1 s of a change, and refuses it once the issuer is inactive (issue 76 item 1)", async () => {
+    const u = await makeTenant(db.db);
+    const rights = ["manage_integrations", "manage_webhooks", "view_personal_data"] as const;
+    const issuer = await makeStaff(db.db, u.tenantId, [...rights]);
+    const k = await issueKey(db.db, {
+      integrationId: u.integrationId,
+      ipAllowlist: ["127.0.0.1"],
+      issuer: { via: "console", tenantId: u.tenantId, staffUserId: issuer, rights },
+    });
+    await eventually(async () => (await auth(k.key)).scopes.includes("leads:read") && (await cached(k.key)));
+    await setMembership(db.db, u.tenantId, issuer, { rights: ["manage_integrations", "manage_webhooks"] });
+    await eventually(async () => !(await auth(k.key)).scopes.includes("leads:read"));
+    expect((await auth(k.key)).scopes).toContain("webhooks:manage");
+    // the fixture's own key, issued by an operator, is not cut
+    expect((await auth(u.key)).scopes).toContain("leads:read");
+    await setMembership(db.db, u.tenantId, issuer, { active: false });
+    await eventually(() =>
+      auth(k.key).then(
+        () => false,
+        (e: unknown) => e instanceof ApiError && e.code === "integration_inactive",
+      ),
+    );
   });
 
   it.runIf(!pg)("hears of a change made through the embedded database's socket (the operator CLI)", async () => {
