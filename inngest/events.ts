@@ -17,10 +17,20 @@ export interface ExchangeResumedData {
   tenantId: string;
 }
 
-/** `operations/operation.queued` `{operationId}`: a paid operation was queued (or found due by the sweep). */
+/**
+ * `operations/operation.queued` `{operationId}`: a live paid operation was queued (or found due by the
+ * sweep); run by `run-operation`.
+ */
 export const OPERATION_QUEUED = "operations/operation.queued";
 
-/** Data of {@link OPERATION_QUEUED}. */
+/**
+ * `operations/test-operation.queued` `{operationId}`: the same for a test-mode operation (a test key's,
+ * `livemode` false); run by `run-test-operation`, whose own concurrency limit keeps test work from taking
+ * live work's capacity (issue 76 item 3).
+ */
+export const TEST_OPERATION_QUEUED = "operations/test-operation.queued";
+
+/** Data of {@link OPERATION_QUEUED} and {@link TEST_OPERATION_QUEUED}. */
 export interface OperationQueuedData {
   operationId: string;
 }

@@ -2,7 +2,7 @@ import { deliverWebhook } from "./functions/deliver-webhook";
 import { keyExpiryNotices } from "./functions/key-expiry";
 import { resumeDeliveries } from "./functions/resume-deliveries";
 import { retentionCleanup } from "./functions/retention";
-import { runOperationFunction, sweepOperations } from "./functions/run-operation";
+import { runOperationFunction, runTestOperationFunction, sweepOperations } from "./functions/run-operation";
 import { sweepDeliveries } from "./functions/sweep-deliveries";
 
 /** Every Inngest function of the app, served at `/api/inngest`. */
@@ -13,5 +13,6 @@ export const functions = [
   keyExpiryNotices,
   retentionCleanup,
   runOperationFunction,
+  runTestOperationFunction,
   sweepOperations,
 ];

@@ -1,8 +1,13 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { afterCommit, announceDeliveries, announceExchangeResumed } from "@/server/services/events/work-notifier";
+import {
+  afterCommit,
+  announceDeliveries,
+  announceExchangeResumed,
+  announceOperations,
+} from "@/server/services/events/work-notifier";
 import { setTestEnv } from "@/server/testing/test-db";
 import { inngest } from "./client";
-import { DELIVERY_SCHEDULED, EXCHANGE_RESUMED } from "./events";
+import { DELIVERY_SCHEDULED, EXCHANGE_RESUMED, OPERATION_QUEUED, TEST_OPERATION_QUEUED } from "./events";
 import { registerInngestNotifier } from "./notifier";
 
 afterEach(() => vi.restoreAllMocks());
@@ -24,6 +29,23 @@ describe("Inngest notifier", () => {
       ]);
       announceExchangeResumed("t1");
       expect(send).toHaveBeenLastCalledWith({ name: EXCHANGE_RESUMED, data: { tenantId: "t1" } });
+    } finally {
+      off();
+    }
+  });
+
+  it("sends live operations to run-operation's event and test-mode ones to run-test-operation's", async () => {
+    setTestEnv({ JOBS_DRIVER: "inngest" });
+    const send = vi.spyOn(inngest, "send").mockResolvedValue({ ids: [] } as never);
+    const off = registerInngestNotifier();
+    try {
+      await afterCommit(async () => {
+        announceOperations(["op1"], true);
+        announceOperations(["op2"], false);
+      });
+      await new Promise((r) => setImmediate(r));
+      expect(send).toHaveBeenCalledWith([{ name: OPERATION_QUEUED, data: { operationId: "op1" } }]);
+      expect(send).toHaveBeenCalledWith([{ name: TEST_OPERATION_QUEUED, data: { operationId: "op2" } }]);
     } finally {
       off();
     }

@@ -1,11 +1,12 @@
 import { log } from "@/server/log";
 import { registerWorkListener } from "@/server/services/events/work-notifier";
 import { inngest } from "./client";
-import { DELIVERY_SCHEDULED, EXCHANGE_RESUMED, OPERATION_QUEUED } from "./events";
+import { DELIVERY_SCHEDULED, EXCHANGE_RESUMED, OPERATION_QUEUED, TEST_OPERATION_QUEUED } from "./events";
 
 /**
  * With `JOBS_DRIVER=inngest`, due work is announced to Inngest as events: `webhooks/delivery.scheduled`
- * per delivery and `wallet/exchange.resumed` per tenant. Registered at start-up by the processes that
+ * per delivery, `operations/operation.queued` per live operation and `operations/test-operation.queued`
+ * per test-mode one, and `wallet/exchange.resumed` per tenant. Registered at start-up by the processes that
  * change state (the app in server/http-server.ts, the operator CLI); a failed send is logged and the
  * minute sweep finds the rows anyway.
  * @returns the function that unregisters the listener.
@@ -22,9 +23,10 @@ export function registerInngestNotifier(): () => void {
           ),
         );
     },
-    async operationsDue(ids) {
+    async operationsDue(ids, livemode) {
+      const name = livemode ? OPERATION_QUEUED : TEST_OPERATION_QUEUED;
       await inngest
-        .send(ids.map((operationId) => ({ name: OPERATION_QUEUED, data: { operationId } })))
+        .send(ids.map((operationId) => ({ name, data: { operationId } })))
         .catch((err: unknown) =>
           log().warn(
             { err: (err as Error).message, count: ids.length },

@@ -17,8 +17,10 @@ export interface LocalDriverOptions {
   leaseMs?: number;
   /** HTTP client for attempts; default the process-wide one. */
   client?: DeliveryClient;
-  /** Operation steps in flight at most; default 8. */
+  /** Live operation steps in flight at most; default 8. */
   operationConcurrency?: number;
+  /** Test-mode operation steps in flight at most, a lane of their own; default a quarter of the live ones. */
+  testOperationConcurrency?: number;
   /** The AI seller's language model for operations; default the process's (`AI_PROVIDER`). */
   model?: LanguageModel;
 }
@@ -34,7 +36,7 @@ export interface LocalDriver {
 /**
  * The `JOBS_DRIVER=local` worker (DESIGN "drivers"): claims due deliveries with claimDueDeliveries and
  * runs attemptDelivery on each, at most `concurrency` at a time (./claim-loop.ts), and runs due operations
- * (operation-loop.ts, runOperation). Started in the app process by
+ * (operation-loop.ts, runOperation: live and test-mode ones in lanes of their own). Started in the app process by
  * server/http-server.ts and standalone by `npm run worker`; any number may share one database. A step
  * that throws (database trouble) is logged; its lease expires and the row is claimed again.
  */
@@ -56,7 +58,12 @@ export function startLocalDriver(db: Db, opts: LocalDriverOptions = {}): LocalDr
     messages: { jobFailed: "webhook delivery step failed", claimFailed: "claiming webhook deliveries failed" },
   });
   // Paid operations (runOperation) run beside the deliveries, claimed with leases the same way.
-  const ops = startOperationLoop(db, { concurrency: opts.operationConcurrency, pollMs, model: opts.model });
+  const ops = startOperationLoop(db, {
+    concurrency: opts.operationConcurrency,
+    testConcurrency: opts.testOperationConcurrency,
+    pollMs,
+    model: opts.model,
+  });
   // Deliveries queued by a write, or resumed by a top-up, in this process wake the driver (server/services/events/work-notifier.ts).
   const unregister = registerWorkListener({
     deliveriesDue: deliveries.wake,

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { operations } from "@/db/schema";
 import { log } from "@/server/log";
-import { languageModel } from "@/server/services/ai-seller/current-model";
+import { languageModelFor } from "@/server/services/ai-seller/current-model";
 import {
   ModelUnavailableError,
   type LanguageModel,
@@ -22,8 +22,13 @@ export interface RunOptions {
   /** A claim the caller already holds (the local driver); without it the step claims the operation itself. */
   claim?: ClaimedRun;
   leaseMs?: number;
-  /** The language model; default the process's (`AI_PROVIDER`). */
+  /** The language model of live operations; default the process's (`AI_PROVIDER`). */
   model?: LanguageModel;
+  /**
+   * The offline model of test-mode operations; default the `catalog` model (languageModelFor). Never the
+   * configured external one: tests pass a slowed catalog model here to load the test-mode lane.
+   */
+  offlineModel?: LanguageModel;
 }
 
 const FINAL = new Set(["succeeded", "failed", "canceled"]);
@@ -35,7 +40,9 @@ const FINAL = new Set(["succeeded", "failed", "canceled"]);
  * - else claim it (`running`, a new lease and run number), then:
  *   past its deadline → `failed` with `operation_timeout`, the hold released, handoff to an operator;
  *   conversation taken over or closed meanwhile → `canceled`, the hold released;
- *   the model answers → `succeeded`: the reply message, its cost charged and the rest released;
+ *   the model answers → `succeeded`: the reply message, its cost charged and the rest released (a live
+ *   operation asks `opts.model`, the configured one; a test-mode one only ever the offline model, issue 76
+ *   item 3, whatever `opts.model` is);
  *   the model fails → `failed` with `ai_unavailable`, the hold released, handoff (`ai_unavailable_handoff`).
  * Every finish is guarded by the run number, so a run whose lease expired (a killed or stalled worker)
  * and was taken over writes nothing: the operation completes, and its hold is settled, once.
@@ -62,7 +69,8 @@ export async function runOperation(db: Db, id: string, opts: RunOptions = {}): P
   if (ctx.kind === "cancel") return done(await endAiReply(db, id, attempt, { status: "canceled" }));
   let out: SellerOutput;
   try {
-    out = await (opts.model ?? languageModel()).reply(ctx.input);
+    const model = (op.livemode ? opts.model : opts.offlineModel) ?? languageModelFor(op.livemode);
+    out = await model.reply(ctx.input);
   } catch (err) {
     if (!(err instanceof ModelUnavailableError)) log().error({ err, operationId: id }, "AI seller failed");
     return done(

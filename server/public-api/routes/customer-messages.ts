@@ -1,7 +1,7 @@
 import { getDb } from "@/db/client";
 import { UuidParam } from "@/server/schemas/common";
 import { CustomerMessageResultSchema, CustomerMessageSchema, WaitQuery } from "@/server/schemas/conversation-writes";
-import { languageModel } from "@/server/services/ai-seller/current-model";
+import { languageModelFor } from "@/server/services/ai-seller/current-model";
 import type { IntegrationActor } from "@/server/services/actor";
 import {
   aiWouldReply,
@@ -68,13 +68,14 @@ export const postCustomerMessageRoute = defineRoute({
     "service_unavailable",
   ],
   // A message the AI will answer is a paid request: it counts against the paid rate (30 a minute), before
-  // the transaction; skipped messages count as writes only.
+  // the transaction, a test key's too (issue 76 item 3); skipped messages count as writes only.
   before: async ({ db, actor, caller, params, body }) => {
     if (await aiWouldReply(db, actor, params.id, body.content)) await applyRateLimit(caller, "paid", {});
   },
   handler: async ({ db, actor, caller, params, query, body }) => {
     const id = await postCustomerMessage(db, actor, params.id, body, {
-      model: languageModel().model,
+      // A test key's reply runs the offline model (issue 76 item 3), so it is priced as that one.
+      model: languageModelFor(actor.keyMode === "live").model,
       paidConcurrency: caller.tenantLimits.paid_concurrency,
     });
     const first = await customerMessageAnswer(db, actor, id);

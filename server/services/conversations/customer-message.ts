@@ -127,7 +127,7 @@ export async function postCustomerMessage(
       messageId: m!.id,
       channelId: channel!.id,
     });
-    announceOperations([op.id]);
+    announceOperations([op.id], op.livemode);
   }
   return m!.id;
 }

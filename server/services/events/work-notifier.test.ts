@@ -83,10 +83,12 @@ describe("two bundles of the same process", () => {
     try {
       await routes.afterCommit(async () => {
         routes.announceDeliveries(["d9"]);
-        routes.announceOperations(["op9"]);
+        routes.announceOperations(["op9"], true);
+        routes.announceOperations(["op8"], false);
       });
       expect(l.deliveriesDue).toHaveBeenCalledWith(["d9"]);
-      expect(l.operationsDue).toHaveBeenCalledWith(["op9"]);
+      expect(l.operationsDue).toHaveBeenCalledWith(["op9"], true);
+      expect(l.operationsDue).toHaveBeenCalledWith(["op8"], false);
     } finally {
       off();
     }

@@ -14,8 +14,11 @@ export interface WorkListener {
   deliveriesDue(ids: string[]): void | Promise<void>;
   /** A tenant's exchange resumed (spec "Wallet and exchange": deferred webhooks are delivered). */
   exchangeResumed(tenantId: string): void | Promise<void>;
-  /** Operations (`operations` ids) were queued and can run now (`runOperation`). */
-  operationsDue?(ids: string[]): void | Promise<void>;
+  /**
+   * Operations (`operations` ids) were queued and can run now (`runOperation`); `livemode` false for
+   * test-mode ones, which run in a lane of their own (issue 76 item 3).
+   */
+  operationsDue?(ids: string[], livemode: boolean): void | Promise<void>;
 }
 
 const KEY = Symbol.for("platform.workListeners");
@@ -29,7 +32,11 @@ type Holder = { [KEY]?: Set<WorkListener> };
 const listeners = ((globalThis as Holder)[KEY] ??= new Set());
 // Our class: on Node 20-22 it keeps its value in the frame Next.js's storages share (server/lib/async-local-storage.ts),
 // so it adds no property of its own to every promise made in the process.
-const announcedInTransaction = new AppAsyncLocalStorage<{ ids: string[]; operationIds: string[] }>();
+const announcedInTransaction = new AppAsyncLocalStorage<{
+  ids: string[];
+  operationIds: string[];
+  testOperationIds: string[];
+}>();
 
 /** Registers a listener; returns the function that unregisters it. */
 export function registerWorkListener(listener: WorkListener): () => void {
@@ -43,22 +50,24 @@ export function registerWorkListener(listener: WorkListener): () => void {
  * (rolled back), nothing is announced.
  */
 export async function afterCommit<T>(work: () => Promise<T>): Promise<T> {
-  const store = { ids: [] as string[], operationIds: [] as string[] };
+  const store = { ids: [] as string[], operationIds: [] as string[], testOperationIds: [] as string[] };
   const result = await announcedInTransaction.run(store, work);
   if (store.ids.length) notify((l) => l.deliveriesDue(store.ids));
-  if (store.operationIds.length) notify((l) => l.operationsDue?.(store.operationIds));
+  if (store.operationIds.length) notify((l) => l.operationsDue?.(store.operationIds, true));
+  if (store.testOperationIds.length) notify((l) => l.operationsDue?.(store.testOperationIds, false));
   return result;
 }
 
 /**
- * Announces operations just queued (server/services/conversations/customer-message.ts). Inside
- * {@link afterCommit} the announcement waits for the commit; outside it goes at once.
+ * Announces operations just queued (server/services/conversations/customer-message.ts), all of one mode
+ * (`livemode` false: a test key's). Inside {@link afterCommit} the announcement waits for the commit;
+ * outside it goes at once.
  */
-export function announceOperations(ids: string[]): void {
+export function announceOperations(ids: string[], livemode: boolean): void {
   if (ids.length === 0) return;
   const store = announcedInTransaction.getStore();
-  if (store) store.operationIds.push(...ids);
-  else notify((l) => l.operationsDue?.(ids));
+  if (store) (livemode ? store.operationIds : store.testOperationIds).push(...ids);
+  else notify((l) => l.operationsDue?.(ids, livemode));
 }
 
 /**

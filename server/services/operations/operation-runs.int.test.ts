@@ -45,3 +45,28 @@ it("claims a due conversation.ai_reply and leaves a running operation of another
   const [row] = await db.db.select().from(operations).where(eq(operations.id, foreign.id));
   expect(row).toMatchObject({ status: "running", attempts: 0, lockedUntil: null });
 });
+
+it("lists live operations ahead of test-mode ones, and each mode alone when asked (issue 76 item 3)", async () => {
+  const later = new Date(Date.now() + 60_000);
+  const row = (livemode: boolean) => ({
+    tenantId: t.tenantId,
+    integrationId: t.integrationId,
+    type: "conversation.ai_reply",
+    status: "queued",
+    livemode,
+    deadlineAt: later,
+  });
+  // The test-mode ones are older: created first.
+  const tests = await db.db
+    .insert(operations)
+    .values([row(false), row(false)])
+    .returning({ id: operations.id });
+  const [live] = await db.db.insert(operations).values(row(true)).returning({ id: operations.id });
+  const testIds = tests.map((r) => r.id);
+  const all = await dueOperationIds(db.db, 100);
+  expect(all.indexOf(live!.id)).toBeLessThan(Math.min(...testIds.map((id) => all.indexOf(id))));
+  expect(await dueOperationIds(db.db, 100, true)).toContain(live!.id);
+  expect(await dueOperationIds(db.db, 100, true)).not.toContain(testIds[0]);
+  expect(await dueOperationIds(db.db, 100, false)).toEqual(expect.arrayContaining(testIds));
+  expect(await dueOperationIds(db.db, 100, false)).not.toContain(live!.id);
+});

@@ -55,18 +55,21 @@ export async function claimOperation(db: Db, id: string, leaseMs = OPERATION_LEA
 /**
  * Ids of up to `limit` operations a worker may claim now (queued, or running with an expired lease),
  * oldest first; `FOR UPDATE SKIP LOCKED` keeps workers off each other's rows. Claim each with
- * {@link claimOperation}.
+ * {@link claimOperation}. `livemode` true or false lists only live or only test-mode operations (each
+ * mode has its own lane of workers, issue 76 item 3); without it every mode is listed, live ones first,
+ * so test work is never listed ahead of live work.
  */
-export async function dueOperationIds(db: Db, limit: number): Promise<string[]> {
+export async function dueOperationIds(db: Db, limit: number, livemode?: boolean): Promise<string[]> {
   if (limit <= 0) return [];
+  const mode = livemode === undefined ? sql`` : sql`and livemode = ${livemode}`;
   const rows = await executePrepared<{ id: string }>(
     db,
-    "operations_due_ids",
+    livemode === undefined ? "operations_due_ids" : "operations_due_ids_by_mode",
     sql`
     select id from operations
-    where status in ('queued', 'running') and type in (${ENGINE_TYPES_SQL})
+    where status in ('queued', 'running') and type in (${ENGINE_TYPES_SQL}) ${mode}
       and (locked_until is null or locked_until < now())
-    order by created_at
+    order by livemode desc, created_at
     limit ${limit}
     for update skip locked`,
   );

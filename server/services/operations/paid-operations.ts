@@ -31,12 +31,43 @@ const spendLimit = (which: string) =>
 export const utcDay = (d = new Date()) => d.toISOString().slice(0, 10);
 
 /**
+ * Class of the transaction lock that serializes a tenant's test-mode operation counts (the second key is
+ * the tenant id's hash); PostgreSQL's two-key advisory locks are a space apart from the migration lock's.
+ */
+const TEST_CONCURRENCY_LOCK = 727_275;
+
+/**
+ * Refuses a new operation of mode `livemode` when the tenant already has `limit` unfinished (queued or
+ * running) operations of that mode (spec "Limits": simultaneous paid operations per tenant). Call it
+ * under the lock that serializes the count (the wallet row for live, {@link TEST_CONCURRENCY_LOCK} for
+ * test mode).
+ * @throws ApiError 402 `spend_limit_reached` naming the limit.
+ */
+async function checkConcurrency(db: Db, tenantId: string, livemode: boolean, limit: number): Promise<void> {
+  const [open] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(operations)
+    .where(
+      and(
+        eq(operations.tenantId, tenantId),
+        eq(operations.livemode, livemode),
+        inArray(operations.status, ["queued", "running"]),
+        inArray(operations.type, [...ENGINE_OPERATION_TYPES]),
+      ),
+    );
+  if ((open?.n ?? 0) >= limit)
+    throw spendLimit(`limit of ${limit} simultaneous paid operations of the tenant${livemode ? "" : " in test mode"}`);
+}
+
+/**
  * Creates a `queued` paid operation (spec "Operation", DESIGN "Money"). Call it in the request's
  * transaction. For a live key, in that transaction: the wallet row is locked, then, in this order, the
  * per-operation maximum, the tenant's simultaneous paid operations, the tenant's daily spend limit and the
  * integration's daily limit (`wallet.daily_spend.limit`) are checked (today's spend plus open holds plus
  * this hold), then the available balance (balance minus open holds); a `hold` of `maxCostMinor` is written
- * to the ledger with `wallets.held_minor`. A test-mode key's operation has `livemode` false and holds nothing.
+ * to the ledger with `wallets.held_minor`. A test-mode key's operation has `livemode` false and holds
+ * nothing, but the tenant's simultaneous test-mode operations are limited by the same `paidConcurrency`
+ * (issue 76 item 3; its paid rate is counted by the door, whatever the key's mode).
  * @throws ApiError 503 `upstream_unavailable` (wallet state unknown); 402 `spend_limit_reached` with a
  *   detail naming the limit; 402 `insufficient_funds`.
  */
@@ -56,6 +87,12 @@ export async function createPaidOperation(
     deadlineAt: sql`now() + ${`${OPERATION_TIMEOUT_MS} milliseconds`}::interval`,
   };
   if (actor.keyMode === "test") {
+    // Test-mode operations hold and charge nothing, but count in the tenant's paid concurrency limit like
+    // live ones (issue 76 item 3), among the tenant's test-mode operations: test work can never make a
+    // live request fail. The tenant's test count is serialized by a transaction lock of its own (the
+    // wallet row stays for live money).
+    await db.execute(sql`select pg_advisory_xact_lock(${TEST_CONCURRENCY_LOCK}, hashtext(${actor.tenantId}))`);
+    await checkConcurrency(db, actor.tenantId, false, input.paidConcurrency);
     const [op] = await db
       .insert(operations)
       .values({ ...base, livemode: false })
@@ -81,19 +118,7 @@ export async function createPaidOperation(
   const hold = input.maxCostMinor;
   if (hold > w.maxOperationCostMinor)
     throw spendLimit(`maximum cost of one operation (${formatMinor(w.maxOperationCostMinor)} RUB)`);
-  const [open] = await db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(operations)
-    .where(
-      and(
-        eq(operations.tenantId, actor.tenantId),
-        eq(operations.livemode, true),
-        inArray(operations.status, ["queued", "running"]),
-        inArray(operations.type, [...ENGINE_OPERATION_TYPES]),
-      ),
-    );
-  if ((open?.n ?? 0) >= input.paidConcurrency)
-    throw spendLimit(`limit of ${input.paidConcurrency} simultaneous paid operations of the tenant`);
+  await checkConcurrency(db, actor.tenantId, true, input.paidConcurrency);
   const day = utcDay();
   if (w.dailySpendLimitMinor !== null) {
     const [spent] = await db
