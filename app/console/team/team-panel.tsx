@@ -92,12 +92,12 @@ function InviteForm({ tenantId, held }: { tenantId: string; held: readonly strin
         </button>
       </form>
       {sent && !sent.url && (
-        <p className="notice" role="status">
+        <p className="notice" role="status" style={{ marginTop: 12 }}>
           Invitation mailed to {sent.email}. The link goes to that address only; it works once, for 7 days.
         </p>
       )}
       {sent?.url && (
-        <div className="secret" role="status">
+        <div className="secret" role="status" style={{ marginTop: 12 }}>
           <p style={{ marginTop: 0 }}>
             <strong>
               This server sends no mail (development or demo without SMTP_URL), so the link is shown here, once.
