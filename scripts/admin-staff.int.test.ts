@@ -7,9 +7,9 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { installDatabase, openDatabase, type Database } from "@/db/client";
 import { portFile, shareEmbedded } from "@/db/shared-embedded";
-import { memberships, staffInvitations, tenants } from "@/db/schema";
+import { memberships, staffInvitations, staffSessions, staffUsers, staffVerifications, tenants } from "@/db/schema";
 import { createAuth } from "@/server/auth/auth";
-import { createInvitedAccount } from "@/server/services/team/invitations";
+import { createInvitedAccount, invitationSecretHash } from "@/server/services/team/invitations";
 import { createTenant } from "@/server/services/tenants/tenants";
 import { openTestDatabase, setTestEnv } from "@/server/testing/test-db";
 
@@ -133,9 +133,12 @@ it("staff:invite prints exactly the invitation link, which the invited email acc
   const out = JSON.parse(stdout) as Record<string, string>;
   expect(Object.keys(out)).toEqual(["invitation_url"]);
   expect(stdout.trim().split("\n")).toHaveLength(1);
-  const id = out.invitation_url.match(/^https?:\/\/[^/]+\/console\/invitations\/([0-9a-f-]{36})$/)?.[1];
-  expect(id).toBeDefined();
-  const [row] = await db.db.select().from(staffInvitations).where(eq(staffInvitations.id, id!));
+  const token = out.invitation_url.match(/^https?:\/\/[^/]+\/console\/invitations\/([A-Za-z0-9_-]{43})$/)?.[1];
+  expect(token).toBeDefined();
+  const [row] = await db.db
+    .select()
+    .from(staffInvitations)
+    .where(eq(staffInvitations.secretHash, invitationSecretHash(token!)));
   expect(row).toMatchObject({
     tenantId: tenant.id,
     email: "invited@cli.example",
@@ -143,15 +146,12 @@ it("staff:invite prints exactly the invitation link, which the invited email acc
     status: "pending",
   });
 
-  // The link works like a console invitation: a password for the new account, sign in, accept.
-  await createInvitedAccount(db.db, { invitationId: id!, name: "Invited", password: "correct-horse-battery" });
-  const a = createAuth(db.db);
-  const res = await a.api.signInEmail({
+  // The link works like a console invitation: the new account joins with the rights, and signs in.
+  await createInvitedAccount(db.db, { token: token!, name: "Invited", password: "correct-horse-battery" });
+  const signedIn = await createAuth(db.db).api.signInEmail({
     body: { email: "invited@cli.example", password: "correct-horse-battery" },
-    asResponse: true,
   });
-  const headers = new Headers({ cookie: (res.headers.get("set-cookie") ?? "").split(";")[0] });
-  await a.api.acceptInvitation({ headers, body: { invitationId: id! } });
+  expect(signedIn.user.email).toBe("invited@cli.example");
   const rows = await db.db
     .select({ role: memberships.role, rights: memberships.rights })
     .from(memberships)
@@ -179,6 +179,50 @@ it("staff:invite refuses an unknown right or tenant with a clear error and exit 
     expect(badTenant.out).toMatchObject({ error: { code: "not_found" } });
   }
   expect(await db.db.select().from(staffInvitations).where(eq(staffInvitations.email, "x@cli.example"))).toEqual([]);
+}, 60_000);
+
+it("staff:reset-password prints a one-time link that sets the password and ends every session (issue 76 item 2)", async () => {
+  const tenant = await createTenant(db.db, { name: "Reset shop", cell: "ru", mainDomain: null });
+  const made = await admin("staff:create", "--tenant", tenant.id, "--email", "locked@cli.example", "--name", "Locked");
+  const a = createAuth(db.db);
+  await a.api.signInEmail({ body: { email: "locked@cli.example", password: made.out.password as string } });
+  const userId = made.out.staff_user_id as string;
+  expect(await db.db.select().from(staffSessions).where(eq(staffSessions.userId, userId))).toHaveLength(1);
+
+  const before = Date.now();
+  const r = await admin("staff:reset-password", "--email", " Locked@CLI.example ");
+  expect(r.code).toBe(0);
+  expect(Object.keys(r.out)).toEqual(["email", "reset_url", "expires_at"]);
+  expect(r.out.email).toBe("locked@cli.example");
+  const token = (r.out.reset_url as string).match(/^https?:\/\/[^/]+\/console\/reset-password\/([A-Za-z0-9_-]+)$/)?.[1];
+  expect(token).toBeDefined();
+  const expires = Date.parse(r.out.expires_at as string);
+  expect(expires - before).toBeGreaterThan(3590_000);
+  expect(expires - before).toBeLessThan(3700_000);
+  // Stored as better-auth stores its reset tokens, hashed: the table does not hold the link's token.
+  const stored = await db.db.select().from(staffVerifications).where(eq(staffVerifications.value, userId));
+  expect(stored).toHaveLength(1);
+  expect(JSON.stringify(stored)).not.toContain(token);
+
+  // better-auth's own reset takes it: the new password works, the old one and every session do not.
+  await a.api.resetPassword({ body: { newPassword: "a-brand-new-password", token: token! } });
+  expect(await db.db.select().from(staffSessions).where(eq(staffSessions.userId, userId))).toEqual([]);
+  await expect(
+    a.api.signInEmail({ body: { email: "locked@cli.example", password: made.out.password as string } }),
+  ).rejects.toThrow();
+  const signedIn = await a.api.signInEmail({ body: { email: "locked@cli.example", password: "a-brand-new-password" } });
+  expect(signedIn.user.id).toBe(userId);
+  // once only
+  await expect(a.api.resetPassword({ body: { newPassword: "yet-another-password", token: token! } })).rejects.toThrow(
+    /invalid token/i,
+  );
+
+  const unknown = await admin("staff:reset-password", "--email", "nobody@cli.example");
+  expect(unknown.code).toBe(1);
+  expect(unknown.out).toMatchObject({ error: { code: "not_found" } });
+  const missing = await admin("staff:reset-password");
+  expect(missing.code).toBe(2);
+  expect(await db.db.select().from(staffUsers).where(eq(staffUsers.email, "nobody@cli.example"))).toEqual([]);
 }, 60_000);
 
 it.skipIf(Boolean(process.env.DATABASE_URL))(

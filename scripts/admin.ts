@@ -13,6 +13,7 @@ import { setLimitOverride } from "@/server/services/limits/limit-overrides";
 import type { Right } from "@/server/schemas/scopes";
 import { createOperatorInvitation } from "@/server/services/team/invitations";
 import { createStaffMember } from "@/server/services/tenants/staff";
+import { createPasswordResetLink } from "@/server/services/tenants/staff-password-reset";
 import { createTenant, setLicense, setTenantStatus } from "@/server/services/tenants/tenants";
 import { amount, bool, list, need, usageError, UsageError, type Command, type Opts } from "./admin-args";
 import { PAID_COMMANDS } from "./admin-paid-commands";
@@ -84,6 +85,15 @@ const COMMANDS: Record<string, Command> = {
         rights: o.rights === undefined ? [] : (list(o.rights) ?? []),
       });
       return { invitation_url: inv.url };
+    },
+  },
+  "staff:reset-password": {
+    usage: "--email E (prints a one-time link that sets a new password, valid for an hour)",
+    run: async (db, o) => {
+      // For a person who cannot receive the reset mail (no SMTP_URL, a lost mailbox): check who asks, then
+      // hand the link over. Using it sets the password and ends every session of the account.
+      const r = await createPasswordResetLink(db, { email: need(o, "email") });
+      return { email: r.email, reset_url: r.resetUrl, expires_at: r.expiresAt.toISOString() };
     },
   },
   "integration:create": {
@@ -301,6 +311,8 @@ async function main(): Promise<number> {
       );
       if (!json && "key" in out) console.error("\nThe key is shown once; store it now.");
       if (!json && "password" in out) console.error("\nThe password is shown once; hand it over safely.");
+      if (!json && "reset_url" in out)
+        console.error("\nThe link sets the account's password once; hand it only to the account's owner.");
       return 0;
     } finally {
       await d.close();

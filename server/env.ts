@@ -138,7 +138,11 @@ export interface Env {
   /** `none`: the peer address of the TCP connection is the caller; N: the Nth entry from the right of X-Forwarded-For. */
   trustProxy: "none" | number;
   redisUrl: string | undefined;
-  /** Outgoing mail (team invitations): nodemailer's `smtp(s)://user:pass@host:port` URL; unset = no mail is sent. */
+  /**
+   * Outgoing mail (team invitations, password reset): nodemailer's `smtp(s)://user:pass@host:port` URL;
+   * unset = no mail is sent, and in production console invitations are refused (they reach the invited
+   * person only by mail; server/services/team/invitations.ts `invitationDelivery`).
+   */
   smtpUrl: string | undefined;
   /** Sender address of outgoing mail (`MAIL_FROM`, default `Platform console <no-reply@localhost>`). */
   mailFrom: string;

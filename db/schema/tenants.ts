@@ -59,7 +59,8 @@ export const memberships = pgTable(
 /**
  * An invitation to join a tenant's team (better-auth organization plugin "invitation"): the invited email,
  * the rights the membership will carry, `pending` until accepted, canceled (revoked) or past `expires_at`.
- * Its id is the secret of the invitation link (`/console/invitations/<id>`), a random UUID.
+ * Its id names it in the console (listing, revoking) and is no secret; the link's secret is a separate
+ * random token, mailed to the invited address only and kept here as its SHA-256 (issue 76 item 2).
  */
 export const staffInvitations = pgTable(
   "staff_invitations",
@@ -80,6 +81,11 @@ export const staffInvitations = pgTable(
     createdAt: ts("created_at").notNull().defaultNow(),
     /** Staff user who invited; null when an operator invited with the CLI. */
     inviterId: text("inviter_id").references(() => staffUsers.id, { onDelete: "set null" }),
+    /**
+     * SHA-256 (hex) of the link's secret token (`/console/invitations/<token>`); the token itself is never
+     * stored. Null for invitations made before the token existed: no link opens those.
+     */
+    secretHash: text("secret_hash").unique(),
   },
   (t) => [index("staff_invitations_tenant_idx").on(t.tenantId), index("staff_invitations_email_idx").on(t.email)],
 );

@@ -13,6 +13,11 @@ import {
 } from "@/db/schema";
 import { env } from "@/server/env";
 import { STAFF_PASSWORD_MAX, STAFF_PASSWORD_MIN } from "@/server/services/tenants/staff";
+import {
+  hashVerificationIdentifier,
+  mailPasswordReset,
+  PASSWORD_RESET_TTL_S,
+} from "@/server/services/tenants/staff-password-reset";
 import { teamPlugin } from "./team-plugin";
 
 /**
@@ -34,6 +39,11 @@ export const AUTH_CLIENT_ADDRESS_HEADER = "x-service-auth-client-address";
  * - The library's own per-address limit reads the address from {@link AUTH_CLIENT_ADDRESS_HEADER},
  *   never from a client-controlled X-Forwarded-For; our per-address and per-account limits sit in
  *   front of it (server/auth/sign-in-limits.ts).
+ * - Password reset is the library's (issue 76 item 2): `request-password-reset` mails a one-time link to
+ *   the account's own address (server/services/tenants/staff-password-reset.ts; nothing is sent without
+ *   `SMTP_URL`, and the answer is the same whether the email has an account or not), the link works for
+ *   an hour, once, and setting the new password ends every session of the account. One-time tokens are
+ *   stored as SHA-256 of their identifier, never in clear.
  */
 export function createAuth(db: Db) {
   const e = env();
@@ -62,7 +72,15 @@ export function createAuth(db: Db) {
       minPasswordLength: STAFF_PASSWORD_MIN,
       maxPasswordLength: STAFF_PASSWORD_MAX,
       autoSignIn: false,
+      resetPasswordTokenExpiresIn: PASSWORD_RESET_TTL_S,
+      revokeSessionsOnPasswordReset: true,
+      // Not awaited: an answer that waited for the mail server only when the email has an account would
+      // tell who has one. sendMail never throws (a failure is logged without the link).
+      async sendResetPassword({ user, token }) {
+        void mailPasswordReset({ email: user.email, token });
+      },
     },
+    verification: { storeIdentifier: { hash: hashVerificationIdentifier } },
     session: { expiresIn: 7 * 24 * 3600, updateAge: 24 * 3600 },
     // Production cookies are Secure even if an origin was misconfigured as http: sign-in then fails
     // visibly instead of sending the session in clear text.

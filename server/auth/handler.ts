@@ -12,6 +12,8 @@ const STORE_DOWN_RETRY_S = 5;
 
 const SIGN_UP = /^\/sign-up(\/|$)/;
 const SIGN_IN = /^\/sign-in(\/|$)/;
+/** Asking for a password reset mail, and setting a new password with its token (better-auth's routes). */
+const PASSWORD_RESET = /^\/(request-password-reset|reset-password)$/;
 const ORGANIZATION = /^\/organization(\/|$)/;
 
 /** An answer in the sign-in library's error shape (`{code, message}`), which its client shows. */
@@ -32,7 +34,10 @@ function refuse(status: number, code: string, message: string, headers: Record<s
  * - a sign-in attempt is counted per address and per account (server/auth/sign-in-limits.ts) before
  *   the password is checked: 429 with `Retry-After` when a limit is full, 503 when the limit store is
  *   unreachable (fail closed). Its body is read up to {@link MAX_AUTH_BODY_BYTES} (413 beyond) and
- *   must be JSON with the email as a string, so no other encoding slips past the account limit.
+ *   must be JSON with the email as a string, so no other encoding slips past the account limit;
+ * - asking for a password reset mail counts the same way (per address, and per account of the email
+ *   asked for), so the form cannot be used to flood someone's mailbox; setting a new password with a
+ *   reset token counts per address (issue 76 item 2).
  */
 export async function handleAuthRequest(auth: Auth, request: Request): Promise<Response> {
   const path = new URL(request.url).pathname.replace(/^\/api\/auth/, "");
@@ -48,7 +53,9 @@ export async function handleAuthRequest(auth: Auth, request: Request): Promise<R
   headers.delete(AUTH_CLIENT_ADDRESS_HEADER);
   const address = callerIp(request.headers);
   if (address) headers.set(AUTH_CLIENT_ADDRESS_HEADER, address);
-  if (request.method !== "POST" || !SIGN_IN.test(path)) return auth.handler(new Request(request, { headers }));
+  const reset = PASSWORD_RESET.test(path);
+  if (request.method !== "POST" || !(SIGN_IN.test(path) || reset))
+    return auth.handler(new Request(request, { headers }));
 
   let bytes: Uint8Array;
   try {
@@ -59,10 +66,14 @@ export async function handleAuthRequest(auth: Auth, request: Request): Promise<R
     throw err;
   }
   let email: string | null = null;
-  if (path === "/sign-in/email") {
+  if (path === "/sign-in/email" || path === "/request-password-reset") {
     email = emailOf(bytes, headers.get("content-type"));
     if (email === null)
-      return refuse(400, "INVALID_REQUEST", "Send the email and password as JSON with Content-Type: application/json.");
+      return refuse(
+        400,
+        "INVALID_REQUEST",
+        `Send the email${reset ? "" : " and password"} as JSON with Content-Type: application/json.`,
+      );
   }
   let attempt;
   try {
@@ -78,7 +89,7 @@ export async function handleAuthRequest(auth: Auth, request: Request): Promise<R
     return refuse(
       429,
       "TOO_MANY_REQUESTS",
-      `Too many sign-in attempts ${scope}; try again in ${attempt.retryAfterS} s.`,
+      `Too many ${reset ? "password reset" : "sign-in"} attempts ${scope}; try again in ${attempt.retryAfterS} s.`,
       {
         "retry-after": String(attempt.retryAfterS),
         "x-retry-after": String(attempt.retryAfterS),

@@ -2,12 +2,7 @@ import { createAccessControl } from "better-auth/plugins/access";
 import { organization } from "better-auth/plugins/organization";
 import { defaultStatements, ownerAc } from "better-auth/plugins/organization/access";
 import type { Db } from "@/db/client";
-import {
-  applyInvitedRights,
-  checkInvitation,
-  INVITATION_TTL_S,
-  mailInvitation,
-} from "@/server/services/team/invitations";
+import { applyInvitedRights, checkInvitation, INVITATION_TTL_S } from "@/server/services/team/invitations";
 import { staffMembership } from "@/server/services/tenants/memberships";
 
 const ac = createAccessControl(defaultStatements);
@@ -25,7 +20,10 @@ const teamRole = ac.newRole({ invitation: ["create", "cancel"], member: ["update
 /**
  * better-auth's organization plugin mapped onto our tables: organization → `tenants`, member →
  * `memberships` (our `rights` as an additional field), invitation → `staff_invitations` (with the invited
- * `rights`), the session's active organization → `staff_sessions.active_organization_id`. Tenants are made
+ * `rights` and the hash of the link's secret, `secretHash`), the session's active organization →
+ * `staff_sessions.active_organization_id`. The plugin mails nothing: the team procedures deliver the
+ * link themselves (server/services/team/invitations.ts `deliverInvitation`), so a link the mail server
+ * refused withdraws its invitation instead of being lost in the background. Tenants are made
  * by operators (`tenant:create`), never through the plugin, so organization creation is off, and the
  * organization model's `slug`, `logo` and `metadata` (which tenants do not have) are taken out of the
  * plugin's schema: nothing we call writes them, and the one read of a slug (`getInvitation`) is not used.
@@ -36,8 +34,8 @@ export function teamPlugin(db: Db) {
     roles: { owner: ownerAc, admin: teamRole, member: teamRole },
     allowUserToCreateOrganization: false,
     invitationExpiresIn: INVITATION_TTL_S,
-    // Invitation ids are random UUIDs (122 bits) and the link is the secret; the account of a new member is
-    // made from that link, so there is no separate email verification to wait for.
+    // The link's secret (a 256-bit token, not the id) is mailed to the invited address only, and the
+    // account of a new member is made from that link, so there is no separate email verification to wait for.
     requireEmailVerificationOnInvitation: false,
     schema: {
       organization: { modelName: "organization", fields: { name: "name", createdAt: "createdAt" } },
@@ -49,19 +47,12 @@ export function teamPlugin(db: Db) {
       invitation: {
         modelName: "invitation",
         fields: { organizationId: "tenantId", inviterId: "inviterId", expiresAt: "expiresAt" },
-        additionalFields: { rights: { type: "string[]", required: false, input: true, defaultValue: [] } },
+        additionalFields: {
+          rights: { type: "string[]", required: false, input: true, defaultValue: [] },
+          secretHash: { type: "string", required: false, input: true },
+        },
       },
       session: { fields: { activeOrganizationId: "activeOrganizationId" } },
-    },
-    // Not awaited: the console shows the link at once whatever the mail server does (a failure is logged).
-    async sendInvitationEmail(data) {
-      void mailInvitation({
-        id: data.id,
-        email: data.email,
-        tenantName: data.organization.name,
-        rights: ((data.invitation as { rights?: string[] }).rights ?? []) as string[],
-        inviter: data.inviter.user.email,
-      });
     },
     organizationHooks: {
       // Defence in depth: the procedures check the same before calling the plugin.

@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { authClient } from "@/server/auth/auth-client";
@@ -45,6 +46,9 @@ export function SignInForm({ next }: { next: string }) {
       <button type="submit" disabled={busy}>
         {busy ? "Signing in…" : "Sign in"}
       </button>
+      <p className="hint" style={{ margin: 0 }}>
+        <Link href="/console/forgot-password">Forgot password?</Link>
+      </p>
     </form>
   );
 }

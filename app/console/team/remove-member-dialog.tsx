@@ -39,7 +39,7 @@ export function RemoveMemberDialog({
         </button>
       }
       title={`Remove ${email} from the team?`}
-      description="They are signed out at once and lose access to this tenant."
+      description="They lose access to this tenant at once; tenants they also belong to stay open to them."
       confirmLabel="Remove member"
       onConfirm={onConfirm}
     >

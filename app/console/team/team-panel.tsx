@@ -56,12 +56,12 @@ export function TeamPanel({ tenantId }: { tenantId: string }) {
 function InviteForm({ tenantId, held }: { tenantId: string; held: readonly string[] }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
-  const [link, setLink] = useState<{ email: string; url: string } | null>(null);
+  const [sent, setSent] = useState<{ email: string; url: string | null } | null>(null);
   const [copied, setCopied] = useState(false);
   const invite = useMutation(
     trpc.team.invite.mutationOptions({
       onSuccess: (r) => {
-        setLink({ email: r.email, url: r.url });
+        setSent({ email: r.email, url: r.url });
         setCopied(false);
         void qc.invalidateQueries({ queryKey: trpc.team.invitations.queryKey({ tenantId }) });
       },
@@ -92,19 +92,27 @@ function InviteForm({ tenantId, held }: { tenantId: string; held: readonly strin
           {invite.isPending ? "Inviting…" : "Invite"}
         </button>
       </form>
-      {link && (
-        <div className="notice" role="status">
-          <p style={{ margin: 0 }}>
-            Invitation for {link.email}. Send this link (it is also mailed when mail is configured); it works once, for
-            that email, for 7 days:
+      {sent && !sent.url && (
+        <p className="notice" role="status" style={{ marginTop: 12 }}>
+          Invitation mailed to {sent.email}. The link goes to that address only; it works once, for 7 days.
+        </p>
+      )}
+      {sent?.url && (
+        <div className="secret" role="status" style={{ marginTop: 12 }}>
+          <p style={{ marginTop: 0 }}>
+            <strong>
+              This server sends no mail (development or demo without SMTP_URL), so the link is shown here, once.
+            </strong>{" "}
+            Whoever opens it can create the console account of {sent.email}: pass it to that person only. With mail
+            configured, and always in production, it is mailed to the invited address and never shown.
           </p>
           <p>
-            <input readOnly value={link.url} aria-label="Invitation link" style={{ width: "100%" }} />
+            <input readOnly value={sent.url} aria-label="Invitation link" style={{ width: "100%" }} />
           </p>
           <button
             type="button"
             onClick={async () => {
-              await navigator.clipboard?.writeText(link.url).catch(() => undefined);
+              await navigator.clipboard?.writeText(sent.url!).catch(() => undefined);
               setCopied(true);
             }}
           >
@@ -243,26 +251,17 @@ function Invitations({ tenantId }: { tenantId: string }) {
                   <td>{new Date(i.expiresAt).toLocaleString()}</td>
                   <td>
                     {i.state === "pending" && (
-                      <>
-                        <button
-                          type="button"
-                          onClick={() => navigator.clipboard?.writeText(i.url).catch(() => undefined)}
-                          title={i.url}
-                        >
-                          Copy link
-                        </button>{" "}
-                        <ConfirmDialog
-                          trigger={
-                            <button type="button" className="danger">
-                              Revoke
-                            </button>
-                          }
-                          title={`Revoke the invitation of ${i.email}?`}
-                          description="Its link stops working."
-                          confirmLabel="Revoke invitation"
-                          onConfirm={() => revoke.mutate({ tenantId, invitationId: i.id })}
-                        />
-                      </>
+                      <ConfirmDialog
+                        trigger={
+                          <button type="button" className="danger">
+                            Revoke
+                          </button>
+                        }
+                        title={`Revoke the invitation of ${i.email}?`}
+                        description="Its link stops working."
+                        confirmLabel="Revoke invitation"
+                        onConfirm={() => revoke.mutate({ tenantId, invitationId: i.id })}
+                      />
                     )}
                   </td>
                 </tr>

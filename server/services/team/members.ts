@@ -1,6 +1,6 @@
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, ne } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { memberships, staffUsers } from "@/db/schema";
+import { memberships, staffSessions, staffUsers } from "@/db/schema";
 import { ApiError, notFound } from "@/server/errors";
 import type { Right } from "@/server/schemas/scopes";
 import type { StaffActor } from "../actor";
@@ -103,4 +103,45 @@ export async function setMemberRights(
     .set({ rights })
     .where(and(eq(memberships.id, m.id), eq(memberships.tenantId, actor.tenantId)));
   return rights;
+}
+
+/**
+ * After a member was removed from `tenantId`: ends what that membership allowed, and no more (issue 76
+ * item 5). Every console request and page checks the membership anew (server/trpc/init.ts
+ * `tenantProcedure`, server/auth/console-session.ts), so the tenant is closed to the person at their next
+ * request; here their sessions stop naming it as their active tenant, and, when they belong to no tenant
+ * any more, their sessions end (a session then opens nothing). Someone who is still a member of other
+ * tenants stays signed in there.
+ * @returns how many of the person's sessions ended, and how many were cleared of the tenant.
+ */
+export async function endMembershipSessions(
+  db: Db,
+  input: { tenantId: string; staffUserId: string },
+): Promise<{ ended: number; cleared: number }> {
+  return db.transaction(async (tx) => {
+    const [other] = await tx
+      .select({ tenantId: memberships.tenantId })
+      .from(memberships)
+      .where(
+        and(
+          eq(memberships.staffUserId, input.staffUserId),
+          ne(memberships.tenantId, input.tenantId),
+          eq(memberships.active, true),
+        ),
+      )
+      .limit(1);
+    if (!other) {
+      const ended = await tx
+        .delete(staffSessions)
+        .where(eq(staffSessions.userId, input.staffUserId))
+        .returning({ id: staffSessions.id });
+      return { ended: ended.length, cleared: 0 };
+    }
+    const cleared = await tx
+      .update(staffSessions)
+      .set({ activeOrganizationId: null })
+      .where(and(eq(staffSessions.userId, input.staffUserId), eq(staffSessions.activeOrganizationId, input.tenantId)))
+      .returning({ id: staffSessions.id });
+    return { ended: 0, cleared: cleared.length };
+  });
 }

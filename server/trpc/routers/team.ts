@@ -6,18 +6,29 @@ import { ApiError } from "@/server/errors";
 import {
   checkInvitation,
   createInvitedAccount,
+  deliverInvitation,
+  INVITATION_TOKEN,
+  invitationDelivery,
+  invitationIdOfToken,
   invitationToRevoke,
-  invitationUrl,
   listTeamInvitations,
+  newInvitationSecret,
   viewInvitation,
 } from "@/server/services/team/invitations";
-import { listTeamMembers, memberToManage, setMemberRights } from "@/server/services/team/members";
+import {
+  endMembershipSessions,
+  listTeamMembers,
+  memberToManage,
+  setMemberRights,
+} from "@/server/services/team/members";
 import { keysRevokedWithMember } from "@/server/services/team/member-keys";
 import { RIGHTS } from "@/server/schemas/scopes";
 import { publicProcedure, router, staffProcedure, tenantProcedure, withRight } from "../init";
 
 const rights = z.array(z.enum(RIGHTS)).max(RIGHTS.length);
 const invitationId = z.string().min(1).max(100);
+/** The secret of an invitation link (`/console/invitations/<token>`). */
+const token = z.string().regex(INVITATION_TOKEN, "is not an invitation link's token");
 
 /** The request's headers, which carry the session the organization plugin acts with. */
 function sessionHeaders(headers: Headers | undefined): Headers {
@@ -46,29 +57,49 @@ async function plugin<T>(call: () => Promise<T>): Promise<T> {
 /**
  * The team of a tenant (issue 19 item 2), on better-auth's organization plugin: members and their
  * rights, invitations by email with rights, accepting one (the only sign-up there is), changing rights
- * and removing a member, whose sessions end at once. Every change needs `manage_team`, and nobody
- * hands on a right they do not hold; the checks run here on the server whatever the page shows.
+ * and removing a member, whose access to the tenant ends at once. Every change needs `manage_team`, and
+ * nobody hands on a right they do not hold; the checks run here on the server whatever the page shows.
+ * An invitation link's secret reaches only the invited address (issue 76 item 2).
  */
 export const teamRouter = router({
   /** Members of the tenant with their rights; any member may read it. */
   members: tenantProcedure.query(({ ctx }) => listTeamMembers(ctx.db, ctx.actor)),
 
-  /** Pending (and recently expired) invitations with their links; `manage_team` only. */
+  /** Pending (and recently expired) invitations, without their links; `manage_team` only. */
   invitations: withRight("manage_team").query(({ ctx }) => listTeamInvitations(ctx.db, ctx.actor)),
 
-  /** Invites an email with rights; the link is returned (and mailed when `SMTP_URL` is set). */
+  /**
+   * Invites an email with rights. The link is mailed to that address only (`SMTP_URL`); `url` is null
+   * then. Outside production without mail, `url` is the link, shown once to pass on; in production
+   * without mail nothing is written (503 `service_unavailable`), and a link the mail server refused
+   * withdraws the invitation (503 `upstream_unavailable`).
+   */
   invite: withRight("manage_team")
     .input(z.object({ email: z.string().trim().max(320), rights }))
     .mutation(async ({ ctx, input }) => {
+      const delivery = invitationDelivery();
       const checked = await checkInvitation(ctx.db, ctx.actor, input);
+      const secret = newInvitationSecret();
       const a = await auth();
       const invitation = await plugin(() =>
         a.api.createInvitation({
           headers: sessionHeaders(ctx.headers),
-          body: { email: checked.email, role: "member", organizationId: ctx.actor.tenantId, rights: checked.rights },
+          body: {
+            email: checked.email,
+            role: "member",
+            organizationId: ctx.actor.tenantId,
+            rights: checked.rights,
+            secretHash: secret.hash,
+          },
         }),
       );
-      return { id: invitation.id, email: invitation.email, url: invitationUrl(invitation.id) };
+      const { url } = await deliverInvitation(ctx.db, {
+        invitationId: invitation.id,
+        token: secret.token,
+        delivery,
+        inviter: ctx.staff.email,
+      });
+      return { id: invitation.id, email: invitation.email, mailed: delivery === "mail", url };
     }),
 
   /** Revokes a pending invitation; its link stops working at once. */
@@ -99,7 +130,8 @@ export const teamRouter = router({
     .query(({ ctx, input }) => keysRevokedWithMember(ctx.db, ctx.actor, input.memberId)),
 
   /**
-   * Removes a member (not oneself, not an owner) and ends every session of theirs at once; the keys they
+   * Removes a member (not oneself, not an owner): their access to this tenant ends at once; their
+   * sessions forget it, and end when they belong to no other tenant (issue 76 item 5). The keys they
    * issued are revoked in the removal's transaction (trigger of db/migrations/0018_key_issuer.sql).
    */
   remove: withRight("manage_team")
@@ -113,33 +145,37 @@ export const teamRouter = router({
           body: { memberIdOrEmail: m.id, organizationId: ctx.actor.tenantId },
         }),
       );
-      // The plugin removes the membership only; the person's signed-in sessions end here, so their next
-      // request is refused rather than acting on with a session that outlived the membership.
-      await (await a.$context).internalAdapter.deleteUserSessions(m.staffUserId);
+      // The plugin removes the membership only, and every request checks the membership, so the tenant is
+      // closed to them now; their sessions are cut back to what their other memberships allow.
+      await endMembershipSessions(ctx.db, { tenantId: ctx.actor.tenantId, staffUserId: m.staffUserId });
       return { id: m.id };
     }),
 
-  /** The invitation behind a link (public: the link is the secret). */
-  invitation: publicProcedure
-    .input(z.object({ invitationId }))
-    .query(({ ctx, input }) => viewInvitation(ctx.db, input.invitationId)),
+  /**
+   * The invitation behind a link (public: the link's token is the secret). It does not say whether the
+   * invited email has an account.
+   */
+  invitation: publicProcedure.input(z.object({ token })).query(({ ctx, input }) => viewInvitation(ctx.db, input.token)),
 
   /**
-   * Sets a password for the invited email (a new account), while the invitation is pending; the page then
-   * signs in and calls {@link accept}.
+   * Joins with a new account: in one transaction the account of the invited email (with this password),
+   * its membership with the invited rights, and the invitation accepted; the page then signs in. Refused
+   * (409) when the invitation is not pending or the email already has an account (then sign in and
+   * {@link accept}).
    */
   createAccount: publicProcedure
-    .input(z.object({ invitationId, name: z.string().max(200), password: z.string().max(1000) }))
+    .input(z.object({ token, name: z.string().max(200), password: z.string().max(1000) }))
     .mutation(({ ctx, input }) => createInvitedAccount(ctx.db, input)),
 
   /**
    * Accepts an invitation as the signed-in user: the organization plugin checks it is pending, unexpired
    * and addressed to this user's email, marks it accepted (once) and makes the membership with its rights.
    */
-  accept: staffProcedure.input(z.object({ invitationId })).mutation(async ({ ctx, input }) => {
+  accept: staffProcedure.input(z.object({ token })).mutation(async ({ ctx, input }) => {
+    const id = await invitationIdOfToken(ctx.db, input.token);
     const a = await auth();
     const r = await plugin(() =>
-      a.api.acceptInvitation({ headers: sessionHeaders(ctx.headers), body: { invitationId: input.invitationId } }),
+      a.api.acceptInvitation({ headers: sessionHeaders(ctx.headers), body: { invitationId: id } }),
     );
     if (!r) throw new ApiError("not_found", "Invitation not found.");
     return { tenantId: r.invitation.organizationId };

@@ -5,21 +5,22 @@ import { AcceptInvitation } from "./accept-invitation";
 export const dynamic = "force-dynamic";
 
 /**
- * `/console/invitations/<id>`: the page an invitation link opens (public; the id is the secret). A new
- * person sets a password; someone with an account signs in; either then accepts and joins the tenant.
+ * `/console/invitations/<token>`: the page an invitation link opens (public; the token is the secret,
+ * mailed to the invited address only). A new person sets a password; someone with an account signs in;
+ * either then joins the tenant.
  */
-export default async function InvitationPage({ params }: { params: Promise<{ id: string }> }) {
-  const { id } = await params;
+export default async function InvitationPage({ params }: { params: Promise<{ token: string }> }) {
+  const { token } = await params;
   const staff = await optionalConsoleStaff();
   const invitation = await getQueryClient()
-    .fetchQuery(trpcServer.team.invitation.queryOptions({ invitationId: id }))
+    .fetchQuery(trpcServer.team.invitation.queryOptions({ token }))
     .catch(() => null);
   return (
     <div className="console bare">
       <main className="card">
         <h1>Invitation to the console</h1>
         {invitation ? (
-          <AcceptInvitation invitation={invitation} signedInAs={staff?.email ?? null} />
+          <AcceptInvitation token={token} invitation={invitation} signedInAs={staff?.email ?? null} />
         ) : (
           <p className="notice" role="alert">
             This invitation link is not valid. Ask the person who invited you for a new one.

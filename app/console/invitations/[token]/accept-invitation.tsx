@@ -9,14 +9,11 @@ import { ErrorBox, type ConsoleError } from "../../_components/field-errors";
 import { useTRPC } from "../../_components/trpc-provider";
 
 interface Invitation {
-  id: string;
-  tenantId: string;
   tenantName: string;
   email: string;
   rights: string[];
   state: string;
   expiresAt: string;
-  accountExists: boolean;
 }
 
 const STATE_TEXT: Record<string, string> = {
@@ -26,11 +23,16 @@ const STATE_TEXT: Record<string, string> = {
   expired: "This invitation has expired.",
 };
 
-/** Accepting an invitation: set a password (new account) or sign in, then join the tenant. */
+/**
+ * Accepting an invitation: sign in with an existing account and join, or join with a new account (made
+ * together with its membership) and sign in. The page is not told which applies to the invited email.
+ */
 export function AcceptInvitation({
+  token,
   invitation: inv,
   signedInAs,
 }: {
+  token: string;
   invitation: Invitation;
   signedInAs: string | null;
 }) {
@@ -39,16 +41,16 @@ export function AcceptInvitation({
   const [error, setError] = useState<ConsoleError | null>(null);
   const accept = useMutation(trpc.team.accept.mutationOptions());
   const createAccount = useMutation(trpc.team.createAccount.mutationOptions());
-  // Set once the account exists: when the sign-in after it is refused (the sign-in limits answer "Too many
-  // requests"), submitting again signs in instead of creating the account a second time.
-  const accountCreated = useRef(false);
-  const here = `/console/invitations/${inv.id}`;
+  // The tenant joined, once the account and its membership exist: when the sign-in after it is refused
+  // (the sign-in limits answer "Too many requests"), submitting again only signs in.
+  const joined = useRef<string | null>(null);
+  const here = `/console/invitations/${token}`;
 
-  const join = async () => {
-    const r = await accept.mutateAsync({ invitationId: inv.id });
-    router.push(`/console?tenant=${r.tenantId}`);
+  const open = (tenantId: string) => {
+    router.push(`/console?tenant=${tenantId}`);
     router.refresh();
   };
+  const join = async () => open((await accept.mutateAsync({ token })).tenantId);
 
   const intro = (
     <p>
@@ -97,17 +99,14 @@ export function AcceptInvitation({
         </button>
       </>
     );
-  if (inv.accountExists)
-    return (
-      <>
-        {intro}
-        <p>{inv.email} already has a console account. Sign in with it to accept.</p>
-        <Link href={`/console/sign-in?next=${encodeURIComponent(here)}`}>Sign in to accept</Link>
-      </>
-    );
   return (
     <>
       {intro}
+      <p>
+        Already have a console account with {inv.email}?{" "}
+        <Link href={`/console/sign-in?next=${encodeURIComponent(here)}`}>Sign in to accept</Link>.
+      </p>
+      <h2>New to the console</h2>
       <form
         className="stack"
         onSubmit={async (e) => {
@@ -118,13 +117,12 @@ export function AcceptInvitation({
           if (password !== String(f.get("repeat")))
             return setError({ message: "The two passwords differ; type the same password twice." });
           try {
-            if (!accountCreated.current) {
-              await createAccount.mutateAsync({ invitationId: inv.id, name: String(f.get("name")), password });
-              accountCreated.current = true;
-            }
+            joined.current ??= (
+              await createAccount.mutateAsync({ token, name: String(f.get("name")), password })
+            ).tenantId;
             const signedIn = await authClient.signIn.email({ email: inv.email, password });
             if (signedIn.error) throw { message: signedIn.error.message ?? "Sign-in failed; try again." };
-            await join();
+            open(joined.current);
           } catch (err) {
             setError(err as ConsoleError);
           }
@@ -147,8 +145,8 @@ export function AcceptInvitation({
           <input name="repeat" type="password" required autoComplete="new-password" />
         </label>
         <ErrorBox error={error} />
-        <button type="submit" disabled={createAccount.isPending || accept.isPending}>
-          {createAccount.isPending || accept.isPending ? "Joining…" : "Set password and join"}
+        <button type="submit" disabled={createAccount.isPending}>
+          {createAccount.isPending ? "Joining…" : "Set password and join"}
         </button>
       </form>
     </>
