@@ -140,7 +140,7 @@ describe("renderDocMarkdown", () => {
       ].join("\n"),
       "docs/page.md",
     );
-    expect(html).toContain('<code class="language-sh">curl -s $BASE/me   # 401\n</code>');
+    expect(html).toContain('<pre tabindex="0"><code class="language-sh">curl -s $BASE/me   # 401\n</code></pre>');
     expect(html).not.toMatch(/<!--|<script|onerror|onclick|javascript:|<img|style=/i);
   });
 });

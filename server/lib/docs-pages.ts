@@ -88,11 +88,19 @@ const SANITIZE: sanitizeHtml.IOptions = {
     th: ["align"],
     td: ["align"],
     ol: ["start"],
+    pre: ["tabindex"],
+    table: ["tabindex"],
     // GFM task lists: a disabled checkbox.
     input: ["type", "checked", "disabled"],
   },
   allowedClasses: { code: [/^language-[a-z0-9-]+$/], span: ["repo-path"] },
   allowedSchemes: ["http", "https", "mailto"],
+  // Code blocks and tables scroll sideways when wider than the page: each is a tab stop, so a keyboard
+  // can scroll it too (axe-core's scrollable-region-focusable).
+  transformTags: {
+    pre: (tagName, attribs) => ({ tagName, attribs: { ...attribs, tabindex: "0" } }),
+    table: (tagName, attribs) => ({ tagName, attribs: { ...attribs, tabindex: "0" } }),
+  },
 };
 
 /**
@@ -142,17 +150,26 @@ function pageFile(name: string): string | null {
 }
 
 /**
+ * Where a page's file is on disk: the app runs from the repository root. Each path is written from
+ * literal parts, so the build traces these files (and docs/) into its output, not the whole project.
+ */
+function diskPath(file: string): string {
+  if (file === "README.md") return path.join(process.cwd(), "README.md");
+  if (file === "SECURITY.md") return path.join(process.cwd(), "SECURITY.md");
+  return path.join(process.cwd(), "docs", path.basename(file));
+}
+
+/**
  * Every page the app serves under `/docs/<name>`: each `docs/*.md`, and SECURITY.md, in the order the
  * rows of the README's map of docs/ (its table) link them; pages it does not link follow, by name.
- * @param root the repository root (the app runs from it)
  */
-export async function listDocPages(root: string = process.cwd()): Promise<DocPageInfo[]> {
-  const names = (await readdir(path.join(root, "docs")))
+export async function listDocPages(): Promise<DocPageInfo[]> {
+  const names = (await readdir(path.join(process.cwd(), "docs")))
     .filter((f) => f.endsWith(".md"))
     .map((f) => f.slice(0, -3))
     .filter((n) => PAGE_NAME.test(n) && !RESERVED.has(n));
-  names.push(...Object.keys(ROOT_PAGES).filter((n) => existsSync(path.join(root, ROOT_PAGES[n]!))));
-  const readme = await readFile(path.join(root, "README.md"), "utf8");
+  names.push(...Object.keys(ROOT_PAGES).filter((n) => existsSync(diskPath(ROOT_PAGES[n]!))));
+  const readme = await readFile(diskPath("README.md"), "utf8");
   // The map is the README's table: its rows' links, in order.
   const mapRows = readme.split("\n").filter((line) => line.startsWith("|"));
   const mapOrder = [...mapRows.join("\n").matchAll(/\]\(([^)\s]+)\)/g)]
@@ -167,7 +184,7 @@ export async function listDocPages(root: string = process.cwd()): Promise<DocPag
   return Promise.all(
     names.map(async (name) => {
       const file = pageFile(name)!;
-      return { name, file, title: docTitle(await readFile(path.join(root, file), "utf8"), name) };
+      return { name, file, title: docTitle(await readFile(diskPath(file), "utf8"), name) };
     }),
   );
 }
@@ -177,12 +194,12 @@ export async function listDocPages(root: string = process.cwd()): Promise<DocPag
  * @returns null when there is no such page (the route answers 404): an unknown name, a name that is not
  *   a page name (so no path outside docs/ can be asked for), or a reserved one
  */
-export async function renderDocPage(name: string, root: string = process.cwd()): Promise<RenderedDoc | null> {
+export async function renderDocPage(name: string): Promise<RenderedDoc | null> {
   const file = pageFile(name);
   if (file === null) return null;
   let markdown: string;
   try {
-    markdown = await readFile(path.join(root, file), "utf8");
+    markdown = await readFile(diskPath(file), "utf8");
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw err;
