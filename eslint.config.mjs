@@ -2,7 +2,7 @@ import boundaries from "eslint-plugin-boundaries";
 import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
 
-// One-way layers (DESIGN "Layers"; README "Layout"): imports go down, never up or sideways between doors.
+// One-way layers (DESIGN "Layers"; docs/architecture.md): imports go down, never up or sideways between doors.
 //   app → doors (public-api with its openapi document, trpc, inngest, payments-door, scripts) → jobs → services → floor.
 // `server/main.ts` and `server/http-server.ts` compose the process (doors, jobs) and are imported by scripts
 // only; bench/ and the test helpers in server/testing may read any server layer. Tests (*.test.ts) are
@@ -64,7 +64,7 @@ const layerRule = {
         default: "disallow",
         // A single-file layer has no element type: its file category names the layer.
         message:
-          'Layer rule (README "Layout"): {{#if from.type}}{{from.type}}{{else}}{{from.file.categories}}{{/if}} may not import {{#if to.type}}{{to.type}}{{else}}{{to.file.categories}}{{/if}}. Move the shared piece down to the lower layer.',
+          'Layer rule (docs/architecture.md "Layers"): {{#if from.type}}{{from.type}}{{else}}{{from.file.categories}}{{/if}} may not import {{#if to.type}}{{to.type}}{{else}}{{to.file.categories}}{{/if}}. Move the shared piece down to the lower layer.',
         policies: [
           allow("app", "app", "door-public-api", "door-console", "door-inngest", "door-payments", "floor"),
           allow("door-public-api", "door-public-api", "jobs", "services", "floor"),

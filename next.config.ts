@@ -47,7 +47,8 @@ const nextConfig: NextConfig = {
     return [
       { source: "/console/:path*", headers: [...PAGE_HEADERS, { key: "Cache-Control", value: "no-store" }] },
       { source: "/", headers: PAGE_HEADERS },
-      { source: "/docs/api", headers: PAGE_HEADERS },
+      { source: "/docs", headers: PAGE_HEADERS },
+      { source: "/docs/:page", headers: PAGE_HEADERS },
     ];
   },
 };

@@ -14,6 +14,12 @@ export default async function Home() {
       <p>
         <Link href="/console">Tenant console</Link>
       </p>
+      <p>
+        <Link href="/docs">Docs</Link>: guides to the API and the console, and the{" "}
+        {/* A full page load: Swagger UI runs from its own script tags (app/docs/api/api-reference.tsx). */}
+        {/* eslint-disable-next-line @next/next/no-html-link-for-pages */}
+        <a href="/docs/api">API reference</a>.
+      </p>
     </main>
   );
 }

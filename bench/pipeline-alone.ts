@@ -2,7 +2,7 @@
 // with no HTTP server and no Next.js, on a fresh PostgreSQL database (`pipeline_alone`, dropped at the end)
 // holding a bench tenant (bench/bench-tenant.ts: 50 cards; the seed's data at scale 100: 10,000 messages). Prints the process's CPU per request for each
 // path: what our pipeline, postgres.js and the Request/Response objects cost, without the framework. The
-// bench's table gives the whole app's CPU per request; the difference is Next.js's (README "Benchmark").
+// bench's table gives the whole app's CPU per request; the difference is Next.js's (docs/benchmark.md).
 // `{conversation}` in a path stands for the tenant's conversation with the most messages.
 //   taskset -c 0 npx tsx bench/pipeline-alone.ts ["/me,/cards?limit=10,/cards"] [rounds]
 //   taskset -c 0 npx tsx bench/pipeline-alone.ts "/me,/conversations/{conversation}/messages?limit=5,/leads?limit=25"

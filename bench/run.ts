@@ -62,7 +62,7 @@ const { values: flags } = parseArgs({
     explain: { type: "boolean" },
     // --soak <s>: after the scenarios, reads for <s> seconds with the app's memory sampled (bench/soak.ts).
     soak: { type: "string" },
-    // --processes N: the app runs N processes on one port (WEB_CONCURRENCY, postgres only; README "Scaling").
+    // --processes N: the app runs N processes on one port (WEB_CONCURRENCY, postgres only; docs/operations.md).
     processes: { type: "string", default: "1" },
     database: { type: "string", default: "postgres" },
     // The app's port; the bare node:http baseline takes the next one.
@@ -325,7 +325,7 @@ async function main() {
   for (const s of flags.compare ? [] : chosen) {
     // A row with a ratio target is divided by the bare route measured just before and just after it: on this
     // project's VMs the host's speed drifted by up to a third within one run, and one health figure at the
-    // start made the later rows' ratios partly the hour's (README "Benchmark"). Such a row is measured in
+    // start made the later rows' ratios partly the hour's (docs/benchmark.md). Such a row is measured in
     // RATIO_ROUNDS rounds, each followed by the bare route, and its figures are those of its median round by
     // ratio: on the twenty-seventh session's VM one row gave 576 and 950 req/s in two runs of one build.
     const rounds = lastHealth !== null && ratioTarget(s.name) ? RATIO_ROUNDS : 1;

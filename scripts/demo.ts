@@ -16,8 +16,8 @@ import { BUNDLED_ENV, ensureServerBundle, runBundledServer } from "./server-bund
 // On the embedded database the migrations and the seed run in a short-lived child process first
 // (`--prepare`): creating and filling a PGlite data directory grows its WebAssembly heap by ~500 MB,
 // which a process cannot give back, and the server that opens the prepared directory afterwards stays
-// near 150 MB for PGlite (README, "Idle memory"). The database, the seed and the server are imported only
-// where they run, so the launching process stays small.
+// near 150 MB for PGlite (docs/operations.md "Memory of an idle demo"). The database, the seed and the
+// server are imported only where they run, so the launching process stays small.
 async function main(): Promise<void> {
   let e;
   try {
@@ -44,7 +44,9 @@ async function main(): Promise<void> {
   let info: DemoInfo;
   if (!e.databaseUrl && !prepareOnly) {
     // The child migrated, seeded and saved `file`: the server only opens the prepared directory.
-    const child = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, "--prepare"], {
+    // The child keeps --dev: without it, it would make the production build the dev server does not need.
+    const childArgs = [process.argv[1]!, "--prepare", ...(dev ? ["--dev"] : [])];
+    const child = spawnSync(process.execPath, [...process.execArgv, ...childArgs], {
       stdio: "inherit",
     });
     if (child.status !== 0) process.exit(child.status ?? 1);

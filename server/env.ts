@@ -19,7 +19,7 @@ const origin = z
  * and 4 woken backends a turn instead of 16; each write and wake-up is a system call that took 30-110 µs
  * of the app's core on the bench's VM. `npm run bench -- --compare` against 10 connections (the earlier
  * default): `/cards?limit=10` 0.61 → 0.69 of `GET /api/health`, app CPU per request lower on every route
- * compared (README "Benchmark", bench/HISTORY.md). A transaction holds
+ * compared (docs/benchmark.md, bench/HISTORY.md). A transaction holds
  * its connection until it ends, so a process's concurrent transactions beyond this number wait for one.
  */
 export const DEFAULT_DATABASE_POOL_SIZE = 4;

@@ -5,7 +5,7 @@ import { processCount, serveInProcesses } from "@/server/lib/cluster";
 import { startApp, stopOnSignals } from "@/server/http-server";
 
 // `npm start` / `npm run dev`: the app without demo data. `--dev` serves Next.js in development mode.
-// `WEB_CONCURRENCY=N` with DATABASE_URL runs N app processes sharing the port (README "Scaling"); the
+// `WEB_CONCURRENCY=N` with DATABASE_URL runs N app processes sharing the port (docs/operations.md "Scaling"); the
 // local driver's claims and the daily jobs are safe with several processes on one database.
 async function main(): Promise<void> {
   let e;

@@ -1,7 +1,7 @@
 import { ESLint } from "eslint";
 import { beforeAll, describe, expect, it } from "vitest";
 
-// The one-way layer rule of eslint.config.mjs (README "Layout"), proven on the real configuration: a
+// The one-way layer rule of eslint.config.mjs (docs/architecture.md "Layers"), proven on the real configuration: a
 // file placed at a path gets its layer from the path, and an import that goes up or sideways fails lint.
 const eslint = new ESLint({ cwd: process.cwd() });
 

@@ -1,7 +1,7 @@
 import cluster, { type Worker } from "node:cluster";
 
 /**
- * How many app processes `npm start` runs (README "Scaling"): `WEB_CONCURRENCY` (default 1), but
+ * How many app processes `npm start` runs (docs/operations.md "Scaling"): `WEB_CONCURRENCY` (default 1), but
  * always 1 on the embedded database, which one process owns (PGlite allows a single opener).
  * @returns the count, and a message to print when the wish was cut to 1
  */

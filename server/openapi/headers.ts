@@ -102,7 +102,7 @@ export function successHeaders(opts: { cacheControl?: string; deprecated?: boole
 
 /**
  * Headers of an error answer: the request id and rate limits always (before a key is accepted they are
- * the caller address's window, README "Interpretations"); `Retry-After` on 429 and 503.
+ * the caller address's window, docs/interpretations.md); `Retry-After` on 429 and 503.
  */
 export function problemHeaders(status: number, deprecated: boolean) {
   return z.object({

@@ -46,7 +46,7 @@ async function rawBody(request: Request): Promise<string> {
 }
 
 /**
- * `POST /api/payments/{provider}`: a payment provider's notification (README "Payments"). 200
+ * `POST /api/payments/{provider}`: a payment provider's notification (docs/payments.md). 200
  * `{outcome}` once handled (also for a duplicate, a payment not ours or an event that settles
  * nothing, so the provider stops resending); 401 `signature_invalid` for a forged one, 400 for an
  * unreadable one, 404 when that provider is not configured, 503 when the provider could not be read

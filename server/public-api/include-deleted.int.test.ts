@@ -10,7 +10,7 @@ import { ROUTES } from "./routes";
 
 // `include_deleted` is a common query parameter of every list route (spec "Common query parameters"):
 // `false` is always accepted, and `true` is answered as the route's section says. Where the spec is silent
-// the README's interpretations give the reading chosen here. Generated from the route table: a new list
+// docs/interpretations.md gives the reading chosen here. Generated from the route table: a new list
 // route must say here what `include_deleted=true` does.
 
 /** What `include_deleted=true` does on each list route. */

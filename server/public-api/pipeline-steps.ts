@@ -100,7 +100,7 @@ const route: PipelineStep = {
  * The key (spec "Authentication" 1-5): 401 and 403 family. A preview route (`route.preview`) answers the
  * Planned 404 instead of any refusal here, and when the key's tenant lacks the feature: the tenant is only
  * known once the key is, so every caller but a flagged tenant's valid key sees exactly the Planned answer
- * (no rate-limit headers either; README "Interpretations of the spec").
+ * (no rate-limit headers either; docs/interpretations.md "Preview routes").
  */
 const authenticateStep: PipelineStep = {
   name: "authenticate",

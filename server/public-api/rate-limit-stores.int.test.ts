@@ -10,7 +10,7 @@ import { call } from "@/server/testing/api-client";
 import { makeTenant } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
 
-// How each limit store is reached per request (README "Rate limits: accuracy of each store"): Redis with
+// How each limit store is reached per request (docs/operations.md "Rate limits: accuracy of each store"): Redis with
 // one script call for both buckets; the embedded database with no round trip at all (in-process counters);
 // PostgreSQL with `rate_limit_take_many` calls (batching: server/services/limits/pg-limit-store.int.test.ts). The sliding-window behaviour itself is rate-limit.int.test.ts.
 

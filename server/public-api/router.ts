@@ -55,7 +55,7 @@ export class Router {
 
   /**
    * Matches `path` (relative to `/api/public/v1`, already percent-decoded per segment by the caller).
-   * Exact: `/cards/` is not `/cards` (README "Interpretations"; the pipeline's 404 names the route meant).
+   * Exact: `/cards/` is not `/cards` (docs/interpretations.md "Exact paths"; the pipeline's 404 names the route meant).
    */
   match(method: string, path: string): Match {
     if (this.planned.some((p) => p.method === method && p.re.test(path))) return { kind: "not_found" };

@@ -39,6 +39,9 @@ export function Shell({
               {l.label}
             </Link>
           ))}
+          <Link href="/docs">Docs</Link>
+          {/* A full page load: Swagger UI runs from its own script tags (app/docs/api/api-reference.tsx). */}
+          {/* eslint-disable-next-line @next/next/no-html-link-for-pages */}
           <a href="/docs/api">API reference</a>
           <a href="/developers/errors">Error codes</a>
         </nav>

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { connection } from "next/server";
 import { ERROR_CATALOG, ERROR_GUIDE, type ErrorCode } from "@/server/errors";
 
@@ -27,6 +28,13 @@ export default async function ErrorsPage() {
         the key and the cell; 402 top up or wait; 403 check scope, rights, address and plan; 404 the resource is absent
         or another tenant&apos;s; 409, 412 and 428 re-read and retry; 429 wait <code>Retry-After</code>; 5xx retry with
         an exponential pause and the same <code>Idempotency-Key</code>.
+      </p>
+      <p>
+        The <Link href="/docs">guides</Link> show these answers in use: the{" "}
+        <Link href="/docs/api-tour#errors">API tour</Link> provokes each kind of refusal with curl, and the{" "}
+        {/* A full page load: Swagger UI runs from its own script tags (app/docs/api/api-reference.tsx). */}
+        {/* eslint-disable-next-line @next/next/no-html-link-for-pages */}
+        <a href="/docs/api">API reference</a> lists which codes each route answers.
       </p>
       <table style={{ borderCollapse: "collapse", width: "100%" }}>
         <thead>

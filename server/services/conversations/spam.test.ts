@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isSpam } from "./spam";
 
-// The documented spam rules of the AI seller (README "Conversation writes and the AI seller").
+// The documented spam rules of the AI seller (docs/ai-seller.md "When the AI does not answer").
 
 const now = new Date("2026-11-24T12:00:00Z");
 const ago = (min: number) => new Date(now.getTime() - min * 60_000);

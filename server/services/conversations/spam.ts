@@ -1,5 +1,5 @@
 /**
- * The spam rules of the AI seller (README "Conversation writes"): a customer message is judged spam, and
+ * The spam rules of the AI seller (docs/ai-seller.md): a customer message is judged spam, and
  * the AI neither asked nor charged (`ai_reply` `skipped`, reason `spam`), when
  * 1. it holds more than 3 links (`http://`, `https://` or `www.`), or
  * 2. one character repeats 30 or more times in a row, or

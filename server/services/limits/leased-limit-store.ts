@@ -54,7 +54,7 @@ interface Waiter {
  * is left, so a busy key's requests do not wait for a refill. Takes reserved but unused when their window
  * ends stay counted in it.
  *
- * Accuracy (README "Rate limits: accuracy of each store"): never more requests than the limit, across every
+ * Accuracy (docs/operations.md "Rate limits: accuracy of each store"): never more requests than the limit, across every
  * process of the inner store. A request may be refused early, while other processes hold reserved takes
  * they have not used: at most a lease and a quarter per process, 1.25 % of the limit. A refused take is
  * never reserved: requests beyond the limit each ask `inner` again. Limits are part of the lease's identity,

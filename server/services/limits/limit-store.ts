@@ -15,7 +15,7 @@ export interface TakeResult {
 /**
  * Where rate counters live. `take` checks every bucket and counts the request in all of them or in none,
  * atomically: across processes for the shared stores (Redis, PostgreSQL), within the process for the
- * in-process one (README "Rate limits: accuracy of each store"). It throws when the store cannot be reached (the caller then fails
+ * in-process one (docs/operations.md "Rate limits: accuracy of each store"). It throws when the store cannot be reached (the caller then fails
  * closed for writes and falls back to the soft in-process limit for reads).
  */
 export interface LimitStore {

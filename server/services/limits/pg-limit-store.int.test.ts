@@ -7,7 +7,7 @@ import { leasedLimitStore, MAX_LEASE } from "./leased-limit-store";
 import { pgLimitStore } from "./pg-limit-store";
 
 // The PostgreSQL limit store batches the takes of concurrent requests into one `rate_limit_take_many`
-// call (README "Rate limits: accuracy of each store"). A batch must decide exactly as the same takes one
+// call (docs/operations.md "Rate limits: accuracy of each store"). A batch must decide exactly as the same takes one
 // by one would. Runs on either database: the function is plain PL/pgSQL, so PGlite runs it too.
 
 let db: Awaited<ReturnType<typeof openTestDatabase>>;

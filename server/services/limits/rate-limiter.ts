@@ -19,7 +19,7 @@ const ADDRESS = Symbol.for("platform.addressLimitStore");
 type Holder = { [KEY]?: LimitStore; [SOFT]?: LimitStore; [ADDRESS]?: LimitStore };
 
 /**
- * The limit store of this process (README "Rate limits: accuracy of each store"):
+ * The limit store of this process (docs/operations.md "Rate limits: accuracy of each store"):
  * - `REDIS_URL` set: Redis, one script call per request for both buckets, exact across processes;
  * - embedded database (PGlite, no `DATABASE_URL`): counters in this process, exact, no round trip
  *   (the process owns the database, so no other process serves its keys; a restart forgets the minute);
@@ -151,7 +151,7 @@ export function rateLimitHeaders(room: RateRoom): Record<string, string> {
 /**
  * Requests answered before a key was accepted (an unknown path, a 405, a 401 or 403 of authentication)
  * allowed per client address per sliding minute. They have no key or tenant to count against, so they
- * count against their address; the spec sends `RateLimit-*` on every answer (README "Interpretations").
+ * count against their address; the spec sends `RateLimit-*` on every answer (docs/interpretations.md).
  */
 export const ADDRESS_LIMIT_PER_MIN = 600;
 

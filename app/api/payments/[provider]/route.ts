@@ -1,6 +1,6 @@
 import { paymentNotificationDoor } from "@/server/payments-door/notification";
 
-// Payment providers' notifications: POST /api/payments/yookassa | stripe | sandbox (README "Payments").
+// Payment providers' notifications: POST /api/payments/yookassa | stripe | sandbox (docs/payments.md).
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
