@@ -82,16 +82,17 @@ export function refusedCharacterErrors(input: unknown): FieldError[] {
       continue;
     }
     const i = f.next++;
-    const key = f.keys ? f.keys[i] : String(i);
-    const step: Step = { parent: f.at, key };
-    if (f.keys && REFUSED_CHARACTER.test(key)) {
-      refuse(step);
+    const name = f.keys?.[i];
+    // A path step is made only for what is refused or walked into: a clean string costs none.
+    if (name !== undefined && REFUSED_CHARACTER.test(name)) {
+      refuse({ parent: f.at, key: name });
       continue;
     }
-    const child = f.keys ? (f.value as Record<string, unknown>)[key] : (f.value as unknown[])[i];
+    const child = name !== undefined ? (f.value as Record<string, unknown>)[name] : (f.value as unknown[])[i];
     if (typeof child === "string") {
-      if (REFUSED_CHARACTER.test(child)) refuse(step);
-    } else if (typeof child === "object" && child !== null) stack.push(frame(child, step));
+      if (REFUSED_CHARACTER.test(child)) refuse({ parent: f.at, key: name ?? String(i) });
+    } else if (typeof child === "object" && child !== null)
+      stack.push(frame(child, { parent: f.at, key: name ?? String(i) }));
   }
   return out;
 }
