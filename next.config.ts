@@ -1,17 +1,6 @@
 import type { NextConfig } from "next";
 
 /**
- * Static headers of the app's pages. Pages may not be framed or leak their address, nor be sniffed;
- * console pages are never cached. The Content-Security-Policy needs a nonce per response, so it is set
- * by proxy.ts (server/lib/content-security-policy.ts).
- */
-const PAGE_HEADERS = [
-  { key: "X-Frame-Options", value: "DENY" },
-  { key: "Referrer-Policy", value: "same-origin" },
-  { key: "X-Content-Type-Options", value: "nosniff" },
-];
-
-/**
  * PGlite ships WebAssembly files it loads relative to its own module, and postgres.js
  * opens sockets: both must be required from node_modules at run time, not bundled. drizzle-orm too: the
  * server (scripts/start.ts, bundled apart by esbuild) opens the process-wide database with node_modules'
@@ -43,13 +32,10 @@ const nextConfig: NextConfig = {
     // resident, issue 22 item 4); the first request to each route takes a few ms longer.
     preloadEntriesOnStart: false,
   },
+  // Console pages are never cached. The pages' security headers (policy, framing, referrer, sniffing)
+  // are set on every page by proxy.ts, from one place (server/lib/content-security-policy.ts).
   async headers() {
-    return [
-      { source: "/console/:path*", headers: [...PAGE_HEADERS, { key: "Cache-Control", value: "no-store" }] },
-      { source: "/", headers: PAGE_HEADERS },
-      { source: "/docs", headers: PAGE_HEADERS },
-      { source: "/docs/:page", headers: PAGE_HEADERS },
-    ];
+    return [{ source: "/console/:path*", headers: [{ key: "Cache-Control", value: "no-store" }] }];
   },
 };
 

@@ -1,6 +1,9 @@
-import { unstable_doesMiddlewareMatch } from "next/experimental/testing/server";
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { unstable_doesMiddlewareMatch, unstable_getResponseFromNextConfig } from "next/experimental/testing/server";
 import { NextRequest } from "next/server";
 import { describe, expect, it, vi } from "vitest";
+import nextConfig from "./next.config";
 import { config as proxyConfig, proxy } from "./proxy";
 
 // The pages' Content-Security-Policy (issue 23 item 7): a nonce per response instead of
@@ -78,5 +81,71 @@ describe("page Content-Security-Policy (proxy.ts)", () => {
       expect(matches(other)).toBe(false);
     }
     expect(matches("/console", { "next-router-prefetch": "1" })).toBe(false);
+  });
+});
+
+describe("the same security headers on every page (issue 76 item 5)", () => {
+  /**
+   * Every page of the app, from its `page.tsx` files (a page added later is covered without anyone
+   * listing it): dynamic segments get a sample value, route groups vanish. Plus an unknown path (404).
+   */
+  function pagePaths(): string[] {
+    const files = readdirSync(path.join(process.cwd(), "app"), { recursive: true, encoding: "utf8" }).filter(
+      (f) => path.basename(f) === "page.tsx",
+    );
+    const paths = files.map(
+      (f) =>
+        "/" +
+        path
+          .dirname(f)
+          .split(path.sep)
+          .filter((s) => s !== "." && !/^\(.*\)$/.test(s))
+          .map((s) => (s.startsWith("[") ? "0f8fad5b-d9cb-469f-a165-70867728950e" : s))
+          .join("/"),
+    );
+    return [...paths.map((p) => (p === "/" ? p : p.replace(/\/$/, ""))), "/no-such-page"];
+  }
+
+  /** What a browser gets on `url`: the headers of next.config.ts for the path, then the proxy's when it runs. */
+  async function pageHeaders(url: string): Promise<Headers> {
+    const fromConfig = await unstable_getResponseFromNextConfig({ url, nextConfig });
+    const headers = new Headers(fromConfig.headers);
+    if (unstable_doesMiddlewareMatch({ config: proxyConfig, url })) {
+      vi.stubEnv("NODE_ENV", "production");
+      try {
+        proxy(new NextRequest(url)).headers.forEach((value, name) => {
+          if (!name.startsWith("x-middleware-")) headers.set(name, value);
+        });
+      } finally {
+        vi.unstubAllEnvs();
+      }
+    }
+    return headers;
+  }
+
+  it("finds the pages of the report among the app's pages", () => {
+    expect(pagePaths()).toEqual(
+      expect.arrayContaining([
+        "/",
+        "/console",
+        "/docs/api",
+        "/developers/errors",
+        "/pay/sandbox/0f8fad5b-d9cb-469f-a165-70867728950e",
+      ]),
+    );
+  });
+
+  it.each(pagePaths())("%s sends the policy, DENY framing, same-origin referrers and nosniff", async (page) => {
+    const h = await pageHeaders(`https://api.example.ru${page}`);
+    expect(h.get("content-security-policy")).toMatch(/^default-src 'self'; script-src 'self' 'nonce-/);
+    expect(h.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(h.get("x-frame-options")).toBe("DENY");
+    expect(h.get("referrer-policy")).toBe("same-origin");
+    expect(h.get("x-content-type-options")).toBe("nosniff");
+  });
+
+  it("keeps console pages out of caches", async () => {
+    for (const page of ["/console", "/console/wallet"])
+      expect((await pageHeaders(`https://api.example.ru${page}`)).get("cache-control")).toBe("no-store");
   });
 });

@@ -1,20 +1,21 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { NONCE_HEADER, newNonce, pageCsp } from "@/server/lib/content-security-policy";
+import { NONCE_HEADER, newNonce, pageSecurityHeaders } from "@/server/lib/content-security-policy";
 
 /**
- * Every page response gets a Content-Security-Policy with a nonce of its own (issue 23 item 7). The
- * policy also goes on the request, where Next.js finds the nonce and puts it on its scripts; server
- * components read it from {@link NONCE_HEADER} (app/docs/api/page.tsx). The other page headers
- * (framing, referrer, sniffing, caching) are static, in next.config.ts.
+ * Every page response gets the same security headers, from here alone (issue 76 item 5): a
+ * Content-Security-Policy with a nonce of its own (issue 23 item 7), framing, referrer and sniffing
+ * ({@link pageSecurityHeaders}). The policy also goes on the request, where Next.js finds the nonce and
+ * puts it on its scripts; server components read it from {@link NONCE_HEADER} (app/docs/api/page.tsx).
+ * Only console pages' `Cache-Control: no-store` stays in next.config.ts.
  */
 export function proxy(request: NextRequest): NextResponse {
   const nonce = newNonce();
-  const csp = pageCsp(nonce, process.env.NODE_ENV === "development");
+  const security = pageSecurityHeaders(nonce, process.env.NODE_ENV === "development");
   const headers = new Headers(request.headers);
-  headers.set("content-security-policy", csp);
+  headers.set("content-security-policy", security["content-security-policy"]);
   headers.set(NONCE_HEADER, nonce);
   const response = NextResponse.next({ request: { headers } });
-  response.headers.set("content-security-policy", csp);
+  for (const [name, value] of Object.entries(security)) response.headers.set(name, value);
   return response;
 }
 

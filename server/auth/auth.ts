@@ -12,6 +12,7 @@ import {
   tenants,
 } from "@/db/schema";
 import { env } from "@/server/env";
+import { requestOrigin } from "@/server/lib/request-origin";
 import { STAFF_PASSWORD_MAX, STAFF_PASSWORD_MIN } from "@/server/services/tenants/staff";
 import {
   hashVerificationIdentifier,
@@ -53,7 +54,9 @@ export function createAuth(db: Db) {
     baseURL: origin,
     basePath: "/api/auth",
     secret: e.appSecret,
-    trustedOrigins: [origin],
+    // The cell's origin, and the page's own origin however it was reached (`127.0.0.1:PORT` as well as
+    // `localhost:PORT`), as for the console's tRPC calls (issue 76 item 5); called without a request at start.
+    trustedOrigins: (request) => [origin, request ? requestOrigin(request) : null],
     database: drizzleAdapter(db, {
       provider: "pg",
       schema: {

@@ -8,7 +8,7 @@ export function newNonce(): string {
 }
 
 /**
- * The Content-Security-Policy of the app's pages (console, `/`, `/docs/api`): nothing from other
+ * The Content-Security-Policy of the app's pages (every page; {@link pageSecurityHeaders}): nothing from other
  * origins (the app works offline), no framing, no plugins, forms and `<base>` only to ourselves.
  * Scripts run only with this response's nonce, which Next.js puts on its own script tags, plus what
  * those scripts load ('strict-dynamic'): an injected `<script>` or inline handler does not run, even
@@ -29,4 +29,24 @@ export function pageCsp(nonce: string, dev: boolean): string {
     "form-action 'self'",
     "object-src 'none'",
   ].join("; ");
+}
+
+/**
+ * The headers every page sends besides its policy (issue 76 item 5): no framing by anyone (for browsers
+ * that predate `frame-ancestors`), no referrer to other origins, no content sniffing.
+ */
+export const PAGE_STATIC_HEADERS: Readonly<Record<string, string>> = {
+  "x-frame-options": "DENY",
+  "referrer-policy": "same-origin",
+  "x-content-type-options": "nosniff",
+};
+
+/**
+ * Every security header of one page response, the same set on every page (the console, `/`, `/docs/api`,
+ * `/developers/errors`, `/pay/sandbox/{id}`, a 404): {@link pageCsp} with this response's nonce and
+ * {@link PAGE_STATIC_HEADERS}. proxy.ts, which runs for every page, sets them; nothing else does, so no
+ * page can be left out by a list of paths.
+ */
+export function pageSecurityHeaders(nonce: string, dev: boolean): Record<string, string> {
+  return { "content-security-policy": pageCsp(nonce, dev), ...PAGE_STATIC_HEADERS };
 }

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { ApiError, type FieldError } from "@/server/errors";
+import { refusedCharacterErrors } from "./control-characters";
 
 /** RFC 6901 pointer of a path: ["buttons", 0, "url"] → "/buttons/0/url"; [] → "" (the whole document). */
 export function toPointer(path: readonly PropertyKey[]): string {
@@ -52,14 +53,25 @@ export function fieldErrors(issues: readonly z.core.$ZodIssue[], prefix: Propert
   return out;
 }
 
-/** Parses with a schema or collects its field errors. */
+/**
+ * Parses with a schema or collects its field errors. Every string of the input (and every object key) is
+ * first checked for characters no text may hold (./control-characters.ts, issue 76 item 4): such a string
+ * is a field error `invalid_character` at its pointer whatever the schema says, so no field, however its
+ * schema was built, carries U+0000 to the database. The schema's own errors follow, except on fields
+ * already refused for their characters.
+ */
 export function check<T>(
   schema: z.ZodType<T>,
   input: unknown,
 ): { ok: true; value: T } | { ok: false; errors: FieldError[] } {
+  const refused = refusedCharacterErrors(input);
   // reportInput: zod 4 leaves `input` off issues by default, and without it a wrong type reads as `required`.
   const r = schema.safeParse(input, { reportInput: true });
-  return r.success ? { ok: true, value: r.data } : { ok: false, errors: fieldErrors(r.error.issues) };
+  if (!refused.length)
+    return r.success ? { ok: true, value: r.data } : { ok: false, errors: fieldErrors(r.error.issues) };
+  if (r.success) return { ok: false, errors: refused };
+  const named = new Set(refused.map((e) => e.field));
+  return { ok: false, errors: [...refused, ...fieldErrors(r.error.issues).filter((e) => !named.has(e.field))] };
 }
 
 /** The 422 for a list of field errors; the detail names the first one. */

@@ -1,8 +1,8 @@
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
-import { env } from "@/server/env";
 import type { ErrorCode } from "@/server/errors";
 import { BodyTooLargeError, readLimited } from "@/server/lib/read-limited";
+import { isSameOrigin } from "@/server/lib/request-origin";
 import { MAX_TRPC_BATCH } from "./batch-limit";
 import { createContext } from "./init";
 import { appRouter } from "./root";
@@ -31,13 +31,12 @@ function refuse(status: number, trpcCode: TRPC_ERROR_CODE_KEY, code: ErrorCode, 
 
 /**
  * CSRF: the session cookie is SameSite=Lax, and a state-changing call must come from our own origin
- * (browsers always send Origin on POST); anything else is refused before a procedure runs.
+ * (browsers always send Origin on POST): the page's own origin however it was reached (`127.0.0.1:PORT`
+ * as well as `localhost:PORT`; issue 76 item 5) or the cell's configured one. Anything else is refused
+ * before a procedure runs.
  */
 function sameOrigin(request: Request): boolean {
-  if (request.method === "GET") return true;
-  const origin = request.headers.get("origin");
-  const own = new URL(request.url).origin;
-  return origin === own || origin === env().cellOrigins[env().cell];
+  return request.method === "GET" || isSameOrigin(request);
 }
 
 /**

@@ -4,6 +4,8 @@ import type { Db } from "@/db/client";
 import { getDb } from "@/db/client";
 import { auth } from "@/server/auth/auth";
 import { ApiError, type ErrorCode, type FieldError } from "@/server/errors";
+import { refusedCharacterErrors } from "@/server/lib/control-characters";
+import { validationError } from "@/server/lib/validation";
 import type { Right } from "@/server/schemas/scopes";
 import { staffMembership } from "@/server/services/tenants/memberships";
 import { TRPC_CODE } from "./error-map";
@@ -97,9 +99,22 @@ const mapErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
+/**
+ * Refuses, before anything else reads it, a call whose input holds a character no text may hold in any
+ * string or key (U+0000, the other C0 controls but tab, line feed and carriage return, unpaired surrogates;
+ * server/lib/control-characters.ts, issue 76 item 4): BAD_REQUEST (400) `validation_failed` naming each
+ * such field by JSON Pointer. One check for every procedure, whatever its schema, so no console input
+ * carries U+0000 to the database (where it was a 500).
+ */
+const refuseControlCharacters = t.middleware(async ({ getRawInput, next }) => {
+  const errors = refusedCharacterErrors(await getRawInput());
+  if (errors.length) throw validationError(errors);
+  return next();
+});
+
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
-export const publicProcedure = t.procedure.use(mapErrors);
+export const publicProcedure = t.procedure.use(mapErrors).use(refuseControlCharacters);
 
 /** A signed-in staff user. */
 export const staffProcedure = publicProcedure.use(({ ctx, next }) => {
