@@ -129,7 +129,7 @@ describe("control characters in console input (issue 76 item 4)", () => {
       "requestLog.list /filters/path",
       "journal.list /filters/requestId",
       "journal.exportCsv /filters/resourceType",
-      "team.invitation /invitationId",
+      "team.invitation /token",
       "team.createAccount /name",
       "team.createAccount /password",
     ])
