@@ -161,3 +161,51 @@ describe("one-way layers are enforced by lint", () => {
     expect(await layerErrors(filePath, `${source}\nexport const x = 1;\n`)).toEqual([]);
   });
 });
+
+// Issue 68 item 6: the layer rule sees our own inngest/ door, not the package in node_modules; a rule of its
+// own keeps services free of Inngest, the package and its helpers, however they are imported.
+describe("services never import Inngest", () => {
+  async function inngestErrors(filePath: string, source: string): Promise<string[]> {
+    const [result] = await eslint.lintText(source, { filePath });
+    return result.messages
+      .filter((m) => m.ruleId === "no-restricted-imports" || m.ruleId === "no-restricted-syntax")
+      .map((m) => m.message);
+  }
+
+  it.each([
+    ["the package", "server/services/events/bad.ts", 'import { Inngest } from "inngest";\nexport const x = Inngest;'],
+    [
+      "its types",
+      "server/services/events/bad.ts",
+      'import type { GetEvents } from "inngest";\nexport type X = GetEvents<never>;',
+    ],
+    [
+      "a subpath",
+      "server/services/operations/bad.ts",
+      'import { serve } from "inngest/next";\nexport const x = serve;',
+    ],
+    ["a re-export", "server/services/events/bad.ts", 'export { Inngest } from "inngest";'],
+    ["a dynamic import", "server/services/events/bad.ts", 'export const load = () => import("inngest");'],
+    ["a require", "server/services/events/bad.ts", 'export const load = () => require("inngest");'],
+    [
+      "its test helpers, from a test",
+      "server/services/events/bad.int.test.ts",
+      'import { InngestTestEngine } from "@inngest/test";\nexport const x = InngestTestEngine;',
+    ],
+  ])("refuses %s under server/services", async (_name, filePath, source) => {
+    const errors = await inngestErrors(filePath, `${source}\n`);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/Services never import Inngest/);
+  });
+
+  it.each([
+    ["the Inngest door", "inngest/functions/ok.ts", 'import { Inngest } from "inngest";\nexport const x = Inngest;'],
+    [
+      "a service, a package of a similar name",
+      "server/services/events/ok.ts",
+      'export const load = () => import("inngestish");',
+    ],
+  ])("allows %s", async (_name, filePath, source) => {
+    expect(await inngestErrors(filePath, `${source}\n`)).toEqual([]);
+  });
+});
