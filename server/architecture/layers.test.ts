@@ -209,3 +209,20 @@ describe("services never import Inngest", () => {
     expect(await inngestErrors(filePath, `${source}\n`)).toEqual([]);
   });
 });
+
+// Issue 68 item 6: operation-runs.ts and paid-operations.ts imported each other (paid-operations.ts now
+// owns the engine's operation types). eslint-plugin-import's no-cycle follows every import of the folder's
+// modules through the code base (packages left out).
+it("the operations services import no circle", { timeout: 180_000 }, async () => {
+  const cycles = new ESLint({
+    cwd: process.cwd(),
+    overrideConfig: [{ files: ["server/**/*.ts"], rules: { "import/no-cycle": ["error", { ignoreExternal: true }] } }],
+  });
+  const results = await cycles.lintFiles(["server/services/operations/*.ts"]);
+  const found = results.flatMap((r) =>
+    r.messages
+      .filter((m) => m.ruleId === "import/no-cycle")
+      .map((m) => `${r.filePath.slice(process.cwd().length + 1)}:${m.line} ${m.message}`),
+  );
+  expect(found).toEqual([]);
+});
