@@ -1,5 +1,5 @@
 import { ESLint } from "eslint";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 
 // The one-way layer rule of eslint.config.mjs (README "Layout"), proven on the real configuration: a
 // file placed at a path gets its layer from the path, and an import that goes up or sideways fails lint.
@@ -10,9 +10,28 @@ async function layerErrors(filePath: string, source: string): Promise<string[]> 
   return result.messages.filter((m) => m.ruleId === "boundaries/dependencies").map((m) => m.message);
 }
 
+/** What eslint-plugin-boundaries printed as warnings while it read the configuration (its deprecations). */
+const pluginWarnings: string[] = [];
+
 describe("one-way layers are enforced by lint", () => {
-  // The first lint loads the TypeScript resolver and the whole config: slow once, fast after.
-  beforeAll(() => layerErrors("server/lib/warm-up.ts", "export const x = 1;\n"), 120_000);
+  // The first lint loads the TypeScript resolver and the whole config: slow once, fast after. The plugin
+  // warns of a deprecated option then, once a process.
+  beforeAll(async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation((...args: unknown[]) => {
+      pluginWarnings.push(args.map(String).join(" "));
+    });
+    try {
+      await layerErrors("server/lib/warm-up.ts", "export const x = 1;\n");
+    } finally {
+      warn.mockRestore();
+    }
+  }, 120_000);
+
+  // Issue 68 item 6: single-file layers were element descriptors in the deprecated `mode: "file"`; they
+  // are `boundaries/files` descriptors now, and the configuration uses no option the plugin deprecates.
+  it("uses no option eslint-plugin-boundaries deprecates", () => {
+    expect(pluginWarnings.filter((w) => /deprecated|no effect|will be removed/i.test(w))).toEqual([]);
+  });
 
   it.each([
     [
