@@ -106,6 +106,36 @@ const layerRule = {
   },
 };
 
+// Services never import Inngest, the package or its helpers (DESIGN "Layers"; issue 68 item 6): the
+// layer rule above covers our own inngest/ door, not a package from node_modules. After-commit work is
+// announced through the listener the door owning the driver registers (server/services/events/work-notifier.ts).
+const NO_INNGEST_IN_SERVICES =
+  'Services never import Inngest (DESIGN "Layers"): announce after-commit work through server/services/events/work-notifier.ts; the inngest/ door registers the listener.';
+const servicesWithoutInngest = {
+  files: ["server/services/**/*.ts", "server/services/**/*.tsx"],
+  rules: {
+    "no-restricted-imports": [
+      "error",
+      {
+        paths: [{ name: "inngest", message: NO_INNGEST_IN_SERVICES }],
+        patterns: [{ group: ["inngest/*", "@inngest/*"], message: NO_INNGEST_IN_SERVICES }],
+      },
+    ],
+    // no-restricted-imports does not look at import() and require().
+    "no-restricted-syntax": [
+      "error",
+      {
+        selector: "ImportExpression[source.value=/^(inngest($|\\u002F)|@inngest\\u002F)/]",
+        message: NO_INNGEST_IN_SERVICES,
+      },
+      {
+        selector: "CallExpression[callee.name='require'][arguments.0.value=/^(inngest($|\\u002F)|@inngest\\u002F)/]",
+        message: NO_INNGEST_IN_SERVICES,
+      },
+    ],
+  },
+};
+
 const config = [
   ...nextVitals,
   ...nextTs,
@@ -130,6 +160,7 @@ const config = [
     },
   },
   layerRule,
+  servicesWithoutInngest,
 ];
 
 export default config;

@@ -9,14 +9,7 @@ import type { NextConfig } from "next";
  * drizzle 8.4 % of samples with two copies, 4.9 % with one).
  */
 const nextConfig: NextConfig = {
-  serverExternalPackages: [
-    "@electric-sql/pglite",
-    "@electric-sql/pglite-socket",
-    "postgres",
-    "pino",
-    "ioredis",
-    "drizzle-orm",
-  ],
+  serverExternalPackages: ["@electric-sql/pglite", "postgres", "pino", "ioredis", "drizzle-orm"],
   poweredByHeader: false,
   // `/api/public/v1/cards/` is answered by the API itself (a 404 naming `/cards`), not by a 308 with a
   // relative Location that clients without redirects (or a POST) would not follow.

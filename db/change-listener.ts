@@ -1,5 +1,5 @@
 import type { Database } from "./client";
-import { onSocketWrite } from "./socket-transaction-guard";
+import { onSocketWrite } from "./embedded-socket";
 
 /** What a change listener reports to its owner. */
 export interface ChangeHandlers {
@@ -34,8 +34,8 @@ export interface ChangeListenerOptions {
  * query every `heartbeatMs`; a closed connection or a heartbeat without answer within `heartbeatMs`
  * reports `onConnected(false)` at once and reconnects every `retryMs` until `LISTEN` succeeds, then
  * `onConnected(true)`. Embedded PGlite (one process owns it): PGlite's own `listen` for this process's
- * statements, plus a `*` notification after each statement of a socket client (the operator CLI), whose
- * notifications PGlite hands back to that client only (db/socket-transaction-guard.ts).
+ * statements, plus a `*` notification after each unit of work of a socket client (the operator CLI), whose
+ * notifications PGlite hands back to that client only (db/embedded-socket.ts).
  * `channel` must be a plain SQL identifier.
  */
 export async function listenForChanges(

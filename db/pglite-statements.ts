@@ -55,7 +55,7 @@ export function isPgliteInstance(client: unknown): client is PGlite {
  *
  * A run takes the same two locks as PGlite's `query` (its transaction lock, then its query lock), so it
  * never runs inside another caller's transaction or between a socket client's messages
- * (db/socket-transaction-guard.ts), and first takes a turn of the event loop on a server's instance like
+ * (db/embedded-socket.ts), and first takes a turn of the event loop on a server's instance like
  * every other query there (db/pglite-turns.ts). A statement that is gone (a socket client's `DISCARD
  * ALL`) is prepared again once. Past {@link MAX_PGLITE_STATEMENTS} texts, new texts run unnamed.
  * Errors are PGlite's DatabaseError, with the SQLSTATE in `code`, as from its `query`.
@@ -102,9 +102,9 @@ function namedStatement(pglite: PGlite, text: string): PgliteQuery {
       return serializer ? serializer(p) : String(p);
     });
     // execProtocolStream, as PGlite's own `query`: it parses this call's output itself. `execProtocol` parses
-    // through whatever output callback is set, and pglite-socket leaves its client's stream set after each
-    // of that client's messages: the first statement after an operator-CLI command wrote its rows to the
-    // CLI's socket and answered none (a valid key refused 401 in the end-to-end specs).
+    // through whatever output callback is set, and a raw call (the embedded socket's, for its clients'
+    // messages) leaves its callback set: with pglite-socket the first statement after an operator-CLI
+    // command wrote its rows to the CLI's socket and answered none (a valid key refused 401 in the e2e specs).
     const messages = await pglite.execProtocolStream(
       Buffer.concat([
         serialize.bind({ statement: name, values }),

@@ -6,16 +6,17 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "./client";
 import { namedStatementClient } from "./pglite-statements";
+import { serveEmbedded } from "./embedded-socket";
 import { portFile, shareEmbedded } from "./shared-embedded";
 
-// The operator CLI reaches the running app's PGlite through pglite-socket. A CLI transaction must be
-// isolated from the app's own queries: they wait until it ends, never join it.
+// The operator CLI reaches the running app's PGlite through its socket (db/embedded-socket.ts). A CLI
+// transaction must be isolated from the app's own queries: they wait until it ends, never join it.
 
 let dir: string;
 let app: Database;
 let stop: () => Promise<void>;
 let cli: postgres.Sql;
-/** The port the app's PGlite is shared on (pglite-socket), as the CLI finds it. */
+/** The port the app's PGlite is shared on, as the CLI finds it. */
 let port: number;
 
 beforeAll(async () => {
@@ -37,8 +38,8 @@ afterAll(async () => {
 const appRows = async () =>
   (await app.pglite!.query<{ id: number }>("select id from t order by id")).rows.map((r) => r.id);
 
-// pglite-socket leaves its client's output stream set on PGlite after each message: an app statement that
-// did not set its own parser wrote its rows to the CLI's socket (db/pglite-statements.ts).
+// A raw-protocol call leaves its output callback set on PGlite after each socket message: an app statement
+// that did not set its own parser wrote its rows to the CLI's socket (db/pglite-statements.ts).
 describe("the app's named statements next to a socket client", () => {
   it("answer their own rows right after a socket client's command", async () => {
     const named = namedStatementClient(app.pglite!);
@@ -96,8 +97,8 @@ describe("a socket client's transaction", () => {
 
 describe("a socket client's statements outside a transaction", () => {
   it("keep their extended-protocol messages together while the app queries with other parameters", async () => {
-    // postgres.js sends Parse, Bind, Describe, Execute and Sync for each parameterized query, and
-    // pglite-socket runs them one message at a time. An app query between the client's Parse and Bind
+    // postgres.js sends Parse, Bind, Describe, Execute and Sync for each parameterized query, and the
+    // socket runs them one message at a time. An app query between the client's Parse and Bind
     // replaced the unnamed statement, and the client's Bind failed ("bind message supplies 3
     // parameters, but prepared statement "" requires 1").
     let appBusy = true;
@@ -123,7 +124,7 @@ describe("a socket client's statements outside a transaction", () => {
   });
 
   it("two socket clients at once keep their statements apart, even when one sends a statement in pieces", async () => {
-    // Two clients (two CLI commands, or a script): pglite-socket queues their messages one at a time. A
+    // Two clients (two CLI commands, or a script): the socket runs their messages one at a time. A
     // client that writes its Parse, then its Bind and Sync later, must not have the other client's
     // statement run in between: it would replace the unnamed statement, and the Bind would fail.
     const a = await rawClient(port);
@@ -157,6 +158,101 @@ describe("a socket client's statements outside a transaction", () => {
   });
 });
 
+// Issue 68 item 4: one unit of work at a time (db/embedded-socket.ts). A client holds the session from its
+// first message until the database is idle again (ReadyForQuery 'I'), however long that takes; nothing
+// lets go of it in between.
+describe("one unit of work at a time", () => {
+  it("a client slow between its Parse and its Bind keeps the session: its Bind binds its own statement", async () => {
+    // postgres.js sends Parse, Describe and Flush, waits for the parameter types, then Bind, Execute and
+    // Sync. A client that takes its time (a loaded machine, a paused process) must not lose its statement
+    // to an app query that ran meanwhile, however long it waits.
+    const client = await rawClient(port);
+    try {
+      client.send(parseMessage("select $1::int + $2::int as v", 2), DESCRIBE_UNNAMED, FLUSH);
+      await new Promise((r) => setTimeout(r, 100));
+      let appDone = false;
+      const appRead = app.pglite!.query<{ v: string }>("select $1::text as v", ["app"]).then((r) => {
+        appDone = true;
+        return r.rows[0]!.v;
+      });
+      await new Promise((r) => setTimeout(r, 2_500));
+      const appRanMeanwhile = appDone;
+      const done = client.untilReady();
+      client.send(bindMessage(["40", "2"]), EXECUTE, SYNC_MESSAGE);
+      expect(await done).toEqual({ error: null, values: ["42"] });
+      expect(appRanMeanwhile).toBe(false);
+      expect(await appRead).toBe("app");
+    } finally {
+      client.close();
+    }
+  });
+
+  it("a client that binds its unnamed statement after a Sync binds its own, not the app's", async () => {
+    // PostgreSQL keeps the unnamed statement after a Sync; the app's queries use it too.
+    const client = await rawClient(port);
+    try {
+      client.send(parseMessage("select $1::int + 1 as v", 1), SYNC_MESSAGE);
+      expect(await client.untilReady()).toEqual({ error: null, values: null });
+      expect((await app.pglite!.query("select $1::text || $2::text as v", ["x", "y"])).rows).toEqual([{ v: "xy" }]);
+      const done = client.untilReady();
+      client.send(bindMessage(["41"]), EXECUTE, SYNC_MESSAGE);
+      expect(await done).toEqual({ error: null, values: ["42"] });
+    } finally {
+      client.close();
+    }
+  });
+
+  it("a client silent inside a transaction past the limit is disconnected and rolled back; the app goes on", async () => {
+    const server = await serveEmbedded(app.pglite!, { unitIdleMs: 300 });
+    const silent = postgres(`postgres://postgres@127.0.0.1:${server.port}/postgres`, { max: 1, onnotice: () => {} });
+    try {
+      await silent`begin`;
+      await silent`insert into t (id, v) values (7, 'never')`;
+      const started = Date.now();
+      // The app waits for the client's transaction, which ends when the client is cut off.
+      expect(await appRows()).toEqual([1, 2, 4]);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+      await expect(silent`commit`).rejects.toThrow();
+      expect(await appRows()).toEqual([1, 2, 4]);
+    } finally {
+      await silent.end({ timeout: 1 });
+      await server.stop();
+    }
+  });
+
+  it("refuses a client past the limit with PostgreSQL's too-many-clients error", async () => {
+    const server = await serveEmbedded(app.pglite!, { maxClients: 1 });
+    const url = `postgres://postgres@127.0.0.1:${server.port}/postgres`;
+    const first = postgres(url, { max: 1, onnotice: () => {} });
+    const second = postgres(url, { max: 1, onnotice: () => {} });
+    try {
+      expect(await first`select 1 as v`).toEqual([{ v: 1 }]);
+      await expect(second`select 1 as v`).rejects.toMatchObject({ code: "53300" });
+    } finally {
+      await first.end({ timeout: 1 });
+      await second.end({ timeout: 1 });
+      await server.stop();
+    }
+  });
+
+  it("drops a client's named statements when it leaves, as PostgreSQL does with its connection", async () => {
+    const named = (await app.pglite!.query<{ name: string }>("select name from pg_prepared_statements")).rows;
+    const before = new Set(named.map((r) => r.name));
+    const client = postgres(`postgres://postgres@127.0.0.1:${port}/postgres`, { max: 1, onnotice: () => {} });
+    // postgres.js prepares its statements under names of its own (prepare: true).
+    expect(await client`select ${5}::int + 1 as v`).toEqual([{ v: 6 }]);
+    const statementsNow = async () =>
+      (await app.pglite!.query<{ name: string }>("select name from pg_prepared_statements")).rows
+        .map((r) => r.name)
+        .filter((n) => !before.has(n));
+    expect((await statementsNow()).length).toBeGreaterThan(0);
+    await client.end({ timeout: 1 });
+    const until = Date.now() + 5_000;
+    while ((await statementsNow()).length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    expect(await statementsNow()).toEqual([]);
+  });
+});
+
 /** Frontend messages of the extended protocol, as raw bytes (type byte, int32 length, body). */
 function frontend(type: string, body: Buffer): Buffer {
   const msg = Buffer.alloc(5 + body.length);
@@ -187,6 +283,9 @@ function bindMessage(values: string[]): Buffer {
 }
 const EXECUTE = frontend("E", Buffer.from([0, 0, 0, 0, 0]));
 const SYNC_MESSAGE = frontend("S", Buffer.alloc(0));
+const FLUSH = frontend("H", Buffer.alloc(0));
+/** Describe of the unnamed statement. */
+const DESCRIBE_UNNAMED = frontend("D", Buffer.from("S\0"));
 
 /** A raw protocol client: sends messages, and reads the first DataRow's values or error until ReadyForQuery. */
 async function rawClient(socketPort: number) {

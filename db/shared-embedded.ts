@@ -3,12 +3,12 @@ import net from "node:net";
 import path from "node:path";
 import type { Database } from "./client";
 import { openDatabase } from "./client";
-import { guardSocketTransactions } from "./socket-transaction-guard";
+import { serveEmbedded } from "./embedded-socket";
 
 // PGlite allows one opener per directory. While the app runs it owns `.data/pglite`, so it also serves
-// that database on a loopback socket (pglite-socket) and writes the port beside it; `npm run admin`
-// and other scripts connect there with postgres.js. When the app is not running they open the
-// directory themselves.
+// that database on a loopback socket (db/embedded-socket.ts: one unit of work at a time with the app's own
+// queries) and writes the port beside it; `npm run admin` and other scripts connect there with
+// postgres.js. When the app is not running they open the directory themselves.
 
 /** File holding the port of the running app's PGlite socket: `<dir of PGLITE_DIR>/pglite.port`. */
 export function portFile(pgliteDir: string): string {
@@ -21,18 +21,9 @@ export function portFile(pgliteDir: string): string {
  */
 export async function shareEmbedded(d: Database, pgliteDir: string, port = 0): Promise<() => Promise<void>> {
   if (!d.pglite) throw new Error("shareEmbedded needs an embedded (PGlite) database");
-  const { PGLiteSocketServer } = await import("@electric-sql/pglite-socket");
-  const server = new PGLiteSocketServer({
-    db: guardSocketTransactions(d.pglite),
-    host: "127.0.0.1",
-    port,
-    maxConnections: 4,
-  });
-  await server.start();
-  const addr = server.getServerConn();
-  const actualPort = Number(String(addr).split(":").pop());
+  const server = await serveEmbedded(d.pglite, { host: "127.0.0.1", port });
   const file = portFile(pgliteDir);
-  writeFileSync(file, `${actualPort}\n`);
+  writeFileSync(file, `${server.port}\n`);
   return async () => {
     rmSync(file, { force: true });
     await server.stop();

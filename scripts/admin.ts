@@ -1,4 +1,6 @@
 import { randomBytes } from "node:crypto";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { DirectoryInUseError } from "@/db/directory-lock";
 import { openForScript } from "@/db/shared-embedded";
@@ -244,11 +246,37 @@ function help(): string {
   ].join("\n");
 }
 
-async function main(): Promise<number> {
-  const [name, ...rest] = process.argv.slice(2);
+/**
+ * An unexpected error's message with its causes' (drizzle's "Failed query: ..." wraps the database's own
+ * error, which says what went wrong), joined by ": ".
+ */
+function failureText(err: unknown): string {
+  const parts: string[] = [];
+  for (let e = err as { message?: string; cause?: unknown } | undefined; e && parts.length < 5; e = e.cause as typeof e)
+    if (e.message) parts.push(e.message);
+  return parts.join(": ") || String(err);
+}
+
+/** Where the CLI writes: `out` is stdout (the answer), `err` is stderr (messages for the operator). */
+export interface AdminIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const CONSOLE_IO: AdminIo = { out: (t) => console.log(t), err: (t) => console.error(t) };
+
+/**
+ * Runs one operator command, as `npm run admin -- <args>` does: parses `args` (the command's name, its
+ * options, `--json`), opens the database for a script (PostgreSQL, the running app's shared PGlite socket,
+ * or the PGlite directory; db/shared-embedded.ts), runs the command and closes the database.
+ * Never throws: errors are written to `io` (one `{ "error": ... }` object on `out` with --json).
+ * @returns the process exit code: 0 done, 1 refused or failed, 2 usage error
+ */
+export async function runAdmin(args: string[], io: AdminIo = CONSOLE_IO): Promise<number> {
+  const [name, ...rest] = args;
   const command = name ? COMMANDS[name] : undefined;
   if (!command) {
-    console.error(name && name !== "help" && name !== "--help" ? `Unknown command "${name}".\n\n${help()}` : help());
+    io.err(name && name !== "help" && name !== "--help" ? `Unknown command "${name}".\n\n${help()}` : help());
     return name === "help" || name === "--help" ? 0 : 2;
   }
   let json = false;
@@ -302,17 +330,17 @@ async function main(): Promise<number> {
     const d = await openForScript({ url: e.databaseUrl, pgliteDir: e.pgliteDir });
     try {
       const out = await command.run(d.db, values as Opts);
-      console.log(
+      io.out(
         json
           ? JSON.stringify(out)
           : Object.entries(out)
               .map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : v}`)
               .join("\n"),
       );
-      if (!json && "key" in out) console.error("\nThe key is shown once; store it now.");
-      if (!json && "password" in out) console.error("\nThe password is shown once; hand it over safely.");
+      if (!json && "key" in out) io.err("\nThe key is shown once; store it now.");
+      if (!json && "password" in out) io.err("\nThe password is shown once; hand it over safely.");
       if (!json && "reset_url" in out)
-        console.error("\nThe link sets the account's password once; hand it only to the account's owner.");
+        io.err("\nThe link sets the account's password once; hand it only to the account's owner.");
       return 0;
     } finally {
       await d.close();
@@ -327,15 +355,17 @@ async function main(): Promise<number> {
             ? { code: "environment", detail: err.message }
             : err instanceof DirectoryInUseError
               ? { code: "database_in_use", detail: err.message }
-              : { code: "internal_error", detail: (err as Error).message };
-    if (json) console.log(JSON.stringify({ error: problem }));
+              : { code: "internal_error", detail: failureText(err) };
+    if (json) io.out(JSON.stringify({ error: problem }));
     else {
-      console.error(`Error (${problem.code}): ${problem.detail}`);
+      io.err(`Error (${problem.code}): ${problem.detail}`);
       for (const f of (problem as { errors?: { field: string; message: string }[] }).errors ?? [])
-        console.error(`  ${f.field}: ${f.message}`);
+        io.err(`  ${f.field}: ${f.message}`);
     }
     return problem.code === "usage" ? 2 : 1;
   }
 }
 
-main().then((code) => process.exit(code));
+// Run as a program (`tsx scripts/admin.ts`), not when a test imports runAdmin.
+if (process.argv[1] && pathToFileURL(path.resolve(process.argv[1])).href === import.meta.url)
+  void runAdmin(process.argv.slice(2)).then((code) => process.exit(code));

@@ -16,6 +16,13 @@ test("manage a webhook subscription and read its delivery journal", async ({ pag
   // Sign-in returns to the page that asked for it.
   await signIn(page, "Webhooks");
 
+  // The "Include personal data" box stands beside its text, on the text's line (issue 68 item 6: it stood
+  // on a line of its own, centred above its text).
+  const piiBox = await page.getByRole("checkbox", { name: /^Include personal data/ }).boundingBox();
+  const piiText = await page.getByText("Include personal data", { exact: true }).boundingBox();
+  expect(piiBox!.x + piiBox!.width).toBeLessThanOrEqual(piiText!.x);
+  expect(Math.abs(piiBox!.y + piiBox!.height / 2 - (piiText!.y + piiText!.height / 2))).toBeLessThan(4);
+
   // A refused address is explained on the form, and nothing is created.
   await page.getByLabel(/^URL/).fill("https://10.0.0.1/hook");
   await page.getByLabel(/^Events/).fill("lead.*");

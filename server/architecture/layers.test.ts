@@ -1,5 +1,5 @@
 import { ESLint } from "eslint";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 
 // The one-way layer rule of eslint.config.mjs (docs/architecture.md "Layers"), proven on the real configuration: a
 // file placed at a path gets its layer from the path, and an import that goes up or sideways fails lint.
@@ -10,9 +10,28 @@ async function layerErrors(filePath: string, source: string): Promise<string[]> 
   return result.messages.filter((m) => m.ruleId === "boundaries/dependencies").map((m) => m.message);
 }
 
+/** What eslint-plugin-boundaries printed as warnings while it read the configuration (its deprecations). */
+const pluginWarnings: string[] = [];
+
 describe("one-way layers are enforced by lint", () => {
-  // The first lint loads the TypeScript resolver and the whole config: slow once, fast after.
-  beforeAll(() => layerErrors("server/lib/warm-up.ts", "export const x = 1;\n"), 120_000);
+  // The first lint loads the TypeScript resolver and the whole config: slow once, fast after. The plugin
+  // warns of a deprecated option then, once a process.
+  beforeAll(async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation((...args: unknown[]) => {
+      pluginWarnings.push(args.map(String).join(" "));
+    });
+    try {
+      await layerErrors("server/lib/warm-up.ts", "export const x = 1;\n");
+    } finally {
+      warn.mockRestore();
+    }
+  }, 120_000);
+
+  // Issue 68 item 6: single-file layers were element descriptors in the deprecated `mode: "file"`; they
+  // are `boundaries/files` descriptors now, and the configuration uses no option the plugin deprecates.
+  it("uses no option eslint-plugin-boundaries deprecates", () => {
+    expect(pluginWarnings.filter((w) => /deprecated|no effect|will be removed/i.test(w))).toEqual([]);
+  });
 
   it.each([
     [
@@ -160,4 +179,69 @@ describe("one-way layers are enforced by lint", () => {
   ])("allows %s", async (_name, filePath, source) => {
     expect(await layerErrors(filePath, `${source}\nexport const x = 1;\n`)).toEqual([]);
   });
+});
+
+// Issue 68 item 6: the layer rule sees our own inngest/ door, not the package in node_modules; a rule of its
+// own keeps services free of Inngest, the package and its helpers, however they are imported.
+describe("services never import Inngest", () => {
+  async function inngestErrors(filePath: string, source: string): Promise<string[]> {
+    const [result] = await eslint.lintText(source, { filePath });
+    return result.messages
+      .filter((m) => m.ruleId === "no-restricted-imports" || m.ruleId === "no-restricted-syntax")
+      .map((m) => m.message);
+  }
+
+  it.each([
+    ["the package", "server/services/events/bad.ts", 'import { Inngest } from "inngest";\nexport const x = Inngest;'],
+    [
+      "its types",
+      "server/services/events/bad.ts",
+      'import type { GetEvents } from "inngest";\nexport type X = GetEvents<never>;',
+    ],
+    [
+      "a subpath",
+      "server/services/operations/bad.ts",
+      'import { serve } from "inngest/next";\nexport const x = serve;',
+    ],
+    ["a re-export", "server/services/events/bad.ts", 'export { Inngest } from "inngest";'],
+    ["a dynamic import", "server/services/events/bad.ts", 'export const load = () => import("inngest");'],
+    ["a require", "server/services/events/bad.ts", 'export const load = () => require("inngest");'],
+    [
+      "its test helpers, from a test",
+      "server/services/events/bad.int.test.ts",
+      'import { InngestTestEngine } from "@inngest/test";\nexport const x = InngestTestEngine;',
+    ],
+  ])("refuses %s under server/services", async (_name, filePath, source) => {
+    const errors = await inngestErrors(filePath, `${source}\n`);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/Services never import Inngest/);
+  });
+
+  it.each([
+    ["the Inngest door", "inngest/functions/ok.ts", 'import { Inngest } from "inngest";\nexport const x = Inngest;'],
+    [
+      "a service, a package of a similar name",
+      "server/services/events/ok.ts",
+      'export const load = () => import("inngestish");',
+    ],
+  ])("allows %s", async (_name, filePath, source) => {
+    expect(await inngestErrors(filePath, `${source}\n`)).toEqual([]);
+  });
+});
+
+// Issue 68 item 6: operation-runs.ts and paid-operations.ts imported each other (paid-operations.ts now
+// owns the engine's operation types). eslint-plugin-import's no-cycle follows every import of the folder's
+// modules through the code base (packages left out).
+it("the operations services import no circle", { timeout: 180_000 }, async () => {
+  const cycles = new ESLint({
+    cwd: process.cwd(),
+    overrideConfig: [{ files: ["server/**/*.ts"], rules: { "import/no-cycle": ["error", { ignoreExternal: true }] } }],
+  });
+  const results = await cycles.lintFiles(["server/services/operations/*.ts"]);
+  const found = results.flatMap((r) =>
+    r.messages
+      .filter((m) => m.ruleId === "import/no-cycle")
+      .map((m) => `${r.filePath.slice(process.cwd().length + 1)}:${m.line} ${m.message}`),
+  );
+  expect(found).toEqual([]);
 });

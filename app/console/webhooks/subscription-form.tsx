@@ -67,8 +67,9 @@ export function SubscriptionForm({
           placeholder={"lead.*\nconversation.handoff_requested"}
         />
       </label>
-      <label>
-        <input name="include_pii" type="checkbox" defaultChecked={initial?.include_pii} /> Include personal data{" "}
+      <label className="check">
+        <input name="include_pii" type="checkbox" defaultChecked={initial?.include_pii} />
+        <span>Include personal data</span>
         <span className="hint">only when every event is of lead.*, contact.* or conversation.*</span>
       </label>
       <label>

@@ -6,7 +6,7 @@ import { formatMinor } from "@/server/lib/money";
 import type { Operation } from "@/server/schemas/operations";
 import { recordEvent } from "../events/outbox";
 import { toOperation } from "./operations";
-import { settleHold } from "./paid-operations";
+import { ENGINE_OPERATION_TYPES, settleHold } from "./paid-operations";
 import { announceOperationSettled, OPERATION_SETTLED_CHANNEL } from "./operation-settled";
 
 type OperationRow = typeof operations.$inferSelect;
@@ -20,11 +20,6 @@ export interface ClaimedRun {
   attempt: number;
 }
 
-/**
- * Operation types this engine runs. Rows of other types (the demo seeds an `article.generation` that stays
- * `running`; generation has no runner yet) are never claimed, timed out or changed by it.
- */
-export const ENGINE_OPERATION_TYPES = ["conversation.ai_reply"] as const;
 const ENGINE_TYPES_SQL = sql.raw(ENGINE_OPERATION_TYPES.map((t) => `'${t}'`).join(", "));
 
 /**

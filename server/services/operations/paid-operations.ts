@@ -5,16 +5,27 @@ import { ApiError } from "@/server/errors";
 import { formatMinor } from "@/server/lib/money";
 import { actorLabel, type IntegrationActor } from "../actor";
 import { readWallet } from "../wallet/wallet-state";
-import { ENGINE_OPERATION_TYPES } from "./operation-runs";
 
 type OperationRow = typeof operations.$inferSelect;
 
 /** How long an operation may stay unfinished before it fails with `operation_timeout`, ms. */
 export const OPERATION_TIMEOUT_MS = 5 * 60_000;
 
+/**
+ * Operation types the paid operation engine runs: it holds their cost here, counts them against the
+ * tenant's paid concurrency, and claims, times out and settles them (operation-runs.ts, which imports this
+ * list; this module owns it, so the two do not import each other). Rows of other types (the demo seeds an
+ * `article.generation` that stays `running`; generation has no runner yet) are never claimed, timed out,
+ * counted or changed by it.
+ */
+export const ENGINE_OPERATION_TYPES = ["conversation.ai_reply"] as const;
+
+/** One of {@link ENGINE_OPERATION_TYPES}. */
+export type EngineOperationType = (typeof ENGINE_OPERATION_TYPES)[number];
+
 /** What a paid operation is created for. */
 export interface PaidOperationInput {
-  type: "conversation.ai_reply";
+  type: EngineOperationType;
   /** The most it can cost, RUB minor units: the hold. */
   maxCostMinor: bigint;
   /** Simultaneous paid operations allowed for the tenant (spec `limits.paid_concurrency`). */
