@@ -85,12 +85,12 @@ describe("missProfileSection", () => {
       ...p,
       kind: "p99",
       value: 54,
-      target: 50,
-      ...missVerdict({ kind: "p99", value: 54, target: 50, appCpuMsPerRequest: 1.26, share: 0.25 }),
+      target: 49.5,
+      ...missVerdict({ kind: "p99", value: 54, target: 49.5, appCpuMsPerRequest: 1.26, share: 0.25 }),
     };
     const md = missProfileSection([p, q]).join("\n");
     expect(md).toContain(
-      "| GET /cards?limit=10 | p99 54.0 ms ≤ 50 ms | 1.26 | 25.0 % | – | 75.0 % | 0.32 | 40.5 ms | ours: met with 93 µs a request less |",
+      "| GET /cards?limit=10 | p99 54.0 ms ≤ 49.5 ms | 1.26 | 25.0 % | – | 75.0 % | 0.32 | 40.5 ms | ours: met with 105 µs a request less |",
     );
     expect(md).toContain(
       "| GET /cards?limit=10 | ratio 0.67 ≥ 0.7 | 1.26 | 25.0 % | – | 75.0 % | 0.32 | 0.89 | ours: met with 54 µs a request less |",

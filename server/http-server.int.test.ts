@@ -9,7 +9,6 @@ import { PEER_HEADER } from "@/server/lib/client-ip";
 import { RequestLogWriter, setRequestLogWriter } from "@/server/services/request-log/writer";
 import { countSocketWrites } from "@/server/testing/socket-writes";
 import { openTestDatabase } from "@/server/testing/test-db";
-import { installAsyncLocalStorage } from "@/server/lib/async-local-storage";
 import { LOOPBACK_HOSTS, startApp, adoptBuildConfig, type RunningApp } from "./http-server";
 
 // Where the app listens (issue 23 item 7): loopback only unless HOST says otherwise, for `npm start`
@@ -17,12 +16,22 @@ import { LOOPBACK_HOSTS, startApp, adoptBuildConfig, type RunningApp } from "./h
 // so this runs without a build; everything else in startApp is real.
 
 // Socket writes of each answer to `/like-next`, which answers as Next.js answers a route handler.
-// `alsAtCreation`: globalThis.AsyncLocalStorage when startApp created Next.js, the class Next.js adopts.
-const seen = vi.hoisted(() => ({ writes: [] as number[], alsAtCreation: [] as unknown[] }));
+// `globalsAtCreation`: the globals Next.js adopts (its `NextRequest` extends `Request`; it takes
+// `AsyncLocalStorage` from globalThis), as they were when startApp created Next.js.
+const seen = vi.hoisted(() => ({
+  writes: [] as number[],
+  globalsAtCreation: [] as { Request: unknown; AsyncLocalStorage: unknown }[],
+}));
+// The runtime's own globals, read before this file starts any app.
+const runtime = vi.hoisted(() => {
+  const g = globalThis as { Request?: unknown; AsyncLocalStorage?: unknown };
+  return { Request: g.Request, AsyncLocalStorage: g.AsyncLocalStorage };
+});
 
 vi.mock("next", () => ({
   default: () => {
-    seen.alsAtCreation.push((globalThis as { AsyncLocalStorage?: unknown }).AsyncLocalStorage);
+    const g = globalThis as { Request?: unknown; AsyncLocalStorage?: unknown };
+    seen.globalsAtCreation.push({ Request: g.Request, AsyncLocalStorage: g.AsyncLocalStorage });
     return {
       prepare: async () => {},
       getRequestHandler: () => (req: IncomingMessage, res: ServerResponse) => {
@@ -114,19 +123,21 @@ describe("startApp", () => {
     expect(await get("127.0.0.1", port, { [PEER_HEADER]: "203.0.113.9" })).toBe("127.0.0.1");
   });
 
-  it("installs its AsyncLocalStorage before it creates Next.js, which adopts the global class then", async () => {
-    // Node 20-24's snapshots carry the accessor the class saves (server/lib/async-local-storage.test.ts).
-    // As in a fresh process: an earlier start in this file installed it already.
-    const holder = globalThis as { AsyncLocalStorage?: unknown };
-    const before = holder.AsyncLocalStorage;
-    delete holder.AsyncLocalStorage;
-    try {
-      await start({});
-      // The class chosen for this runtime (FrameAsyncLocalStorage on Node 20-22; none: Next.js's own).
-      expect(seen.alsAtCreation.at(-1)).toBe(installAsyncLocalStorage({}) ?? undefined);
-    } finally {
-      holder.AsyncLocalStorage = before;
+  it("creates Next.js on the runtime's own Request and AsyncLocalStorage (issue 68 item 3)", async () => {
+    await start({});
+    await app!.stop();
+    app = null;
+    await start({});
+    expect(runtime.Request).toBeTypeOf("function");
+    // Every app this file started (two here at least) left both globals as the runtime made them.
+    expect(seen.globalsAtCreation.length).toBeGreaterThanOrEqual(2);
+    for (const atCreation of seen.globalsAtCreation) {
+      expect(atCreation.Request).toBe(runtime.Request);
+      expect(atCreation.AsyncLocalStorage).toBe(runtime.AsyncLocalStorage);
     }
+    const g = globalThis as { Request?: unknown; AsyncLocalStorage?: unknown };
+    expect(g.Request).toBe(runtime.Request);
+    expect(g.AsyncLocalStorage).toBe(runtime.AsyncLocalStorage);
   });
 
   it("hands parameterised public API paths to the static door with the URL they were sent to", async () => {

@@ -16,8 +16,6 @@ import { flushRequestLog } from "@/server/services/request-log/writer";
 import { PEER_HEADER } from "@/server/lib/client-ip";
 import { goesToStaticDoor, SENT_URL_HEADER, STATIC_DOOR_PATH } from "@/server/public-api/static-door";
 import { CoalescingServerResponse } from "@/server/lib/coalesce-writes";
-import { installAsyncLocalStorage } from "@/server/lib/async-local-storage";
-import { installRequestSignalPassThrough } from "@/server/lib/request-signal";
 
 /** Where the app listens when `HOST` is unset: loopback only, IPv4 and IPv6. */
 export const LOOPBACK_HOSTS = ["127.0.0.1", "::1"] as const;
@@ -69,14 +67,8 @@ export async function startApp(opts: { dev: boolean; database?: Database }): Pro
   const analyze = database.kind === "pglite" ? startAnalyzeSchedule(database.db) : null;
 
   if (!opts.dev) adoptBuildConfig(process.cwd());
-  // Before next(): Next.js adopts the global AsyncLocalStorage class when it starts; this one's storages
-  // share one context frame on Node 20-22 (one property a promise, not one per storage), and its
-  // per-request snapshots leave no promoted garbage on Node 20-24 (server/lib/async-local-storage.ts).
-  installAsyncLocalStorage();
-  // Before next() too: Next.js's NextRequest extends the global Request when its modules load; this one
-  // keeps Next.js's per-request signal as the request's own, with no finalization entry a request
-  // (server/lib/request-signal.ts).
-  installRequestSignalPassThrough();
+  // Next.js runs on the runtime's own `Request` and `AsyncLocalStorage`: no global of the runtime is
+  // replaced (issue 68 item 3; what that costs is in docs/benchmark.md).
   const app = next({ dev: opts.dev, dir: process.cwd(), hostname: "localhost", port: e.port, turbopack: opts.dev });
   await app.prepare();
   const handle = app.getRequestHandler();

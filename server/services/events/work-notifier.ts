@@ -1,4 +1,4 @@
-import { AppAsyncLocalStorage } from "@/server/lib/async-local-storage";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { log } from "@/server/log";
 
 /**
@@ -30,9 +30,8 @@ type Holder = { [KEY]?: Set<WorkListener> };
  * the driver found their work only at its next poll (the Inngest driver: at the minute sweep).
  */
 const listeners = ((globalThis as Holder)[KEY] ??= new Set());
-// Our class: on Node 20-22 it keeps its value in the frame Next.js's storages share (server/lib/async-local-storage.ts),
-// so it adds no property of its own to every promise made in the process.
-const announcedInTransaction = new AppAsyncLocalStorage<{
+/** The deliveries and live and test-mode operations a write inside {@link afterCommit} queued, announced after its commit. */
+const announcedInTransaction = new AsyncLocalStorage<{
   ids: string[];
   operationIds: string[];
   testOperationIds: string[];
