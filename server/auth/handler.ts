@@ -1,10 +1,14 @@
 import { readLimited, BodyTooLargeError } from "@/server/lib/read-limited";
 import { log } from "@/server/log";
 import { callerIp } from "@/server/lib/client-ip";
+import { refusedCharacterErrors } from "@/server/lib/control-characters";
 import { AUTH_CLIENT_ADDRESS_HEADER, type Auth } from "./auth";
 import { takeSignInAttempt } from "./sign-in-limits";
 
-/** Largest body accepted by the sign-in endpoints, bytes (an email and a password fit many times over). */
+/**
+ * Largest body accepted by any POST of the sign-in library, bytes (an email and a password, a name, or a
+ * password change fit many times over).
+ */
 export const MAX_AUTH_BODY_BYTES = 16 * 1024;
 
 /** Seconds a client should wait when the limit store cannot be reached. */
@@ -37,7 +41,11 @@ function refuse(status: number, code: string, message: string, headers: Record<s
  *   must be JSON with the email as a string, so no other encoding slips past the account limit;
  * - asking for a password reset mail counts the same way (per address, and per account of the email
  *   asked for), so the form cannot be used to flood someone's mailbox; setting a new password with a
- *   reset token counts per address (issue 76 item 2).
+ *   reset token counts per address (issue 76 item 2);
+ * - every POST body is read up to {@link MAX_AUTH_BODY_BYTES} and, when it is JSON, refused with 400
+ *   `INVALID_REQUEST` naming the field if any string or key holds a control character
+ *   (server/lib/control-characters.ts), as every other door of ours does (issue 76 item 4): PostgreSQL
+ *   refuses U+0000, so a name or email holding one must not reach the library's INSERT or UPDATE.
  */
 export async function handleAuthRequest(auth: Auth, request: Request): Promise<Response> {
   const path = new URL(request.url).pathname.replace(/^\/api\/auth/, "");
@@ -54,8 +62,7 @@ export async function handleAuthRequest(auth: Auth, request: Request): Promise<R
   const address = callerIp(request.headers);
   if (address) headers.set(AUTH_CLIENT_ADDRESS_HEADER, address);
   const reset = PASSWORD_RESET.test(path);
-  if (request.method !== "POST" || !(SIGN_IN.test(path) || reset))
-    return auth.handler(new Request(request, { headers }));
+  if (request.method !== "POST") return auth.handler(new Request(request, { headers }));
 
   let bytes: Uint8Array;
   try {
@@ -65,9 +72,22 @@ export async function handleAuthRequest(auth: Auth, request: Request): Promise<R
       return refuse(413, "PAYLOAD_TOO_LARGE", `The body is larger than ${MAX_AUTH_BODY_BYTES} bytes.`);
     throw err;
   }
+  const body = jsonOf(bytes, headers.get("content-type"));
+  const refused = refusedCharacterErrors(body);
+  if (refused.length)
+    return refuse(
+      400,
+      "INVALID_REQUEST",
+      `${refused.map((e) => (e.field || "the body") + " " + e.message).join("; ")}.`,
+    );
+  const forward = () =>
+    auth.handler(
+      new Request(request.url, { method: "POST", headers, body: bytes as BodyInit, signal: request.signal }),
+    );
+  if (!(SIGN_IN.test(path) || reset)) return forward();
   let email: string | null = null;
   if (path === "/sign-in/email" || path === "/request-password-reset") {
-    email = emailOf(bytes, headers.get("content-type"));
+    email = emailOf(body);
     if (email === null)
       return refuse(
         400,
@@ -96,19 +116,21 @@ export async function handleAuthRequest(auth: Auth, request: Request): Promise<R
       },
     );
   }
-  return auth.handler(
-    new Request(request.url, { method: "POST", headers, body: bytes as BodyInit, signal: request.signal }),
-  );
+  return forward();
 }
 
-/** The email of a JSON sign-in body, or null when the body is not JSON or has no string email. */
-function emailOf(bytes: Uint8Array, contentType: string | null): string | null {
-  if (!contentType || contentType.split(";")[0].trim().toLowerCase() !== "application/json") return null;
+/** The parsed body when it is declared and well-formed JSON; undefined otherwise (the library refuses it). */
+function jsonOf(bytes: Uint8Array, contentType: string | null): unknown {
+  if (!contentType || contentType.split(";")[0].trim().toLowerCase() !== "application/json") return undefined;
   try {
-    const body = JSON.parse(new TextDecoder().decode(bytes)) as unknown;
-    const email = body && typeof body === "object" ? (body as { email?: unknown }).email : undefined;
-    return typeof email === "string" ? email.trim().toLowerCase() : null;
+    return JSON.parse(new TextDecoder().decode(bytes)) as unknown;
   } catch {
-    return null;
+    return undefined;
   }
+}
+
+/** The email of a parsed JSON sign-in body, or null when the body was not JSON or has no string email. */
+function emailOf(body: unknown): string | null {
+  const email = body && typeof body === "object" ? (body as { email?: unknown }).email : undefined;
+  return typeof email === "string" ? email.trim().toLowerCase() : null;
 }

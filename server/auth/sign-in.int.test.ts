@@ -252,3 +252,31 @@ describe("no open sign-up (issue 23 item 4)", () => {
     expect(bad).toMatchObject({ code: "validation_failed", extras: { errors: [{ field: "/email" }] } });
   });
 });
+
+describe("control characters at the sign-in door (issue 76 item 4)", () => {
+  it("a POST whose JSON holds U+0000 is refused 400 naming the field, and changes nothing", async () => {
+    const owner = await signIn(OWNER.email, OWNER.password, "127.0.0.12");
+    expect(owner.status).toBe(200);
+    const cookie = String(owner.headers["set-cookie"] ?? "").split(";")[0];
+    // Before the check, better-auth's update-user reached PostgreSQL's UPDATE with the NUL: a 500.
+    const update = await post("/update-user", { name: "Own\u0000er" }, { from: "127.0.0.12", headers: { cookie } });
+    expect(update.status).toBe(400);
+    expect(update.body).toMatchObject({ code: "INVALID_REQUEST" });
+    expect(update.body?.message).toContain("/name");
+    const [row] = await db.db
+      .select({ name: staffUsers.name })
+      .from(staffUsers)
+      .where(eq(staffUsers.email, OWNER.email));
+    expect(row.name).toBe("Owner");
+    const nulEmail = await signIn("own\u0000er@sign-in.example", "x", "127.0.0.12");
+    expect([nulEmail.status, nulEmail.body?.code]).toEqual([400, "INVALID_REQUEST"]);
+    // An ordinary change still goes through the same door.
+    const fine = await post("/update-user", { name: "Owner Renamed" }, { from: "127.0.0.12", headers: { cookie } });
+    expect(fine.status).toBe(200);
+    const [renamed] = await db.db
+      .select({ name: staffUsers.name })
+      .from(staffUsers)
+      .where(eq(staffUsers.email, OWNER.email));
+    expect(renamed.name).toBe("Owner Renamed");
+  });
+});
