@@ -17,8 +17,8 @@ import type { PGlite } from "@electric-sql/pglite";
 //   is a whole extended-protocol exchange (Parse ... Flush, the client's round trip, Bind, Execute, Sync)
 //   or a whole transaction, however the client splits its messages. The rule reads the database's answer,
 //   not the client's message types, and never lets go while a unit is open.
-// - A client that goes silent inside a unit for CLIENT_UNIT_IDLE_MS is disconnected (as PostgreSQL's
-//   idle_in_transaction_session_timeout does); a client that leaves inside a unit is cleaned up (Sync,
+// - A client that sends no whole message inside a unit for CLIENT_UNIT_IDLE_MS (part of one does not
+//   count) is disconnected (as PostgreSQL's idle_in_transaction_session_timeout does); a client that leaves inside a unit is cleaned up (Sync,
 //   ROLLBACK) before the locks are given back.
 // - What PostgreSQL keeps per connection is kept per client: a client that binds the unnamed statement in
 //   a later unit than its Parse gets its own statement parsed again first (another user's query replaced
@@ -32,9 +32,10 @@ import type { PGlite } from "@electric-sql/pglite";
 // statements in the session for the app's life.
 
 /**
- * How long (ms) a socket client may stay silent while it holds the session (inside a transaction or an
- * extended-protocol exchange) before it is disconnected and its transaction rolled back. The app's queries
- * wait meanwhile. postgres.js answers within an event-loop turn; this only bounds a client that hangs.
+ * How long (ms) a socket client may go without sending a whole message while it holds the session (inside a
+ * transaction or an extended-protocol exchange) before it is disconnected and its transaction rolled back;
+ * part of a message does not count. The app's queries wait meanwhile. postgres.js answers within an
+ * event-loop turn; this only bounds a client that hangs.
  */
 export const CLIENT_UNIT_IDLE_MS = 10_000;
 
@@ -162,13 +163,19 @@ class SocketSession {
     return this.closing;
   }
 
+  /**
+   * Cuts `data` into messages and queues them. Only a whole message counts as a sign of life for the idle
+   * limit: the first bytes of one do not (a client stopped half-way through a message, or trickling a byte at
+   * a time, would otherwise hold the locks for ever), so they neither clear nor extend the timer.
+   */
   private receive(data: Buffer): void {
     if (this.closing) return;
-    this.clearIdle();
     this.input = this.input.length ? Buffer.concat([this.input, data]) : data;
+    let whole = false;
     for (;;) {
       const message = this.nextMessage();
       if (!message) break;
+      whole = true;
       this.queued++;
       // A message that fails to run (PGlite closed under it) ends the session; the chain never rejects.
       this.chain = this.chain
@@ -176,6 +183,11 @@ class SocketSession {
         .catch(() => void this.end())
         .finally(() => this.queued--);
     }
+    // run() arms the timer again after the last queued message if the unit is still open.
+    if (whole) this.clearIdle();
+    // Part of a message inside a unit, nothing to run: the timer (set after the last whole message) keeps
+    // running; armed here only if it somehow is not.
+    else if (this.release && this.queued === 0 && !this.idleTimer && !this.closing) this.armIdle();
   }
 
   /** Cuts the next whole message off the input: the startup packet (no type byte), then typed messages. */

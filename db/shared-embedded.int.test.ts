@@ -220,6 +220,60 @@ describe("one unit of work at a time", () => {
     }
   });
 
+  // A message's first bytes are no sign of life: the limit counts from the client's last whole message, so a
+  // client stopped half-way through a message (a suspended process, a lost TCP segment) or trickling bytes
+  // is cut off all the same.
+  it("a client that sends half a message inside a transaction and goes silent is cut off and rolled back", async () => {
+    const server = await serveEmbedded(app.pglite!, { unitIdleMs: 300 });
+    const client = await rawClient(server.port);
+    try {
+      client.send(simpleQueryMessage("begin"));
+      await client.untilReady();
+      client.send(simpleQueryMessage("insert into t (id, v) values (8, 'half')"));
+      await client.untilReady();
+      const next = simpleQueryMessage("insert into t (id, v) values (9, 'never')");
+      client.send(next.subarray(0, 10));
+      const started = Date.now();
+      expect(await withinMs(appRows(), 3_000)).toEqual([1, 2, 4]);
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(await withinMs(client.closed, 3_000)).toBe("closed");
+      expect(client.errorCodes()).toContain("25P03");
+    } finally {
+      client.close();
+      await server.stop();
+    }
+  });
+
+  it("a client trickling a byte at a time inside a transaction is cut off at the limit", async () => {
+    const server = await serveEmbedded(app.pglite!, { unitIdleMs: 300 });
+    const client = await rawClient(server.port);
+    let trickling = true;
+    try {
+      client.send(simpleQueryMessage("begin"));
+      await client.untilReady();
+      client.send(simpleQueryMessage("insert into t (id, v) values (10, 'trickle')"));
+      await client.untilReady();
+      // One byte every 100 ms (a third of the limit): 400 bytes would take 40 s to make a whole message.
+      const message = simpleQueryMessage(`select '${"x".repeat(400)}'`);
+      const trickle = (async () => {
+        for (let i = 0; trickling && !client.isClosed() && i < message.length; i++) {
+          client.send(message.subarray(i, i + 1));
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      })();
+      const started = Date.now();
+      expect(await withinMs(appRows(), 3_000)).toEqual([1, 2, 4]);
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(await withinMs(client.closed, 3_000)).toBe("closed");
+      trickling = false;
+      await trickle;
+    } finally {
+      trickling = false;
+      client.close();
+      await server.stop();
+    }
+  });
+
   it("refuses a client past the limit with PostgreSQL's too-many-clients error", async () => {
     const server = await serveEmbedded(app.pglite!, { maxClients: 1 });
     const url = `postgres://postgres@127.0.0.1:${server.port}/postgres`;
@@ -284,6 +338,16 @@ function bindMessage(values: string[]): Buffer {
 const EXECUTE = frontend("E", Buffer.from([0, 0, 0, 0, 0]));
 const SYNC_MESSAGE = frontend("S", Buffer.alloc(0));
 const FLUSH = frontend("H", Buffer.alloc(0));
+/** A simple Query message. */
+function simpleQueryMessage(sqlText: string): Buffer {
+  return frontend("Q", Buffer.from(`${sqlText}\0`));
+}
+/** `promise`'s value, or the string "timed out" after `ms` milliseconds (a hang fails an assertion, not the run). */
+function withinMs<T>(promise: Promise<T>, ms: number): Promise<T | "timed out"> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<"timed out">((resolve) => (timer = setTimeout(() => resolve("timed out"), ms)));
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
 /** Describe of the unnamed statement. */
 const DESCRIBE_UNNAMED = frontend("D", Buffer.from("S\0"));
 
@@ -293,10 +357,15 @@ async function rawClient(socketPort: number) {
   await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
   let buffer = Buffer.alloc(0);
   let waiter: (() => void) | null = null;
+  /** Every byte the server sent, for errorCodes(). */
+  let received = Buffer.alloc(0);
   socket.on("data", (d: Buffer) => {
     buffer = Buffer.concat([buffer, d]);
+    received = Buffer.concat([received, d]);
     waiter?.();
   });
+  socket.on("error", () => {}); // the server cutting the client off is what some tests wait for
+  const closed = new Promise<"closed">((resolve) => socket.once("close", () => resolve("closed")));
   /** Reads backend messages until ReadyForQuery ('Z'); the first DataRow's text values, or the error's message. */
   const untilReady = async (): Promise<{ error: string | null; values: string[] | null }> => {
     let error: string | null = null;
@@ -333,6 +402,19 @@ async function rawClient(socketPort: number) {
   return {
     send: (...messages: Buffer[]) => socket.write(Buffer.concat(messages)),
     untilReady,
+    /** Resolves once the socket is closed (by either side). */
+    closed,
+    isClosed: () => socket.destroyed,
+    /** The SQLSTATE of every ErrorResponse the server sent so far, read or not. */
+    errorCodes: () => {
+      const codes: string[] = [];
+      for (let at = 0; at + 5 <= received.length; at += 1 + received.readInt32BE(at + 1)) {
+        if (received[at] !== 0x45) continue; // 'E'
+        const body = received.subarray(at + 5, at + 1 + received.readInt32BE(at + 1)).toString();
+        codes.push(/(?:^|\0)C([^\0]*)/.exec(body)?.[1] ?? "");
+      }
+      return codes;
+    },
     close: () => socket.destroy(),
   };
 }
