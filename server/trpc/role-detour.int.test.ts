@@ -6,6 +6,8 @@ import { createAuth } from "@/server/auth/auth";
 import { ApiError } from "@/server/errors";
 import { PII_SCOPES, RIGHTS, SCOPES } from "@/server/schemas/scopes";
 import { authenticate } from "@/server/services/access/authenticate";
+import { createIntegration } from "@/server/services/integrations/integrations";
+import { issueKey } from "@/server/services/keys/keys";
 import { createStaffMember } from "@/server/services/tenants/staff";
 import { call } from "@/server/testing/api-client";
 import { makeStaff, makeTenant, type TenantFixture } from "@/server/testing/fixtures";
@@ -165,6 +167,55 @@ describe("the role detour of issue 76", () => {
     await update(owner, "content");
     await update(owner, "full");
     expect(await roleIn()).toBe("full");
+  });
+});
+
+describe("the transfer facts of the RU personal-data rule decide what keys read, so changing them is a widening", () => {
+  // An operator-made integration (`npm run admin -- integration:create`) on the RU cell needs a country,
+  // not RU: with KZ its operator-issued key (no issuer to cut it) reads no personal data. A member without
+  // view_personal_data setting the country to RU (or giving the legal basis, or the narrow allowlist, that
+  // the rule lacks) would let that key read GET /leads: each is refused 403 scope_missing.
+  const cases: [string, { piiCountry: string; legalBasis: string | null; ipAllowlist: string[] | null }][] = [
+    ["pii_country KZ → RU", { piiCountry: "KZ", legalBasis: "contract", ipAllowlist: ["127.0.0.1"] }],
+    ["no legal basis → a legal basis", { piiCountry: "RU", legalBasis: null, ipAllowlist: ["127.0.0.1"] }],
+    ["no allowlist → a narrow one", { piiCountry: "RU", legalBasis: "contract", ipAllowlist: null }],
+  ];
+  it.each(cases)("%s: refused to a member without view_personal_data; the key still cannot read", async (_, made) => {
+    const op = await createIntegration(db.db, t.tenantId, {
+      name: "Operator's sync",
+      scopes: [...SCOPES],
+      ...made,
+      legalBasis: made.legalBasis ?? "contract",
+    });
+    // an integration from before the RU rule asked for the legal basis at connection
+    if (made.legalBasis === null)
+      await db.db.update(integrations).set({ legalBasis: null }).where(eq(integrations.id, op.id));
+    const k = await issueKey(db.db, { integrationId: op.id, ipAllowlist: made.ipAllowlist });
+    const leads = async () => {
+      const r = await call("GET", "/leads", { key: k.key });
+      return [r.status, r.body.code];
+    };
+    expect(await leads()).toEqual([403, "pii_transfer_not_allowed"]);
+    const change = as(member).integrations.update({
+      tenantId: t.tenantId,
+      integrationId: op.id,
+      ...settings,
+      role: "full",
+    });
+    const refused = await refusal(change);
+    expect(codes(refused)).toEqual(["FORBIDDEN", "scope_missing"]);
+    expect(refused.message).toContain('"view_personal_data" (for conversations:read');
+    const [row] = await db.db.select().from(integrations).where(eq(integrations.id, op.id));
+    expect([row.piiCountry, row.legalBasis, row.ipAllowlist]).toEqual([
+      made.piiCountry,
+      made.legalBasis,
+      made.ipAllowlist,
+    ]);
+    expect(await leads()).toEqual([403, "pii_transfer_not_allowed"]);
+    expect(await piiOf(k.key)).toEqual([]);
+    // the same change by the owner, who may see personal data, goes through and the key reads
+    await as(owner).integrations.update({ tenantId: t.tenantId, integrationId: op.id, ...settings, role: "full" });
+    expect((await leads())[0]).toBe(200);
   });
 });
 

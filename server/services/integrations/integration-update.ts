@@ -21,9 +21,10 @@ export interface IntegrationSettings {
  * Changes an integration's settings in one transaction, its row locked. The same checks as creation in the
  * console apply (spec "Authentication" 7 on the RU cell: personal-data scopes need recipient country RU, a
  * legal basis and a narrow allowlist), and the rule of issue 76 item 1 ({@link assertChangeWithinRights}):
- * scopes and role together decide what every existing key gets, so a change that gives the keys any scope
- * they did not have needs the member's rights to cover every effective scope after it (a role set back to
- * `full` is such a change); a change that widens nothing (rename, allowlist, narrowing) needs no right.
+ * scopes, role and the RU-cell transfer facts (country, legal basis, allowlist) together decide what every
+ * existing key reads, so a change that lets the keys read any scope they did not read needs the member's
+ * rights to cover every scope they read after it (a role set back to `full`, a country set to RU that lets
+ * an operator's key read personal data, are such changes); a change that widens nothing needs no right.
  * Keys are unchanged; their effective scopes follow on the next request.
  * @throws ApiError `not_found` (missing, or another tenant's), `invalid_state` (revoked),
  *   `validation_failed` (every bad field), 403 `scope_missing` naming the right the editor lacks.
@@ -45,7 +46,13 @@ export async function updateIntegration(
     if (row.integration.status === "revoked")
       throw new ApiError("invalid_state", "A revoked integration cannot be changed; create a new one.");
     const { allowlist, scopes } = checkSettings(row.cell, { ...input, requireTransferReady: true });
-    await assertChangeWithinRights(tx, actor, integrationId, { scopes, role: input.role });
+    await assertChangeWithinRights(tx, actor, integrationId, {
+      scopes,
+      role: input.role,
+      piiCountry: input.piiCountry,
+      legalBasis: input.legalBasis,
+      ipAllowlist: allowlist,
+    });
     const [updated] = await tx
       .update(integrations)
       .set({

@@ -1,8 +1,9 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, gt, isNotNull, isNull, or, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { apiKeys, channels, integrations, memberships, tenants } from "@/db/schema";
 import { ApiError, type FieldError, notFound } from "@/server/errors";
-import { ruPersonalDataRuleApplies } from "../access/pii-transfer";
+import type { Cell } from "@/server/env";
+import { grantedScopes, ruPersonalDataRuleApplies, type TransferFacts } from "../access/pii-transfer";
 import { allowlistInput, isNarrowAllowlist } from "../access/ip-allowlist";
 import { isScope, PII_SCOPES, ROLE_NAMES, type Scope } from "@/server/schemas/scopes";
 import {
@@ -198,7 +199,7 @@ export async function setIntegrationStatus(
 export async function scopeInputsOf(
   db: Db,
   integrationId: string,
-): Promise<{ inputs: ScopeInputs; ownerGone: boolean; status: string }> {
+): Promise<{ inputs: ScopeInputs; ownerGone: boolean; status: string; cell: Cell; transfer: TransferFacts }> {
   const [r] = await db
     .select({
       status: integrations.status,
@@ -206,6 +207,10 @@ export async function scopeInputsOf(
       role: integrations.role,
       owner: integrations.ownerStaffUserId,
       features: tenants.features,
+      cell: tenants.cell,
+      country: integrations.piiCountry,
+      legalBasis: integrations.legalBasis,
+      ipAllowlist: integrations.ipAllowlist,
       rights: memberships.rights,
       active: memberships.active,
     })
@@ -226,24 +231,37 @@ export async function scopeInputsOf(
     },
     ownerGone: r.owner !== null && r.active !== true,
     status: r.status,
+    cell: r.cell as Cell,
+    transfer: { country: r.country, legalBasis: r.legalBasis, ipAllowlist: r.ipAllowlist },
   };
 }
 
-/** What a staff member's change sets of what decides an integration's effective scopes; absent = unchanged. */
+/**
+ * What a staff member's change sets of what decides what an integration's keys read; absent = unchanged.
+ * The last three are the RU-cell transfer facts (spec "Authentication" 7); null = cleared.
+ */
 export interface ScopeChange {
   scopes?: readonly string[];
   role?: string;
   status?: string;
+  piiCountry?: string | null;
+  legalBasis?: string | null;
+  /** The integration's allowlist, which keys without their own are held to. */
+  ipAllowlist?: string[] | null;
 }
 
 /**
  * The rule of issue 76 item 1, where every console change of an integration goes through: a member may not
- * make a change after which the integration's effective scopes (what its keys get: scopes ∩ role ∩ owner's
- * rights ∩ license, nothing while it is not active or its owner lost access) hold a scope they did not hold
- * before, unless the member's rights cover every effective scope after it ({@link rightsMissingToChange}).
- * So a role set to `content` and back to `full`, or a suspension and reactivation, cannot give keys what
- * the member may not see; a change that widens nothing (a rename, suspend, revoke) is always allowed.
- * Call inside the changing transaction, after locking the integration row.
+ * make a change after which the integration's keys read a scope they did not read before, unless the
+ * member's rights cover every scope they read after it ({@link rightsMissingToChange}). What keys read is
+ * the effective scopes (scopes ∩ role ∩ owner's rights ∩ license, nothing while the integration is not
+ * active or its owner lost access) less what the RU-cell personal-data rule refuses them, by the same
+ * {@link grantedScopes} that `GET /me` shows and the same transfer test the pipeline enforces, for each
+ * allowlist a key is held to: the integration's (keys without their own, keys to come) and each live key's
+ * own. So a role set to `content` and back to `full`, a suspension and reactivation, or a recipient
+ * country set to RU (a legal basis given, an allowlist narrowed) that lets an operator's key read personal
+ * data, cannot give keys what the member may not see; a change that widens nothing (a rename, suspend,
+ * revoke) is always allowed. Call inside the changing transaction, after locking the integration row.
  * @throws ApiError `not_found`; 403 `scope_missing` naming each right the member lacks and the scopes needing it.
  */
 export async function assertChangeWithinRights(
@@ -252,12 +270,33 @@ export async function assertChangeWithinRights(
   integrationId: string,
   change: ScopeChange,
 ): Promise<void> {
-  const { inputs, ownerGone, status } = await scopeInputsOf(db, integrationId);
-  const reach = (i: ScopeInputs, st: string) => (ownerGone || st !== "active" ? [] : effectiveScopes(i));
-  const before = reach(inputs, status);
+  const { inputs, ownerGone, status, cell, transfer } = await scopeInputsOf(db, integrationId);
+  // The allowlists the integration's live keys hold of their own; the others follow the integration's.
+  const own = await db
+    .selectDistinct({ ipAllowlist: apiKeys.ipAllowlist })
+    .from(apiKeys)
+    .where(
+      and(
+        eq(apiKeys.integrationId, integrationId),
+        isNotNull(apiKeys.ipAllowlist),
+        or(isNull(apiKeys.revokedAt), gt(apiKeys.revokedAt, sql`now()`)),
+      ),
+    );
+  const reach = (i: ScopeInputs, st: string, facts: TransferFacts): Scope[] => {
+    if (ownerGone || st !== "active") return [];
+    const scopes = effectiveScopes(i);
+    const lists = [facts.ipAllowlist, ...own.map((k) => k.ipAllowlist)];
+    return [...new Set(lists.flatMap((ipAllowlist) => grantedScopes(scopes, cell, { ...facts, ipAllowlist })))];
+  };
+  const before = reach(inputs, status, transfer);
   const after = reach(
     { ...inputs, integrationScopes: change.scopes ?? inputs.integrationScopes, role: change.role ?? inputs.role },
     change.status ?? status,
+    {
+      country: change.piiCountry !== undefined ? change.piiCountry : transfer.country,
+      legalBasis: change.legalBasis !== undefined ? change.legalBasis : transfer.legalBasis,
+      ipAllowlist: change.ipAllowlist !== undefined ? change.ipAllowlist : transfer.ipAllowlist,
+    },
   );
   const missing = rightsMissingToChange(before, after, actor.rights);
   if (missing.length) {
