@@ -32,7 +32,14 @@ export function RequestsPanel({ tenantId, initialRequestId }: { tenantId: string
   const { draft, setDraft, filters } = form;
   const cursor = trail.cursor;
   const integrations = useQuery(trpc.integrations.list.queryOptions({ tenantId }));
-  const page = useQuery(trpc.requestLog.list.queryOptions({ tenantId, filters, cursor, limit: 50 }));
+  // The log grows while the page is open: a page shown again (Clear back to no filters, a filter tried
+  // before) is fetched anew instead of coming from the 30 s cache, which would hide requests made since;
+  // the page the server rendered is not fetched twice on load.
+  const page = useQuery({
+    ...trpc.requestLog.list.queryOptions({ tenantId, filters, cursor, limit: 50 }),
+    staleTime: 0,
+    refetchOnMount: false,
+  });
 
   const filtered = Object.keys(filters).length > 0;
 
