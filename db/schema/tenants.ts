@@ -22,6 +22,11 @@ export const tenants = pgTable("tenants", {
     .array()
     .notNull()
     .default(sql`'{}'::text[]`),
+  /**
+   * When the tenant's sandbox (test mode, preview `test-mode`) was last seeded with sample data: null until
+   * a test key of the tenant is first used with the preview on, or after `sandbox:reset` empties it.
+   */
+  sandboxSeededAt: ts("sandbox_seeded_at"),
   /** Money balance below which the wallet reports `low`, RUB minor units. */
   lowBalanceMinor: bigint("low_balance_minor", { mode: "bigint" })
     .notNull()

@@ -204,6 +204,7 @@ function buildCaller(r: KeyRow): ApiCaller {
       integrationId: r.integrationId,
       keyId: r.keyId,
       keyMode: mode,
+      livemode: mode === "live" || !r.previews.includes("test-mode"),
       scopes,
       cell,
       mainDomain: r.mainDomain,

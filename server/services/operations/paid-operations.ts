@@ -224,9 +224,9 @@ export async function settleHold(db: Db, op: OperationRow, costMinor: bigint): P
     });
     await db
       .insert(integrationDailySpend)
-      .values({ integrationId: op.integrationId, day: utcDay(), usedMinor: charge })
+      .values({ integrationId: op.integrationId, livemode: op.livemode, day: utcDay(), usedMinor: charge })
       .onConflictDoUpdate({
-        target: [integrationDailySpend.integrationId, integrationDailySpend.day],
+        target: [integrationDailySpend.integrationId, integrationDailySpend.livemode, integrationDailySpend.day],
         set: { usedMinor: sql`${integrationDailySpend.usedMinor} + ${charge.toString()}::bigint` },
       });
   }

@@ -63,6 +63,7 @@ export async function fanOutEvent(db: Db, event: FanOutEvent, opts: FanOutOption
         .select({
           id: sql`gen_random_uuid()`.as("id"),
           tenantId: s.tenantId,
+          livemode: s.livemode,
           subscriptionId: s.id,
           eventId: sql`${event.id}::uuid`.as("event_id"),
           eventType: sql`${event.type}`.as("event_type"),
