@@ -303,14 +303,14 @@ describe("refusals", () => {
   it("402 spend_limit_reached naming the per-operation maximum, the tenant and integration daily limits, concurrency", async () => {
     const s = await shop();
     const id = await conv(s);
-    await setSpendLimits(db.db, s.tenantId, { maxOperationCostMinor: 1n });
+    await setSpendLimits(db.db, { tenantId: s.tenantId }, { maxOperationCostMinor: 1n });
     expect((await say(id, "socks", { s })).body).toMatchObject({
       code: "spend_limit_reached",
       detail: expect.stringContaining("maximum cost of one operation"),
     });
-    await setSpendLimits(db.db, s.tenantId, { maxOperationCostMinor: 10_000n, dailyLimitMinor: 10n });
+    await setSpendLimits(db.db, { tenantId: s.tenantId }, { maxOperationCostMinor: 10_000n, dailyLimitMinor: 10n });
     expect((await say(id, "socks", { s })).body.detail).toContain("tenant's daily spend limit");
-    await setSpendLimits(db.db, s.tenantId, { dailyLimitMinor: null });
+    await setSpendLimits(db.db, { tenantId: s.tenantId }, { dailyLimitMinor: null });
     await setLimitOverride(db.db, { tenantId: s.tenantId }, { paidConcurrency: 1 });
     expect((await say(id, "socks", { s })).status).toBe(202);
     const second = await say(id, "jacket", { s });

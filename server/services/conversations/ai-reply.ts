@@ -71,7 +71,8 @@ export async function aiReplyContext(db: Db, op: OperationRow): Promise<AiReplyC
 /**
  * Records the AI's reply for run `attempt`: a message with sender `ai` holding copies of the recommended
  * cards, `message.created` for it, the operation `succeeded` with `resource` {message} and `usage` (the
- * cost priced from the table, charged from the hold; 0 in test mode), all in one transaction.
+ * cost priced from the table, charged from the hold: the sandbox wallet's for a sandbox operation, nothing
+ * for a free one of a test key without the preview), all in one transaction.
  * @returns the Operation, or null when this run no longer owns the operation.
  */
 export async function completeAiReply(
@@ -116,7 +117,9 @@ export async function completeAiReply(
     });
     return {
       status: "succeeded",
-      costMinor: op.livemode ? costMinor(out.model, out) : 0n,
+      // Priced whatever the mode: the engine charges only an open hold (settleHold), so a free test-mode
+      // operation costs nothing and a sandbox one is charged to the sandbox wallet (issue 69).
+      costMinor: costMinor(out.model, out),
       model: out.model,
       resource: { type: "message", id: m!.id },
     };
