@@ -57,7 +57,13 @@ const say = (id: string, content: string, o: { s?: TenantFixture; wait?: number;
     idempotencyKey: o.idem ?? `m-${++n}`,
     ...P,
   });
-const wallet = async (s = t) => (await db.db.select().from(wallets).where(eq(wallets.tenantId, s.tenantId)))[0]!;
+const wallet = async (s = t) =>
+  (
+    await db.db
+      .select()
+      .from(wallets)
+      .where(and(eq(wallets.tenantId, s.tenantId), eq(wallets.livemode, true)))
+  )[0]!;
 const ledger = (opId: string) => db.db.select().from(walletLedger).where(eq(walletLedger.operationId, opId));
 const opRow = async (id: string) => (await db.db.select().from(operations).where(eq(operations.id, id)))[0]!;
 
