@@ -1,11 +1,13 @@
 import { and, asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { integrationDailySpend, operations, walletLedger, wallets } from "@/db/schema";
+import { events, integrationDailySpend, operations, walletLedger, wallets } from "@/db/schema";
 import { runOperation } from "@/server/jobs/run-operation";
 import { catalogModel } from "@/server/services/ai-seller/catalog-model";
+import type { StaffActor } from "@/server/services/actor";
 import { createCard } from "@/server/services/cards/cards";
 import { issueKey } from "@/server/services/keys/keys";
 import { setLimitOverride } from "@/server/services/limits/limit-overrides";
+import { listTenantOperations } from "@/server/services/operations/operation-list";
 import { setPreview } from "@/server/services/tenants/previews";
 import { ensureSandboxWallet } from "@/server/services/wallet/sandbox-wallet";
 import { getSpendLimits, setSpendLimits } from "@/server/services/wallet/spend-limits";
@@ -100,8 +102,48 @@ describe("a sandbox key's paid message", () => {
     expect(spend.map((x) => [x.livemode, x.usedMinor])).toEqual([[false, charged]]);
     expect(await walletRow(s.tenantId, true)).toEqual(live.wallet);
     expect(await ledgerOf(s.tenantId, true)).toEqual(live.ledger);
-    // A live key of the same integration does not see the sandbox's operation.
+    // A live key of the same integration does not see the sandbox's operation; nor does the console's live
+    // view, while its Test mode lists it. Its event is the sandbox's.
     expect((await call("GET", `/operations/${opId}`, { key: s.key })).status).toBe(404);
+    const staff: StaffActor = { via: "console", tenantId: s.tenantId, staffUserId: "staff-1", rights: [] };
+    const ids = async (a: StaffActor) => (await listTenantOperations(db.db, a, 100, null)).operations.map((o) => o.id);
+    expect(await ids(staff)).not.toContain(opId);
+    expect(await ids({ ...staff, livemode: false })).toContain(opId);
+    const [completed] = await db.db
+      .select()
+      .from(events)
+      .where(and(eq(events.tenantId, s.tenantId), eq(events.type, "operation.completed")));
+    expect(completed!.livemode).toBe(false);
+  });
+
+  it("a test key of a tenant without the preview test-mode still works in live data for free: nothing held, live events", async () => {
+    const t = await makeTenant(db.db);
+    await setPreview(db.db, t.tenantId, "conversation-writes", true);
+    const k = await issueKey(db.db, { integrationId: t.integrationId, mode: "test", ipAllowlist: ["127.0.0.1"] });
+    const before = { wallet: await walletRow(t.tenantId, true), ledger: await ledgerOf(t.tenantId, true) };
+    const r = await say(k.key, await conv(k.key), "Do you have warm socks?");
+    expect(r.status).toBe(202);
+    const opId = r.body.operation.id as string;
+    await runOperation(db.db, opId, { offlineModel: catalogModel() });
+    const [row] = await db.db.select().from(operations).where(eq(operations.id, opId));
+    expect(row).toMatchObject({ livemode: false, status: "succeeded", holdMinor: 0n, chargedMinor: 0n });
+    expect((await call("GET", `/operations/${opId}`, { key: k.key })).body.operation.usage.cost.amount).toBe("0.00");
+    expect((await call("GET", "/wallet", { key: k.key })).body.balance.amount).toBe("1000.00");
+    expect(await walletRow(t.tenantId, true)).toEqual(before.wallet);
+    expect(await ledgerOf(t.tenantId, true)).toEqual(before.ledger);
+    // No sandbox wallet was opened or paid from.
+    expect(
+      await db.db
+        .select()
+        .from(wallets)
+        .where(and(eq(wallets.tenantId, t.tenantId), eq(wallets.livemode, false))),
+    ).toEqual([]);
+    // It worked in live data, so its operation's event goes to the tenant's live subscriptions.
+    const [completed] = await db.db
+      .select()
+      .from(events)
+      .where(and(eq(events.tenantId, t.tenantId), eq(events.type, "operation.completed")));
+    expect(completed!.livemode).toBe(true);
   });
 
   it("402 insufficient_funds when the sandbox's available balance is below the hold; nothing kept, nothing held", async () => {
