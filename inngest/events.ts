@@ -2,7 +2,9 @@
  * Events the Inngest functions react to.
  * - `webhooks/delivery.scheduled` `{deliveryId}`: a delivery row is due (sent after the transaction that
  *   queued it commits, and by the sweep for rows whose event was lost).
- * - `wallet/exchange.resumed` `{tenantId}`: a top-up lifted the suspension; deferred deliveries go now.
+ * - `wallet/exchange.resumed` `{tenantId, livemode?}`: a top-up lifted the suspension of the tenant's live
+ *   (`livemode` true) or sandbox (false) wallet; that mode's deferred deliveries go now (both modes' when
+ *   `livemode` is absent).
  */
 export const DELIVERY_SCHEDULED = "webhooks/delivery.scheduled";
 export const EXCHANGE_RESUMED = "wallet/exchange.resumed";
@@ -15,6 +17,8 @@ export interface DeliveryScheduledData {
 /** Data of {@link EXCHANGE_RESUMED}. */
 export interface ExchangeResumedData {
   tenantId: string;
+  /** The mode of the wallet that resumed; absent: not said, both modes are looked at. */
+  livemode?: boolean;
 }
 
 /**

@@ -34,9 +34,9 @@ export function registerInngestNotifier(): () => void {
           ),
         );
     },
-    async exchangeResumed(tenantId) {
+    async exchangeResumed(tenantId, livemode) {
       await inngest
-        .send({ name: EXCHANGE_RESUMED, data: { tenantId } })
+        .send({ name: EXCHANGE_RESUMED, data: livemode === undefined ? { tenantId } : { tenantId, livemode } })
         .catch((err: unknown) =>
           log().warn(
             { err: (err as Error).message },

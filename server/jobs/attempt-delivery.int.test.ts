@@ -49,7 +49,7 @@ async function queue(
 ) {
   const r = await recordEventWithDeliveries(
     db.db,
-    { tenantId: t.tenantId, type: "lead.created", data },
+    { tenantId: t.tenantId, livemode: true, type: "lead.created", data },
     { onlySubscriptionId: subscriptionId },
   );
   expect(r.deliveryIds).toHaveLength(1);

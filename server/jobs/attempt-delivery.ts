@@ -74,7 +74,8 @@ const ms = (d: Date, add: number) => new Date(d.getTime() + add);
  * One idempotent step of the webhook delivery state machine (spec "States and transitions: Webhook
  * delivery", "Events: Delivery behaviour"; DESIGN "State lives in PostgreSQL"):
  * - `delivered` / `dead` / missing row → final, nothing done;
- * - tenant's exchange suspended (readWallet) → no attempt spent: `next_attempt_at` = now + 15 min with
+ * - exchange of the delivery's mode suspended (readWallet of the live wallet for a live delivery, of the
+ *   sandbox wallet for a sandbox one) → no attempt spent: `next_attempt_at` = now + 15 min with
  *   error `wallet_suspended` (so a top-up can find and resume it), or `dead` with that error when the
  *   event is older than the 30-day journal retention and so cannot wait any longer;
  * - subscription paused → no attempt spent, `next_attempt_at` = now + 15 min, or `dead` with error
@@ -108,11 +109,16 @@ export async function attemptDelivery(
     .from(d)
     .innerJoin(
       webhookSubscriptions,
-      and(eq(webhookSubscriptions.id, d.subscriptionId), eq(webhookSubscriptions.tenantId, d.tenantId)),
+      and(
+        eq(webhookSubscriptions.id, d.subscriptionId),
+        eq(webhookSubscriptions.tenantId, d.tenantId),
+        eq(webhookSubscriptions.livemode, d.livemode),
+      ),
     )
-    .innerJoin(events, and(eq(events.id, d.eventId), eq(events.tenantId, d.tenantId)))
+    .innerJoin(events, and(eq(events.id, d.eventId), eq(events.tenantId, d.tenantId), eq(events.livemode, d.livemode)))
     .innerJoin(tenants, eq(tenants.id, d.tenantId))
-    .leftJoin(wallets, eq(wallets.tenantId, d.tenantId))
+    // The delivery's own mode's wallet: a sandbox delivery waits on the sandbox wallet, a live one on the live.
+    .leftJoin(wallets, and(eq(wallets.tenantId, d.tenantId), eq(wallets.livemode, d.livemode)))
     .where(eq(d.id, deliveryId));
   if (!row) return { final: true, state: "gone", nextAttemptAt: null };
   const { delivery, sub, event } = row;
@@ -183,6 +189,7 @@ export async function attemptDelivery(
   if (pii) {
     await recordDeliveryDisclosure(db, {
       tenantId: delivery.tenantId,
+      livemode: delivery.livemode,
       integrationId: sub.integrationId,
       deliveryId,
       eventType: event.type,

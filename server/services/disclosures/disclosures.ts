@@ -115,8 +115,9 @@ async function insertBatch(db: Db, rows: readonly DisclosureRow[]): Promise<void
 
 /**
  * One disclosure-journal row as is (db/schema/operations.ts `disclosures`): who received which personal
- * records through which door. `apiKeyId` is null for webhook deliveries. Throws what the insert throws.
+ * records through which door, in which mode (`livemode` false: a sandbox delivery disclosed sandbox data).
+ * `apiKeyId` is null for webhook deliveries. Throws what the insert throws.
  */
-export async function writeDisclosureRow(db: Db, row: DisclosureRow): Promise<void> {
+export async function writeDisclosureRow(db: Db, row: DisclosureRow & { livemode: boolean }): Promise<void> {
   await db.insert(disclosures).values(row);
 }

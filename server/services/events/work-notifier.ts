@@ -12,8 +12,11 @@ import { log } from "@/server/log";
 export interface WorkListener {
   /** Webhook deliveries (`webhook_deliveries` ids) became due now. */
   deliveriesDue(ids: string[]): void | Promise<void>;
-  /** A tenant's exchange resumed (spec "Wallet and exchange": deferred webhooks are delivered). */
-  exchangeResumed(tenantId: string): void | Promise<void>;
+  /**
+   * A tenant's exchange resumed (spec "Wallet and exchange": deferred webhooks are delivered): of its live
+   * wallet (`livemode` true), of its sandbox wallet (false), or undefined when the announcer did not say.
+   */
+  exchangeResumed(tenantId: string, livemode?: boolean): void | Promise<void>;
   /**
    * Operations (`operations` ids) were queued and can run now (`runOperation`); `livemode` false for
    * test-mode ones, which run in a lane of their own (issue 76 item 3).
@@ -80,9 +83,12 @@ export function announceDeliveries(ids: string[]): void {
   else notify((l) => l.deliveriesDue(ids));
 }
 
-/** Announces that a tenant's exchange resumed (after a top-up or unblock has committed). */
-export function announceExchangeResumed(tenantId: string): void {
-  notify((l) => l.exchangeResumed(tenantId));
+/**
+ * Announces that a tenant's exchange resumed (after a top-up or unblock has committed), in the mode of the
+ * wallet that resumed (`livemode`; undefined: not said, and both modes' deferred deliveries are looked at).
+ */
+export function announceExchangeResumed(tenantId: string, livemode?: boolean): void {
+  notify((l) => l.exchangeResumed(tenantId, livemode));
 }
 
 /** Calls every listener; never throws: a failing listener is logged and the sweep recovers. */

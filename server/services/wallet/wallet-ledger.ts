@@ -97,7 +97,7 @@ export async function changeBalanceInTransaction(
   // Exchange resumes (balance back to >= 0, not blocked): webhooks deferred meanwhile become due now.
   let resumed = false;
   if (w.balanceMinor >= 0n && w.balanceMinor - input.amountMinor < 0n && !w.blocked) {
-    await resumeDeferredDeliveries(tx, w.tenantId);
+    await resumeDeferredDeliveries(tx, w.tenantId, w.livemode);
     resumed = true;
   }
   return {
@@ -134,7 +134,7 @@ export async function setWalletBlocked(
         actor,
       })
       .returning({ id: walletLedger.id });
-    if (!blocked && w.balanceMinor >= 0n) await resumeDeferredDeliveries(tx as unknown as Db, tenantId);
+    if (!blocked && w.balanceMinor >= 0n) await resumeDeferredDeliveries(tx as unknown as Db, tenantId, w.livemode);
     return { tenantId, balanceMinor: w.balanceMinor, blocked: w.blocked, ledgerId: l.id };
   });
   if (!blocked && change.balanceMinor >= 0n) announceExchangeResumed(tenantId);

@@ -48,15 +48,17 @@ export async function claimDueDeliveries(db: Db, opts: { limit: number; leaseMs:
 /**
  * Makes the tenant's deliveries deferred by a suspended exchange due now (spec "Wallet and exchange":
  * after a top-up "deferred webhooks are delivered"). Call it when the exchange becomes active again
- * (server/services/wallet/wallet-ledger.ts, when a balance change lifts the balance to >= 0).
+ * (server/services/wallet/wallet-ledger.ts, when a balance change lifts the balance to >= 0), with the mode
+ * of the wallet that resumed: the sandbox wallet's top-up resumes only the sandbox's deliveries, and the
+ * live wallet's only the live ones (each mode's deliveries wait on their own wallet: attempt-delivery.ts).
  * Only rows marked `wallet_suspended` move, so ordinary retry pauses are kept.
  * @returns how many deliveries were made due
  */
-export async function resumeDeferredDeliveries(db: Db, tenantId: string): Promise<number> {
+export async function resumeDeferredDeliveries(db: Db, tenantId: string, livemode: boolean): Promise<number> {
   const result = await db.execute(sql`
     update webhook_deliveries set next_attempt_at = now()
-    where tenant_id = ${tenantId} and state in ('pending', 'failed') and error = ${WALLET_SUSPENDED}
-      and next_attempt_at > now()
+    where tenant_id = ${tenantId} and livemode = ${livemode} and state in ('pending', 'failed')
+      and error = ${WALLET_SUSPENDED} and next_attempt_at > now()
     returning id`);
   return rowsOf<{ id: string }>(result).length;
 }
