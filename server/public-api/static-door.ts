@@ -35,6 +35,7 @@ export const OWN_FILE_PATHS: ReadonlySet<string> = new Set([
   "/strategist/actions",
   "/dashboards/overview",
   "/webhooks",
+  "/test-helpers/events",
   "/openapi.json",
 ]);
 
