@@ -1,4 +1,8 @@
 import type { components, operations, webhooks } from "./generated/openapi.js";
+import type {
+  components as TestModeComponents,
+  operations as TestModeOperations,
+} from "./generated/preview-test-mode.js";
 
 // Named types of the public API v1, all derived from the OpenAPI document the app generates
 // (src/generated/openapi.ts, rewritten by `npm run sdk:build`). Nothing here is written by hand, so a
@@ -90,3 +94,9 @@ type EventBody<K extends keyof webhooks> = webhooks[K] extends {
 export type WebhookEvent = { [K in keyof webhooks]: EventBody<K> }[keyof webhooks];
 /** The documented event types (`lead.created`, `webhook.test`, ...). */
 export type WebhookEventType = WebhookEvent["type"];
+
+/** (preview `test-mode`) A sample event as `POST /test-helpers/events` answers it: the envelope its deliveries carry. */
+export type TestEvent = TestModeComponents["schemas"]["TestEvent"];
+/** (preview `test-mode`) The event types `POST /test-helpers/events` can emit: every type of the catalog. */
+export type TestEventType =
+  TestModeOperations["emitTestEvent"]["requestBody"]["content"]["application/json"]["type"];
