@@ -2,6 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { events, webhookDeliveries, webhookSubscriptions } from "@/db/schema";
 import { startLocalDriver, type LocalDriver } from "@/server/jobs/local-driver";
+import { EVENT_DATA, eventEnvelope } from "@/server/schemas/event-payloads";
 import type { StaffActor } from "@/server/services/actor";
 import { issueKey } from "@/server/services/keys/keys";
 import { setLimitOverride } from "@/server/services/limits/limit-overrides";
@@ -14,7 +15,7 @@ import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { LOOPBACK_RECEIVER_ENV, startHttpsReceiver, type HttpsReceiver } from "@/server/testing/https-receiver";
 import { openTestDatabase } from "@/server/testing/test-db";
 import { createDeliveryClient, type DeliveryClient } from "@/server/webhook-transport/delivery-client";
-import { EVENT_FAMILIES } from "@/server/webhook-transport/event-catalog";
+import { EVENT_FAMILIES, EVENT_TYPES } from "@/server/webhook-transport/event-catalog";
 import { verifySignature } from "@/server/webhook-transport/signature";
 
 // Issue 69 item 5: a subscription made with a test key (of a tenant with the preview `test-mode`) is a test
@@ -140,6 +141,32 @@ describe("deliveries by mode", () => {
     await deliverAll(t.tenantId);
     expect(received("live-ping", live.secret).map((e) => [e.type, e.livemode])).toEqual([["webhook.test", false]]);
     expect(received("test-ping", test.secret).map((e) => [e.type, e.livemode])).toEqual([["webhook.test", false]]);
+  });
+});
+
+describe("sample events at a receiver", () => {
+  it("every catalog type emitted in the sandbox reaches a test subscription of every family, valid for its type", async () => {
+    const x = await makeTenant(db.db);
+    await setPreview(db.db, x.tenantId, "test-mode", true);
+    const xTest = (await issueKey(db.db, { integrationId: x.integrationId, mode: "test", ipAllowlist: ["127.0.0.1"] }))
+      .key;
+    const live = await subscribe(x.key, "every-live");
+    const test = await subscribe(xTest, "every-test");
+    const emitted: string[] = [];
+    for (const type of EVENT_TYPES) {
+      const r = await call("POST", "/test-helpers/events", { key: xTest, json: { type }, preview: "test-mode" });
+      expect(r.status, type).toBe(202);
+      emitted.push(r.body.id);
+    }
+    await deliverAll(x.tenantId);
+    const got = received("every-test", test.secret);
+    expect(got.map((e) => e.id).sort()).toEqual([...emitted].sort());
+    for (const e of got) {
+      const parsed = eventEnvelope(e.type, EVENT_DATA[e.type]!).safeParse(e);
+      expect(parsed.success, `${e.type}: ${JSON.stringify(parsed.error?.issues)}`).toBe(true);
+      expect(e.livemode).toBe(false);
+    }
+    expect(received("every-live", live.secret)).toEqual([]);
   });
 });
 
