@@ -32,6 +32,8 @@ export type SandboxReset = { tenant_id: string; livemode: false; reset: true };
  * the tenant row until the seeding commits, then find it set and see the data). Called by the public
  * API for the first request of a test key of a tenant with the preview `test-mode` (the key cache row
  * carries `sandbox_seeded_at`, so later requests cost nothing); any sandbox rows already there stay.
+ * Switching the preview on (`preview:set`) does not seed: the flag stays a cheap switch, only tenants that
+ * use test mode get sample data, and it is made with the integrations and test keys that exist by then.
  * Every row written has `livemode` false; see {@link fillSandbox} for what is written.
  * @returns true when this call seeded, false when the sandbox was already seeded
  * @throws ApiError `not_found` when there is no such tenant
