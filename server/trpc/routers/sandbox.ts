@@ -1,3 +1,4 @@
+import { notFound } from "@/server/errors";
 import { resetSandbox, type SandboxReset } from "@/server/services/sandbox/seed-sandbox";
 import { router, withRight } from "../init";
 
@@ -7,8 +8,12 @@ import { router, withRight } from "../init";
 
 /** The tenant's sandbox. */
 export const sandboxRouter = router({
-  /** Deletes every sandbox row of the membership's tenant and seeds it again; `{tenant_id, livemode: false, reset: true}`. */
-  reset: withRight("manage_integrations").mutation(({ ctx }): Promise<SandboxReset> =>
-    resetSandbox(ctx.db, ctx.actor.tenantId),
-  ),
+  /**
+   * Deletes every sandbox row of the membership's tenant and seeds it again; `{tenant_id, livemode: false, reset: true}`.
+   * @throws TRPCError NOT_FOUND for a tenant without the preview `test-mode` (it has no sandbox to show).
+   */
+  reset: withRight("manage_integrations").mutation(({ ctx }): Promise<SandboxReset> => {
+    if (!ctx.testModeAvailable) throw notFound("Sandbox");
+    return resetSandbox(ctx.db, ctx.actor.tenantId);
+  }),
 });
