@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, like, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, gte, like, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { integrations, requestLog } from "@/db/schema";
 import { nowMs } from "@/server/lib/clock";
@@ -114,7 +114,10 @@ export async function requestLogPage(
     .from(r)
     .leftJoin(integrations, and(eq(integrations.id, r.integrationId), eq(integrations.tenantId, actor.tenantId)))
     .where(conditions(actor, filters, after))
-    .orderBy(desc(r.createdAt), desc(r.id))
+    // NULLS LAST as the indexes are declared (both columns are never null): PostgreSQL reads an index in
+    // order only for the nulls placement it was built with, and `desc` alone means NULLS FIRST, which made
+    // every page a read of the tenant's whole log and a sort.
+    .orderBy(sql`${r.createdAt} desc nulls last`, sql`${r.id} desc nulls last`)
     .limit(limit + 1);
   const rows = found.slice(0, limit).map((x): RequestLogRow => ({ ...x, createdAt: x.createdAt.toISOString() }));
   const last = rows[rows.length - 1];
