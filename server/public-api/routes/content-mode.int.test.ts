@@ -9,8 +9,8 @@ import {
   strategistTopics,
 } from "@/db/schema";
 import { call } from "@/server/testing/api-client";
+import { makeEmptySandboxTenant, type SandboxTenantFixture } from "@/server/testing/empty-sandbox";
 import { makeTenant } from "@/server/testing/fixtures";
-import { makeSandboxTenant, type SandboxTenantFixture } from "@/server/testing/sandbox-fixture";
 import { openTestDatabase } from "@/server/testing/test-db";
 
 // Issue 69 "Separation" for the read routes of articles, strategist, dashboards and leads: a tenant with the
@@ -147,7 +147,7 @@ const made: Record<string, { live: string[]; sandbox: string[] }> = {};
 
 beforeAll(async () => {
   db = await openTestDatabase();
-  s = await makeSandboxTenant(db.db);
+  s = await makeEmptySandboxTenant(db.db);
   for (const [name, c] of Object.entries(CASES))
     made[name] = { live: await c.make(true), sandbox: await c.make(false) };
 });

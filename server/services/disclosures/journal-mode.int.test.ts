@@ -2,7 +2,7 @@ import { eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { disclosures, leads } from "@/db/schema";
 import { call } from "@/server/testing/api-client";
-import { makeSandboxTenant, type SandboxTenantFixture } from "@/server/testing/sandbox-fixture";
+import { makeEmptySandboxTenant, type SandboxTenantFixture } from "@/server/testing/empty-sandbox";
 import { openTestDatabase } from "@/server/testing/test-db";
 import type { StaffActor } from "../actor";
 import { recordDeliveryDisclosure } from "../webhooks/personal-data";
@@ -26,7 +26,7 @@ const staff = (livemode?: boolean): StaffActor => ({
 
 beforeAll(async () => {
   db = await openTestDatabase();
-  s = await makeSandboxTenant(db.db);
+  s = await makeEmptySandboxTenant(db.db);
   for (const [mode, key] of [
     ["live", s.key],
     ["sandbox", s.testKey],

@@ -2,8 +2,8 @@ import { inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requestLog } from "@/db/schema";
 import { call } from "@/server/testing/api-client";
+import { makeEmptySandboxTenant, type SandboxTenantFixture } from "@/server/testing/empty-sandbox";
 import { makeTenant } from "@/server/testing/fixtures";
-import { makeSandboxTenant, type SandboxTenantFixture } from "@/server/testing/sandbox-fixture";
 import { openTestDatabase } from "@/server/testing/test-db";
 import type { StaffActor } from "../actor";
 import { requestLogPage } from "./request-log-page";
@@ -27,7 +27,7 @@ const staff = (livemode?: boolean): StaffActor => ({
 
 beforeAll(async () => {
   db = await openTestDatabase();
-  s = await makeSandboxTenant(db.db);
+  s = await makeEmptySandboxTenant(db.db);
   const noPreview = await makeTenant(db.db, { key: { mode: "test" } });
   const go = async (name: string, key: string, status: number, ip?: string, path = "/articles") => {
     const r = await call("GET", path, { key, ip, validate: false });

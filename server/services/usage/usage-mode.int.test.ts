@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { events, requestLog, walletLedger, webhookDeliveries, webhookSubscriptions } from "@/db/schema";
-import { makeSandboxTenant, type SandboxTenantFixture } from "@/server/testing/sandbox-fixture";
+import { makeEmptySandboxTenant, type SandboxTenantFixture } from "@/server/testing/empty-sandbox";
 import { openTestDatabase } from "@/server/testing/test-db";
 import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
 import type { StaffActor } from "../actor";
@@ -72,7 +72,7 @@ async function activity(livemode: boolean, n: number, minor: bigint): Promise<vo
 
 beforeAll(async () => {
   db = await openTestDatabase();
-  s = await makeSandboxTenant(db.db);
+  s = await makeEmptySandboxTenant(db.db);
   await activity(true, 2, 1_250n);
   await activity(false, 5, 99_900n);
 });
