@@ -82,8 +82,8 @@ function conditions(actor: StaffActor, f: RequestLogFilters, after: RequestLogCu
 /**
  * A page of the tenant's request log (issue 19 item 5) in the actor's mode (tenant-scope.ts; a row carries
  * the mode its key worked in), newest first, keyset on (created_at, id) over the index
- * `request_log_tenant_created_idx` (tenant, mode, created_at, id). Any member of the tenant may read it: it holds ids, paths
- * and statuses, no personal data. Requests refused before a key was verified belong to no tenant and
+ * `request_log_tenant_created_idx` (tenant, mode, created_at, id). Any member of the tenant may read it: it
+ * holds ids, paths and statuses, no personal data. Requests refused before a key was verified belong to no tenant and
  * are never listed. Rows appear about a second after their answer (the writer batches).
  * @param limit rows per page (1–200)
  * @param after the previous page's `next`, or null for the first page
