@@ -183,6 +183,7 @@ export async function attemptDelivery(
   if (pii) {
     await recordDeliveryDisclosure(db, {
       tenantId: delivery.tenantId,
+      livemode: delivery.livemode,
       integrationId: sub.integrationId,
       deliveryId,
       eventType: event.type,

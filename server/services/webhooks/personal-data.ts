@@ -103,10 +103,19 @@ async function contactIdOf(db: Db, tenantId: string, event: PiiEvent): Promise<s
  */
 export async function recordDeliveryDisclosure(
   db: Db,
-  input: { tenantId: string; integrationId: string; deliveryId: string; eventType: string; contactId: string },
+  input: {
+    tenantId: string;
+    /** The delivery's mode: a sandbox delivery's disclosure is a sandbox journal row. */
+    livemode: boolean;
+    integrationId: string;
+    deliveryId: string;
+    eventType: string;
+    contactId: string;
+  },
 ): Promise<void> {
   await writeDisclosureRow(db, {
     tenantId: input.tenantId,
+    livemode: input.livemode,
     integrationId: input.integrationId,
     apiKeyId: null,
     route: `webhook ${input.eventType}`,
