@@ -115,7 +115,8 @@ export async function attemptDelivery(
         eq(webhookSubscriptions.livemode, d.livemode),
       ),
     )
-    .innerJoin(events, and(eq(events.id, d.eventId), eq(events.tenantId, d.tenantId), eq(events.livemode, d.livemode)))
+    // Not by mode: a `webhook.test` of a live subscription recorded before issue 69 has `livemode` false.
+    .innerJoin(events, and(eq(events.id, d.eventId), eq(events.tenantId, d.tenantId)))
     .innerJoin(tenants, eq(tenants.id, d.tenantId))
     // The delivery's own mode's wallet: a sandbox delivery waits on the sandbox wallet, a live one on the live.
     .leftJoin(wallets, and(eq(wallets.tenantId, d.tenantId), eq(wallets.livemode, d.livemode)))

@@ -18,7 +18,9 @@ import { issueKey } from "@/server/services/keys/keys";
 import { setLimitOverride } from "@/server/services/limits/limit-overrides";
 import { setPreview } from "@/server/services/tenants/previews";
 import { call } from "@/server/testing/api-client";
+import { makeEmptySandboxTenant, type SandboxTenantFixture } from "@/server/testing/empty-sandbox";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
+import { sandboxKey } from "@/server/testing/sandbox-key";
 import { openTestDatabase } from "@/server/testing/test-db";
 import { EVENT_TYPES } from "@/server/webhook-transport/event-catalog";
 import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
@@ -29,7 +31,7 @@ import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-
 
 let db: Awaited<ReturnType<typeof openTestDatabase>>;
 /** A tenant with the preview and rows in both worlds; `test` is its test key. */
-let t: TenantFixture;
+let t: SandboxTenantFixture;
 let test: string;
 let n = 0;
 const P = { preview: "test-mode" as const };
@@ -128,10 +130,9 @@ let sandbox: World;
 
 beforeAll(async () => {
   db = await openTestDatabase();
-  t = await makeTenant(db.db);
-  await setPreview(db.db, t.tenantId, "test-mode", true);
-  const k = await issueKey(db.db, { integrationId: t.integrationId, mode: "test", ipAllowlist: ["127.0.0.1"] });
-  test = k.key;
+  // A sandbox without the seeded sample data: the rows a sample names are exactly those made below.
+  t = await makeEmptySandboxTenant(db.db);
+  test = t.testKey;
   await setLimitOverride(db.db, { tenantId: t.tenantId }, { writePerMin: 100_000, readPerMin: 100_000 });
   live = await world(t, true);
   sandbox = await world(t, false);
@@ -196,10 +197,8 @@ describe("POST /test-helpers/events", () => {
   });
 
   it("uses fresh ids where the sandbox has no such row, never the tenant's live ones", async () => {
-    const bare = await makeTenant(db.db);
-    await setPreview(db.db, bare.tenantId, "test-mode", true);
-    const key = (await issueKey(db.db, { integrationId: bare.integrationId, mode: "test", ipAllowlist: ["127.0.0.1"] }))
-      .key;
+    const bare = await makeEmptySandboxTenant(db.db);
+    const key = bare.testKey;
     const liveRows = await world(bare, true);
     for (const type of ["conversation.created", "lead.created", "article.ready", "strategist.report.ready"]) {
       const r = await emit(key, { type });
@@ -207,6 +206,30 @@ describe("POST /test-helpers/events", () => {
       const ids = stringsIn(r.body.data).filter((s) => /^[0-9a-f-]{36}$/.test(s));
       expect(ids.length, type).toBeGreaterThan(0);
       for (const id of ids) expect(Object.values(liveRows)).not.toContain(id);
+    }
+  });
+
+  it("names rows of the seeded sandbox a test key can read", async () => {
+    const seeded = await makeTenant(db.db);
+    const key = await sandboxKey(db.db, seeded);
+    await world(seeded, true);
+    // The first use of the test key seeds the sandbox with its sample data (server/services/sandbox).
+    expect((await call("GET", "/me", { key })).status).toBe(200);
+    const reads: [string, string, (d: Record<string, string>) => string][] = [
+      ["conversation.created", "conversation_id", (d) => `/conversations/${d.conversation_id}`],
+      ["message.created", "conversation_id", (d) => `/conversations/${d.conversation_id}/messages`],
+      ["lead.created", "lead_id", (d) => `/leads/${d.lead_id}`],
+      ["article.ready", "article_id", (d) => `/articles/${d.article_id}`],
+      ["strategist.report.ready", "report_id", (d) => `/strategist/reports/${d.report_id}`],
+    ];
+    for (const [type, field, path] of reads) {
+      const r = await emit(key, { type });
+      expect(r.status).toBe(202);
+      const read = await call("GET", path(r.body.data), { key });
+      expect(read.status, `${type}: GET ${path(r.body.data)} with the test key`).toBe(200);
+      expect(await call("GET", path(r.body.data), { key: seeded.key }), `${type} ${field} is not live`).toMatchObject({
+        status: 404,
+      });
     }
   });
 

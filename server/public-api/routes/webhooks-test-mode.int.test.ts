@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { events, webhookDeliveries, webhookSubscriptions } from "@/db/schema";
+import { events, tenants, webhookDeliveries, webhookSubscriptions } from "@/db/schema";
 import { startLocalDriver, type LocalDriver } from "@/server/jobs/local-driver";
 import { EVENT_DATA, eventEnvelope } from "@/server/schemas/event-payloads";
 import type { StaffActor } from "@/server/services/actor";
@@ -11,6 +11,7 @@ import { resolveWebhookOwner } from "@/server/services/webhooks/owner";
 import { resendDeadDelivery } from "@/server/services/webhooks/resend";
 import { listSubscriptions } from "@/server/services/webhooks/subscriptions";
 import { call } from "@/server/testing/api-client";
+import { makeEmptySandboxTenant } from "@/server/testing/empty-sandbox";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { LOOPBACK_RECEIVER_ENV, startHttpsReceiver, type HttpsReceiver } from "@/server/testing/https-receiver";
 import { openTestDatabase } from "@/server/testing/test-db";
@@ -70,10 +71,11 @@ beforeAll(async () => {
   db = await openTestDatabase({ ...LOOPBACK_RECEIVER_ENV });
   rx = await startHttpsReceiver();
   client = createDeliveryClient({ testCa: rx.certPem, timeoutMs: 5_000 });
-  t = await makeTenant(db.db);
-  await setPreview(db.db, t.tenantId, "test-mode", true);
+  // Sandboxes without the seeded sample data, so that every subscription and delivery is one the test made.
+  const e = await makeEmptySandboxTenant(db.db);
+  t = e;
+  testKey = e.testKey;
   await setPreview(db.db, t.tenantId, "conversation-writes", true);
-  testKey = (await issueKey(db.db, { integrationId: t.integrationId, mode: "test", ipAllowlist: ["127.0.0.1"] })).key;
   await setLimitOverride(db.db, { tenantId: t.tenantId }, { writePerMin: 100_000, readPerMin: 100_000 });
 });
 afterEach(async () => {
@@ -146,10 +148,8 @@ describe("deliveries by mode", () => {
 
 describe("sample events at a receiver", () => {
   it("every catalog type emitted in the sandbox reaches a test subscription of every family, valid for its type", async () => {
-    const x = await makeTenant(db.db);
-    await setPreview(db.db, x.tenantId, "test-mode", true);
-    const xTest = (await issueKey(db.db, { integrationId: x.integrationId, mode: "test", ipAllowlist: ["127.0.0.1"] }))
-      .key;
+    const x = await makeEmptySandboxTenant(db.db);
+    const xTest = x.testKey;
     const live = await subscribe(x.key, "every-live");
     const test = await subscribe(xTest, "every-test");
     const emitted: string[] = [];
@@ -172,10 +172,8 @@ describe("sample events at a receiver", () => {
 
 describe("subscriptions and their journal by mode", () => {
   it("a test key sees only test subscriptions and their journal, a live key only live ones", async () => {
-    const x = await makeTenant(db.db);
-    await setPreview(db.db, x.tenantId, "test-mode", true);
-    const xTest = (await issueKey(db.db, { integrationId: x.integrationId, mode: "test", ipAllowlist: ["127.0.0.1"] }))
-      .key;
+    const x = await makeEmptySandboxTenant(db.db);
+    const xTest = x.testKey;
     const live = await subscribe(x.key, "x-live");
     const test = await subscribe(xTest, "x-test");
     const ids = async (key: string) => (await call("GET", "/webhooks", { key })).body.data.map((w: { id: string }) => w.id);
@@ -209,10 +207,8 @@ describe("subscriptions and their journal by mode", () => {
   });
 
   it("the console in Test mode manages the test subscriptions, and cannot resend a live delivery", async () => {
-    const x = await makeTenant(db.db);
-    await setPreview(db.db, x.tenantId, "test-mode", true);
-    const xTest = (await issueKey(db.db, { integrationId: x.integrationId, mode: "test", ipAllowlist: ["127.0.0.1"] }))
-      .key;
+    const x = await makeEmptySandboxTenant(db.db);
+    const xTest = x.testKey;
     const live = await subscribe(x.key, "c-live");
     const test = await subscribe(xTest, "c-test");
     const staff = (livemode: boolean): StaffActor => ({
@@ -244,6 +240,8 @@ describe("idempotency keys by mode", () => {
     const x = await makeTenant(db.db);
     const xTest = (await issueKey(db.db, { integrationId: x.integrationId, mode: "test", ipAllowlist: ["127.0.0.1"] }))
       .key;
+    // No sample data when the preview goes on: the subscriptions below are all the tenant has.
+    await db.db.update(tenants).set({ sandboxSeededAt: new Date() }).where(eq(tenants.id, x.tenantId));
     const key = idem();
     const json = { url: `${rx.url}?to=idem`, events: ["lead.*"] };
     // Without the preview the test key works in live data: a live subscription.

@@ -214,6 +214,7 @@ function buildCaller(r: KeyRow): ApiCaller {
     keyMode: mode,
     tenant: { id: r.tenantId, name: r.tenantName, cell, crmMode: r.crmMode, mainDomain: r.mainDomain },
     previews: r.previews,
+    sandboxSeeded: r.sandboxSeededAt !== null,
     integration: {
       id: r.integrationId,
       name: r.integrationName,
@@ -276,6 +277,7 @@ function buildKeyQuery(db: Db) {
       apiAccess: tenants.apiAccess,
       features: tenants.features,
       previews: tenants.previews,
+      sandboxSeededAt: tenants.sandboxSeededAt,
       crmMode: tenants.crmMode,
       mainDomain: tenants.mainDomain,
       ownerActive: memberships.active,

@@ -111,6 +111,7 @@ export async function recordDeliveryDisclosure(
   db: Db,
   input: {
     tenantId: string;
+    /** The delivery's mode: a sandbox delivery's disclosure is a sandbox journal row. */
     livemode: boolean;
     integrationId: string;
     deliveryId: string;
