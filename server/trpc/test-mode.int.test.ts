@@ -128,6 +128,25 @@ describe("the staff actor's mode", () => {
   });
 });
 
+describe("the console's first look at the sandbox", () => {
+  it("seeds a never-used sandbox when a page is first shown in Test mode, never out of it", async () => {
+    const t = await makeTenant(db.db);
+    await setPreview(db.db, t.tenantId, "test-mode", true);
+    const who = staff(await makeStaff(db.db, t.tenantId, ["manage_integrations", "view_personal_data"]));
+    const seededAt = async () =>
+      (await db.db.select({ at: tenants.sandboxSeededAt }).from(tenants).where(eq(tenants.id, t.tenantId)))[0]!.at;
+    await as(who, false).tenants.overview({ tenantId: t.tenantId });
+    expect(await seededAt()).toBeNull();
+    await as(who, true).tenants.overview({ tenantId: t.tenantId });
+    expect(await seededAt()).not.toBeNull();
+    const sandboxRows = await db.db
+      .select({ id: webhookSubscriptions.id })
+      .from(webhookSubscriptions)
+      .where(and(eq(webhookSubscriptions.tenantId, t.tenantId), eq(webhookSubscriptions.livemode, false)));
+    expect(sandboxRows.length).toBeGreaterThan(0);
+  });
+});
+
 describe("keys by mode", () => {
   it("lists only test keys in Test mode and only live keys out of it", async () => {
     const live = await consoleKey(sb, owner, false, "live");
