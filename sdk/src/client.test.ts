@@ -226,6 +226,26 @@ describe("createClient", () => {
     ]);
   });
 
+  it("testHelpers.setWallet posts the change to /test-helpers/wallet with an Idempotency-Key and returns the wallet", async () => {
+    const wallet = {
+      balance: { amount: "-50.00", currency: "RUB" },
+      state: "negative",
+      exchange: "suspended",
+      topup_url: "https://app.example.ru/console/wallet",
+      daily_spend: { limit: null, used: { amount: "0.00", currency: "RUB" } },
+    };
+    const api = fakeApi(() => json(wallet));
+    const client = createClient({ baseUrl: BASE, apiKey: "k", fetch: api.fetch, newIdempotencyKey: () => "key-1" });
+    expect(await client.testHelpers.setWallet({ balance: "-50.00" })).toEqual(wallet);
+    const [sent] = api.sent;
+    expect([sent!.method, sent!.url.pathname, sent!.headers.get("idempotency-key"), JSON.parse(sent!.body)]).toEqual([
+      "POST",
+      "/api/public/v1/test-helpers/wallet",
+      "key-1",
+      { balance: "-50.00" },
+    ]);
+  });
+
   it("sends the package's own version in User-Agent", () => {
     const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
       name: string;

@@ -36,6 +36,8 @@ export type FieldError = components["schemas"]["FieldError"];
 
 export type Me = ResponseOf<"getMe">;
 export type Wallet = ResponseOf<"getWallet">;
+/** Body of `POST /test-helpers/wallet` (preview `test-mode`): exactly one of `balance` or `state`. */
+export type TestWalletChange = BodyOf<"setTestWallet">;
 export type Conversation = components["schemas"]["Conversation"];
 export type Message = components["schemas"]["Message"];
 export type SendCards = components["schemas"]["SendCards"];

@@ -112,7 +112,8 @@ export async function attemptDelivery(
     )
     .innerJoin(events, and(eq(events.id, d.eventId), eq(events.tenantId, d.tenantId)))
     .innerJoin(tenants, eq(tenants.id, d.tenantId))
-    .leftJoin(wallets, eq(wallets.tenantId, d.tenantId))
+    // The wallet of the delivery's mode: a sandbox delivery waits on the sandbox wallet (issue 69).
+    .leftJoin(wallets, and(eq(wallets.tenantId, d.tenantId), eq(wallets.livemode, d.livemode)))
     .where(eq(d.id, deliveryId));
   if (!row) return { final: true, state: "gone", nextAttemptAt: null };
   const { delivery, sub, event } = row;
@@ -151,7 +152,7 @@ export async function attemptDelivery(
 
   const wallet = await readWallet(
     db,
-    delivery.tenantId,
+    { tenantId: delivery.tenantId, livemode: delivery.livemode },
     row.wallet.balanceMinor === null
       ? null
       : (row.wallet as { balanceMinor: bigint; blocked: boolean; lowMinor: bigint }),

@@ -57,7 +57,11 @@ export interface paths {
          */
         get: operations["listConversations"];
         put?: never;
-        post?: never;
+        /**
+         * Start (or find) the conversation of a customer (preview conversation-writes)
+         * @description Scope: `conversations:write`. Rate class: writes. `Idempotency-Key` is honoured when sent. The answer carries personal data (RU cell: the transfer rule applies). Preview `conversation-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
+         */
+        post: operations["createConversation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -97,7 +101,11 @@ export interface paths {
          */
         get: operations["listConversationMessages"];
         put?: never;
-        post?: never;
+        /**
+         * Write a customer message; the AI seller answers (paid; preview conversation-writes)
+         * @description Scope: `conversations:write`. Rate class: writes. `Idempotency-Key` is required. The answer carries personal data (RU cell: the transfer rule applies). Preview `conversation-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
+         */
+        post: operations["postCustomerMessage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -522,6 +530,106 @@ export interface paths {
         get: operations["getOperation"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/conversations/{id}/operator-messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Write a message as the operator (preview conversation-writes)
+         * @description Scope: `conversations:write`. Rate class: writes. `Idempotency-Key` is honoured when sent. The answer carries personal data (RU cell: the transfer rule applies). Preview `conversation-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
+         */
+        post: operations["postOperatorMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/conversations/{id}/takeover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hand the conversation to an operator (preview conversation-writes)
+         * @description Scope: `conversations:write`. Rate class: writes. `Idempotency-Key` is honoured when sent. The answer carries personal data (RU cell: the transfer rule applies). Preview `conversation-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
+         */
+        post: operations["takeOverConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/conversations/{id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give the conversation back to the AI seller (preview conversation-writes)
+         * @description Scope: `conversations:write`. Rate class: writes. `Idempotency-Key` is honoured when sent. The answer carries personal data (RU cell: the transfer rule applies). Preview `conversation-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
+         */
+        post: operations["releaseConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/conversations/{id}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close the conversation (preview conversation-writes)
+         * @description Scope: `conversations:write`. Rate class: writes. `Idempotency-Key` is honoured when sent. The answer carries personal data (RU cell: the transfer rule applies). Preview `conversation-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
+         */
+        post: operations["closeConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/test-helpers/wallet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set the sandbox wallet's balance or state (test keys only; preview test-mode)
+         * @description Scope: none (any valid key). Rate class: writes. `Idempotency-Key` is honoured when sent. Served while data exchange is suspended. Preview `test-mode`: only for tenants with this preview; for others it answers 404 `not_found`.
+         */
+        post: operations["setTestWallet"];
         delete?: never;
         options?: never;
         head?: never;
@@ -953,9 +1061,32 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        CreateConversation: {
+            /** @description stable customer id in the tenant's system; a repeat returns the same conversation */
+            external_customer_id: string;
+            name?: string;
+            email?: string;
+            phone?: string;
+            /** @description where the customer is: page address, title, type and id */
+            page?: {
+                address?: string;
+                title?: string;
+                type?: string;
+                id?: string;
+            };
+        };
+        CustomerMessage: {
+            content: string;
+            /** @description not supported yet: only an empty array is accepted */
+            attachments?: unknown[];
+        };
         SendCards: {
             codes: string[];
             comment?: string | null;
+        };
+        OperatorMessage: {
+            content: string;
+            operator_id?: string;
         };
         LeadContact: {
             /** Format: uuid */
@@ -1057,6 +1188,61 @@ export interface components {
             /** Format: date-time */
             expires_at: string;
         };
+        CustomerMessageResult: {
+            message: components["schemas"]["Message"];
+            ai_reply: components["schemas"]["AiReply"];
+            reply?: components["schemas"]["AiReplyMessage"];
+            operation?: {
+                id: string;
+                type: string;
+                /** @enum {string} */
+                status: "queued" | "running" | "succeeded" | "failed" | "canceled";
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                completed_at?: string;
+                resource?: {
+                    type: string;
+                    id: string;
+                };
+                error?: {
+                    code: string;
+                    message: string;
+                };
+                usage?: {
+                    cost: {
+                        amount: string;
+                        currency: string;
+                    };
+                    model: string;
+                };
+            };
+        };
+        AiReply: {
+            /** @enum {string} */
+            status: "replied" | "queued" | "skipped";
+            /** @enum {string} */
+            reason?: "operator_active" | "spam" | "flow_reply" | "ai_unavailable_handoff" | "no_agent" | "daily_limit";
+        };
+        AiReplyMessage: {
+            /** Format: uuid */
+            id: string;
+            content: string;
+            cards: components["schemas"]["MessageCard"][];
+        };
+        MessageCard: {
+            code: string;
+            name: string;
+            description: string | null;
+            image_url: string | null;
+            price_text: string | null;
+            badge: string | null;
+            page_url: string | null;
+            buttons: {
+                label: string;
+                url: string;
+            }[];
+        };
         SentCards: {
             /** Format: uuid */
             message_id: string;
@@ -1072,19 +1258,6 @@ export interface components {
             delivery: "metadata" | "native" | "text";
             /** @enum {string} */
             status: "sent" | "delivered" | "failed";
-        };
-        MessageCard: {
-            code: string;
-            name: string;
-            description: string | null;
-            image_url: string | null;
-            price_text: string | null;
-            badge: string | null;
-            page_url: string | null;
-            buttons: {
-                label: string;
-                url: string;
-            }[];
         };
         Lead: {
             /** Format: uuid */
@@ -1156,16 +1329,16 @@ export interface components {
     };
     responses: never;
     parameters: {
-        /** @description required: a new value (usually a UUID v4) per operation; a repeat within 24 hours answers the first result */
-        IdempotencyKeyRequired: string;
         /** @description optional: honoured when sent (a new value, usually a UUID v4, per operation; a repeat within 24 hours answers the first result) */
         IdempotencyKey: string;
+        /** @description required: a new value (usually a UUID v4) per operation; a repeat within 24 hours answers the first result */
+        IdempotencyKeyRequired: string;
     };
     requestBodies: never;
     headers: {
         /** @description id of this request; equals `request_id` of an error body */
         "X-Request-Id": string;
-        /** @description requests allowed per minute in the tightest window (key or tenant) of this rate class */
+        /** @description requests allowed per minute in the tightest window (key or tenant) of this rate class; on an answer given before a key was accepted, the caller address's window */
         "RateLimit-Limit": string;
         /** @description requests left in that window */
         "RateLimit-Remaining": string;
@@ -1261,9 +1434,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1275,9 +1448,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1289,9 +1462,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1303,9 +1476,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1317,9 +1490,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -1332,9 +1505,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1346,9 +1519,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -1407,9 +1580,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1421,9 +1594,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1435,9 +1608,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1449,9 +1622,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1463,9 +1636,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -1478,9 +1651,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1492,9 +1665,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -1545,9 +1718,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1559,9 +1732,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1573,9 +1746,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1587,9 +1760,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1601,9 +1774,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1615,9 +1788,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -1630,9 +1803,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1644,9 +1817,197 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createConversation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional: honoured when sent (a new value, usually a UUID v4, per operation; a repeat within 24 hours answers the first result) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateConversation"];
+            };
+        };
+        responses: {
+            /** @description 201 Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            /** @description Problem: bad_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: invalid_api_key, wrong_cell, integration_inactive */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: wallet_suspended */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: tenant_inactive, scope_missing, ip_not_allowed, feature_not_in_plan, pii_transfer_not_allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_conflict, operation_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: validation_failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -1687,9 +2048,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1701,9 +2062,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1715,9 +2076,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1729,9 +2090,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1743,9 +2104,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1757,9 +2118,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1771,9 +2132,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -1786,9 +2147,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1800,9 +2161,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -1851,9 +2212,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1865,9 +2226,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1879,9 +2240,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1893,9 +2254,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1907,9 +2268,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1921,9 +2282,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1935,9 +2296,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -1950,9 +2311,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1964,9 +2325,216 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postCustomerMessage: {
+        parameters: {
+            query?: {
+                /** @description seconds to wait for the AI reply (0 to 20) */
+                wait?: number;
+            };
+            header: {
+                /** @description required: a new value (usually a UUID v4) per operation; a repeat within 24 hours answers the first result */
+                "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerMessage"];
+            };
+        };
+        responses: {
+            /** @description 200 OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerMessageResult"];
+                };
+            };
+            /** @description 202 Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerMessageResult"];
+                };
+            };
+            /** @description Problem: bad_request, idempotency_key_required */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: invalid_api_key, wrong_cell, integration_inactive */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: insufficient_funds, spend_limit_reached, wallet_suspended */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: tenant_inactive, scope_missing, ip_not_allowed, feature_not_in_plan, pii_transfer_not_allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_conflict, operation_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: validation_failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: service_unavailable, upstream_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -2013,9 +2581,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2027,9 +2595,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2041,9 +2609,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2055,9 +2623,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2069,9 +2637,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2083,9 +2651,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2097,9 +2665,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2111,9 +2679,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2125,9 +2693,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -2140,9 +2708,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2154,9 +2722,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -2223,9 +2791,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2237,9 +2805,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2251,9 +2819,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2265,9 +2833,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2279,9 +2847,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2293,9 +2861,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -2308,9 +2876,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2322,9 +2890,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -2404,9 +2972,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2418,9 +2986,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2432,9 +3000,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2446,9 +3014,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2460,9 +3028,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2474,9 +3042,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2488,9 +3056,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2502,9 +3070,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -2517,9 +3085,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2531,9 +3099,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -2593,9 +3161,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2607,9 +3175,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2621,9 +3189,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2635,9 +3203,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2649,9 +3217,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2663,9 +3231,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2677,9 +3245,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -2692,9 +3260,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2706,9 +3274,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -2746,9 +3314,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2760,9 +3328,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2774,9 +3342,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2788,9 +3356,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2802,9 +3370,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2816,9 +3384,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2830,9 +3398,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -2845,9 +3413,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2859,9 +3427,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -2943,9 +3511,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2957,9 +3525,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2971,9 +3539,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2985,9 +3553,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2999,9 +3567,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3013,9 +3581,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3027,9 +3595,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3041,9 +3609,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3055,9 +3623,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3070,9 +3638,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3084,9 +3652,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3142,9 +3710,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3156,9 +3724,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3170,9 +3738,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3184,9 +3752,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3198,9 +3766,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3212,9 +3780,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3227,9 +3795,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3241,9 +3809,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3285,9 +3853,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3299,9 +3867,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3313,9 +3881,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3327,9 +3895,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3341,9 +3909,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3355,9 +3923,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3369,9 +3937,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3384,9 +3952,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3398,9 +3966,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3463,9 +4031,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3477,9 +4045,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3491,9 +4059,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3505,9 +4073,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3519,9 +4087,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3533,9 +4101,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3548,9 +4116,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3562,9 +4130,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3635,9 +4203,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3649,9 +4217,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3663,9 +4231,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3677,9 +4245,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3691,9 +4259,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3705,9 +4273,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3719,9 +4287,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3734,9 +4302,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3748,9 +4316,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3809,9 +4377,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3823,9 +4391,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3837,9 +4405,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3851,9 +4419,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3865,9 +4433,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3879,9 +4447,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3894,9 +4462,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3908,9 +4476,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3972,9 +4540,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3986,9 +4554,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4000,9 +4568,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4014,9 +4582,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4028,9 +4596,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4042,9 +4610,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4056,9 +4624,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -4071,9 +4639,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4085,9 +4653,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -4146,9 +4714,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4160,9 +4728,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4174,9 +4742,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4188,9 +4756,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4202,9 +4770,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4216,9 +4784,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -4231,9 +4799,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4245,9 +4813,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -4300,9 +4868,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4314,9 +4882,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4328,9 +4896,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4342,9 +4910,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4356,9 +4924,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4370,9 +4938,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4384,9 +4952,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -4399,9 +4967,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4413,9 +4981,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -4482,9 +5050,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4496,9 +5064,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4510,9 +5078,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4524,9 +5092,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4538,9 +5106,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4552,9 +5120,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -4567,9 +5135,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4581,9 +5149,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -4642,9 +5210,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4656,9 +5224,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4670,9 +5238,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4684,9 +5252,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4698,9 +5266,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4712,9 +5280,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4726,9 +5294,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -4741,9 +5309,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4755,9 +5323,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -4918,9 +5486,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4932,9 +5500,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4946,9 +5514,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4960,9 +5528,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4974,9 +5542,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4988,9 +5556,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5003,9 +5571,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5017,9 +5585,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5081,9 +5649,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5095,9 +5663,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5109,9 +5677,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5123,9 +5691,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5137,9 +5705,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5151,9 +5719,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5166,9 +5734,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5180,9 +5748,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5256,9 +5824,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5270,9 +5838,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5284,9 +5852,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5298,9 +5866,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5312,9 +5880,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5326,9 +5894,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5340,9 +5908,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5354,9 +5922,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5369,9 +5937,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5383,9 +5951,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5441,9 +6009,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5455,9 +6023,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5469,9 +6037,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5483,9 +6051,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5497,9 +6065,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5511,9 +6079,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5525,9 +6093,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5540,9 +6108,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5554,9 +6122,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5594,9 +6162,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5608,9 +6176,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5622,9 +6190,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5636,9 +6204,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5650,9 +6218,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5664,9 +6232,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5678,9 +6246,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5693,9 +6261,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5707,9 +6275,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5781,9 +6349,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5795,9 +6363,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5809,9 +6377,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5823,9 +6391,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5837,9 +6405,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5851,9 +6419,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5865,9 +6433,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5879,9 +6447,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5893,9 +6461,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5908,9 +6476,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5922,9 +6490,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5985,9 +6553,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5999,9 +6567,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6013,9 +6581,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6027,9 +6595,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6041,9 +6609,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6055,9 +6623,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6069,9 +6637,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6083,9 +6651,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6097,9 +6665,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -6112,9 +6680,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6126,9 +6694,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -6177,9 +6745,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6191,9 +6759,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6205,9 +6773,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6219,9 +6787,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6233,9 +6801,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6247,9 +6815,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6261,9 +6829,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6275,9 +6843,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6289,9 +6857,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -6304,9 +6872,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6318,9 +6886,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -6386,9 +6954,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6400,9 +6968,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6414,9 +6982,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6428,9 +6996,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6442,9 +7010,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6456,9 +7024,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6470,9 +7038,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -6485,9 +7053,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6499,9 +7067,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -6567,9 +7135,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6581,9 +7149,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6595,9 +7163,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6609,9 +7177,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6623,9 +7191,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6637,9 +7205,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6651,9 +7219,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -6666,9 +7234,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6680,9 +7248,960 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postOperatorMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional: honoured when sent (a new value, usually a UUID v4, per operation; a repeat within 24 hours answers the first result) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OperatorMessage"];
+            };
+        };
+        responses: {
+            /** @description 201 Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Problem: bad_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: invalid_api_key, wrong_cell, integration_inactive */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: wallet_suspended */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: tenant_inactive, scope_missing, ip_not_allowed, feature_not_in_plan, pii_transfer_not_allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_conflict, operation_in_progress, invalid_state */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: validation_failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    takeOverConversation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional: honoured when sent (a new value, usually a UUID v4, per operation; a repeat within 24 hours answers the first result) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            /** @description Problem: bad_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: invalid_api_key, wrong_cell, integration_inactive */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: wallet_suspended */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: tenant_inactive, scope_missing, ip_not_allowed, feature_not_in_plan, pii_transfer_not_allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_conflict, operation_in_progress, invalid_state */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: validation_failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    releaseConversation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional: honoured when sent (a new value, usually a UUID v4, per operation; a repeat within 24 hours answers the first result) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            /** @description Problem: bad_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: invalid_api_key, wrong_cell, integration_inactive */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: wallet_suspended */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: tenant_inactive, scope_missing, ip_not_allowed, feature_not_in_plan, pii_transfer_not_allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_conflict, operation_in_progress, invalid_state */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: validation_failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    closeConversation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional: honoured when sent (a new value, usually a UUID v4, per operation; a repeat within 24 hours answers the first result) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            /** @description Problem: bad_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: invalid_api_key, wrong_cell, integration_inactive */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: wallet_suspended */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: tenant_inactive, scope_missing, ip_not_allowed, feature_not_in_plan, pii_transfer_not_allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_conflict, operation_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: validation_failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setTestWallet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional: honoured when sent (a new value, usually a UUID v4, per operation; a repeat within 24 hours answers the first result) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The sandbox balance to set, RUB with 2 decimals ("-50.00" reads `negative`: exchange suspended). */
+                    balance?: string;
+                    /**
+                     * @description `blocked` suspends exchange; `ok` lifts a block (the balance is kept).
+                     * @enum {string}
+                     */
+                    state?: "blocked" | "ok";
+                };
+            };
+        };
+        responses: {
+            /** @description 200 OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        balance: {
+                            amount: string;
+                            currency: string;
+                        } | null;
+                        /** @enum {string} */
+                        state: "ok" | "low" | "negative" | "blocked" | "unknown";
+                        /** @enum {string} */
+                        exchange: "active" | "suspended";
+                        /** Format: uri */
+                        topup_url: string;
+                        daily_spend: {
+                            limit: {
+                                amount: string;
+                                currency: string;
+                            } | null;
+                            used: {
+                                amount: string;
+                                currency: string;
+                            };
+                        } | null;
+                    };
+                };
+            };
+            /** @description Problem: bad_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: invalid_api_key, wrong_cell, integration_inactive */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: tenant_inactive, ip_not_allowed, feature_not_in_plan */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_conflict, operation_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: validation_failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
