@@ -221,11 +221,11 @@ const COMMANDS: Record<string, Command> = {
   },
   "wallet:block": {
     usage: "--tenant ID",
-    run: async (db, o) => walletOut(await setWalletBlocked(db, need(o, "tenant"), true, "operator")),
+    run: async (db, o) => walletOut(await setWalletBlocked(db, { tenantId: need(o, "tenant") }, true, "operator")),
   },
   "wallet:unblock": {
     usage: "--tenant ID",
-    run: async (db, o) => walletOut(await setWalletBlocked(db, need(o, "tenant"), false, "operator")),
+    run: async (db, o) => walletOut(await setWalletBlocked(db, { tenantId: need(o, "tenant") }, false, "operator")),
   },
   ...PAID_COMMANDS,
   ...SANDBOX_COMMANDS,

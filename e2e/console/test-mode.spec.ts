@@ -5,8 +5,8 @@ import { demo, signIn } from "./sign-in";
 
 // The console's Test mode (issue 69 item 6): with the preview test-mode on, the shell's "Test mode" switch
 // shows the tenant's sandbox under a "Test data" banner on every page; the keys page then lists test keys
-// only and creates them ("Create test key"); a live key made before is absent in Test mode and back when
-// the switch is off. "Reset test data" asks for a confirmation first.
+// only and creates them ("Create test key"); a live key made before, and its request in the request log,
+// are absent in Test mode and back when the switch is off. "Reset test data" asks for a confirmation first.
 
 test.use({ trace: "retain-on-failure", screenshot: "only-on-failure" });
 
@@ -18,11 +18,39 @@ const keyRow = (page: Page, keyId: string) =>
 const issueForm = (page: Page) =>
   page.locator("form", { has: page.getByRole("button", { name: /^(Issue key|Create test key)$/ }) });
 
-/** `GET /me` with a key: its `key_id` and mode. */
-async function whoAmI(request: APIRequestContext, key: string): Promise<{ key_id: string; mode: string }> {
+/** `GET /me` with a key: its `key_id`, mode, and the request's id (its row in the request log). */
+async function whoAmI(
+  request: APIRequestContext,
+  key: string,
+): Promise<{ key_id: string; mode: string; requestId: string }> {
   const res = await request.get("/api/public/v1/me", { headers: { authorization: `Bearer ${key}` } });
   expect(res.status()).toBe(200);
-  return ((await res.json()) as { key: { key_id: string; mode: string } }).key;
+  return {
+    ...((await res.json()) as { key: { key_id: string; mode: string } }).key,
+    requestId: res.headers()["x-request-id"],
+  };
+}
+
+/** The request log page filtered by one request id. */
+async function filterRequests(page: Page, requestId: string): Promise<void> {
+  await page.getByLabel("Request id").fill(requestId);
+  await page.getByRole("button", { name: "Apply" }).click();
+}
+
+/** The request log shows the row of `requestId` (rows are written about a second late: Refresh until it is). */
+async function expectRequestListed(page: Page, requestId: string): Promise<void> {
+  await filterRequests(page, requestId);
+  await expect(async () => {
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await expect(page.locator("tbody tr", { hasText: requestId })).toHaveCount(1, { timeout: 1_000 });
+  }).toPass({ timeout: 15_000 });
+}
+
+/** The request log has no row of `requestId` in the mode shown. */
+async function expectRequestAbsent(page: Page, requestId: string): Promise<void> {
+  await filterRequests(page, requestId);
+  await page.getByRole("button", { name: "Refresh" }).click();
+  await expect(page.getByText(/^No requests match these filters/)).toBeVisible();
 }
 
 const setTestMode = (enabled: boolean) =>
@@ -90,6 +118,20 @@ test("Test mode shows the sandbox under a banner, issues test keys and hides liv
   await page.reload();
   await expect(banner).toBeVisible();
   await expect(toggle).toHaveAttribute("aria-checked", "true");
+
+  // The request log in Test mode has the test key's request and not the live key's; out of it, the reverse.
+  await page.getByRole("link", { name: "API requests" }).click();
+  await expect(page.getByRole("heading", { name: "API requests", level: 1 })).toBeVisible();
+  await expectRequestListed(page, sandbox.requestId);
+  await expectRequestAbsent(page, live.requestId);
+  await page.screenshot({ path: "test-results/test-mode-requests.png" });
+  await toggle.click();
+  await expect(toggle).toHaveAttribute("aria-checked", "false");
+  await expect(banner).toHaveCount(0);
+  await expectRequestListed(page, live.requestId);
+  await expectRequestAbsent(page, sandbox.requestId);
+  await toggle.click();
+  await expect(banner).toBeVisible();
 
   // "Reset test data" asks first; Cancel resets nothing, confirming resets the sandbox.
   await banner.getByRole("button", { name: "Reset test data" }).click();

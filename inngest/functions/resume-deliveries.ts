@@ -6,22 +6,17 @@ import { DELIVERY_SCHEDULED, EXCHANGE_RESUMED, type ExchangeResumedData } from "
 
 /**
  * After a top-up lifts a suspension (spec "Wallet and exchange": deferred webhooks are delivered), makes
- * the tenant's deferred deliveries of the resumed wallet's mode due now and schedules a run for each due
- * one, so they go out without waiting for the 15-minute deferral to end. Without a mode in the event both
- * modes are resumed: harmless, since each attempt checks its own mode's wallet again and defers anew.
+ * the deferred deliveries of the resumed wallet's mode due now (the sandbox's for a sandbox wallet, issue
+ * 69) and schedules a run for each due one, so they go out without waiting for the 15-minute deferral to end.
  */
 export const resumeDeliveries = inngest.createFunction(
   { id: "resume-deliveries", triggers: [{ event: EXCHANGE_RESUMED }] },
   async ({ event, step }) => {
-    const { tenantId, livemode } = event.data as ExchangeResumedData;
-    const modes = livemode === undefined ? [true, false] : [livemode];
-    const resumed = await step.run("resume", async () => {
-      const db = await getDb();
-      let n = 0;
-      for (const mode of modes) n += await resumeDeferredDeliveries(db, tenantId, mode);
-      return n;
-    });
-    const ids = await step.run("due", async () => dueDeliveryIds(await getDb(), { tenantId, livemode, limit: 1000 }));
+    const { tenantId, livemode = true } = event.data as ExchangeResumedData;
+    const resumed = await step.run("resume", async () =>
+      resumeDeferredDeliveries(await getDb(), { tenantId, livemode }),
+    );
+    const ids = await step.run("due", async () => dueDeliveryIds(await getDb(), { tenantId, limit: 1000 }));
     if (ids.length)
       await step.sendEvent(
         "schedule",

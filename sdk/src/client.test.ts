@@ -226,7 +226,27 @@ describe("createClient", () => {
     ]);
   });
 
-  it("testHelpers.events.emit posts the type with an Idempotency-Key and returns the sample event", async () => {
+  it("testHelpers.setWallet posts the change to /test-helpers/wallet with an Idempotency-Key and returns the wallet", async () => {
+    const wallet = {
+      balance: { amount: "-50.00", currency: "RUB" },
+      state: "negative",
+      exchange: "suspended",
+      topup_url: "https://app.example.ru/console/wallet",
+      daily_spend: { limit: null, used: { amount: "0.00", currency: "RUB" } },
+    };
+    const api = fakeApi(() => json(wallet));
+    const client = createClient({ baseUrl: BASE, apiKey: "k", fetch: api.fetch, newIdempotencyKey: () => "key-1" });
+    expect(await client.testHelpers.setWallet({ balance: "-50.00" })).toEqual(wallet);
+    const [sent] = api.sent;
+    expect([sent!.method, sent!.url.pathname, sent!.headers.get("idempotency-key"), JSON.parse(sent!.body)]).toEqual([
+      "POST",
+      "/api/public/v1/test-helpers/wallet",
+      "key-1",
+      { balance: "-50.00" },
+    ]);
+  });
+
+  it("testHelpers.emitEvent posts the type with an Idempotency-Key and returns the sample event", async () => {
     const event = {
       id: "0b0f4f4e-0000-4000-8000-000000000001",
       type: "lead.created",
@@ -237,7 +257,7 @@ describe("createClient", () => {
     };
     const api = fakeApi(() => json(event, 202));
     const client = createClient({ baseUrl: BASE, apiKey: "sk_test", fetch: api.fetch, newIdempotencyKey: () => "k1" });
-    expect(await client.testHelpers.events.emit("lead.created")).toEqual(event);
+    expect(await client.testHelpers.emitEvent("lead.created")).toEqual(event);
     expect(api.sent.map((s) => [s.method, s.url.pathname, s.body, s.headers.get("idempotency-key")])).toEqual([
       ["POST", "/api/public/v1/test-helpers/events", JSON.stringify({ type: "lead.created" }), "k1"],
     ]);

@@ -9,7 +9,7 @@ import { dashboardsResource } from "./resources/dashboards.js";
 import { leadsResource } from "./resources/leads.js";
 import { operationsResource, type WaitOptions } from "./resources/operations.js";
 import { strategistResource } from "./resources/strategist.js";
-import { testHelperEventsResource } from "./resources/test-helper-events.js";
+import { testHelpersResource } from "./resources/test-helpers.js";
 import { webhooksResource } from "./resources/webhooks.js";
 import { createTransport, timerSleep, type RetryOptions } from "./transport.js";
 import type { Operation } from "./types.js";
@@ -84,9 +84,9 @@ export function createClient(options: ClientOptions) {
     strategist: strategistResource(ctx),
     dashboards: dashboardsResource(ctx),
     webhooks: webhooksResource(ctx),
+    /** Preview `test-mode`, test keys only: put the sandbox in a state worth testing. */
+    testHelpers: testHelpersResource(ctx),
     operations: { get: operations.get },
-    /** Test helpers (preview `test-mode`): for a test key of a tenant with the preview only. */
-    testHelpers: { events: testHelperEventsResource(ctx) },
     /**
      * Reads `GET /operations/{id}` until the operation is finished and returns it (a `failed` one too).
      * @throws OperationTimeoutError after `timeoutMs` (default 60 s), carrying the last state read

@@ -1,8 +1,4 @@
 import type { components, operations, webhooks } from "./generated/openapi.js";
-import type {
-  components as TestModeComponents,
-  operations as TestModeOperations,
-} from "./generated/preview-test-mode.js";
 
 // Named types of the public API v1, all derived from the OpenAPI document the app generates
 // (src/generated/openapi.ts, rewritten by `npm run sdk:build`). Nothing here is written by hand, so a
@@ -40,6 +36,12 @@ export type FieldError = components["schemas"]["FieldError"];
 
 export type Me = ResponseOf<"getMe">;
 export type Wallet = ResponseOf<"getWallet">;
+/** Body of `POST /test-helpers/wallet` (preview `test-mode`): exactly one of `balance` or `state`. */
+export type TestWalletChange = BodyOf<"setTestWallet">;
+/** (preview `test-mode`) A sample event as `POST /test-helpers/events` answers it: the envelope its deliveries carry. */
+export type TestEvent = ResponseOf<"emitTestEvent", 202>;
+/** (preview `test-mode`) The event types `POST /test-helpers/events` can emit: every type of the catalog. */
+export type TestEventType = BodyOf<"emitTestEvent">["type"];
 export type Conversation = components["schemas"]["Conversation"];
 export type Message = components["schemas"]["Message"];
 export type SendCards = components["schemas"]["SendCards"];
@@ -94,9 +96,3 @@ type EventBody<K extends keyof webhooks> = webhooks[K] extends {
 export type WebhookEvent = { [K in keyof webhooks]: EventBody<K> }[keyof webhooks];
 /** The documented event types (`lead.created`, `webhook.test`, ...). */
 export type WebhookEventType = WebhookEvent["type"];
-
-/** (preview `test-mode`) A sample event as `POST /test-helpers/events` answers it: the envelope its deliveries carry. */
-export type TestEvent = TestModeComponents["schemas"]["TestEvent"];
-/** (preview `test-mode`) The event types `POST /test-helpers/events` can emit: every type of the catalog. */
-export type TestEventType =
-  TestModeOperations["emitTestEvent"]["requestBody"]["content"]["application/json"]["type"];

@@ -39,10 +39,10 @@ afterAll(async () => {
   await db.drop();
 });
 
-describe("client.testHelpers.events.emit", () => {
+describe("client.testHelpers.emitEvent", () => {
   it("emits a sample event that reaches the sandbox's subscription and verifies", async () => {
     const hook = await sandbox.webhooks.create({ url: rx.url, events: ["lead.*"] });
-    const event = await sandbox.testHelpers.events.emit("lead.scored");
+    const event = await sandbox.testHelpers.emitEvent("lead.scored");
     expect(event).toMatchObject({ type: "lead.scored", livemode: false, api_version: "2026-10-01" });
     const [delivery] = await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, event.id));
     expect(delivery!.subscriptionId).toBe(hook.id);
@@ -55,7 +55,7 @@ describe("client.testHelpers.events.emit", () => {
   });
 
   it("answers a live key with not_found", async () => {
-    const err = await live.testHelpers.events.emit("lead.created").catch((e: unknown) => e);
+    const err = await live.testHelpers.emitEvent("lead.created").catch((e: unknown) => e);
     expect(isApiError(err, "not_found")).toBe(true);
   });
 });

@@ -468,10 +468,10 @@ describe("each mode's deliveries wait on that mode's wallet (issue 69)", () => {
         .update(webhookDeliveries)
         .set({ error: "wallet_suspended", nextAttemptAt: future })
         .where(eq(webhookDeliveries.id, id));
-    expect(await resumeDeferredDeliveries(db.db, t.tenantId, false)).toBe(1);
+    expect(await resumeDeferredDeliveries(db.db, { tenantId: t.tenantId, livemode: false })).toBe(1);
     expect((await row(sandbox.deliveryId)).nextAttemptAt!.getTime()).toBeLessThanOrEqual(Date.now());
     expect((await row(live.deliveryId)).nextAttemptAt!.getTime()).toBe(future.getTime());
-    expect(await resumeDeferredDeliveries(db.db, t.tenantId, true)).toBe(1);
+    expect(await resumeDeferredDeliveries(db.db, { tenantId: t.tenantId, livemode: true })).toBe(1);
     expect((await row(live.deliveryId)).nextAttemptAt!.getTime()).toBeLessThanOrEqual(Date.now());
   });
 });

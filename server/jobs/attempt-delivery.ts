@@ -118,7 +118,7 @@ export async function attemptDelivery(
     // Not by mode: a `webhook.test` of a live subscription recorded before issue 69 has `livemode` false.
     .innerJoin(events, and(eq(events.id, d.eventId), eq(events.tenantId, d.tenantId)))
     .innerJoin(tenants, eq(tenants.id, d.tenantId))
-    // The delivery's own mode's wallet: a sandbox delivery waits on the sandbox wallet, a live one on the live.
+    // The wallet of the delivery's mode: a sandbox delivery waits on the sandbox wallet (issue 69).
     .leftJoin(wallets, and(eq(wallets.tenantId, d.tenantId), eq(wallets.livemode, d.livemode)))
     .where(eq(d.id, deliveryId));
   if (!row) return { final: true, state: "gone", nextAttemptAt: null };
@@ -158,7 +158,7 @@ export async function attemptDelivery(
 
   const wallet = await readWallet(
     db,
-    delivery.tenantId,
+    { tenantId: delivery.tenantId, livemode: delivery.livemode },
     row.wallet.balanceMinor === null
       ? null
       : (row.wallet as { balanceMinor: bigint; blocked: boolean; lowMinor: bigint }),

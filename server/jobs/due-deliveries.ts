@@ -4,13 +4,12 @@ import { webhookDeliveries } from "@/db/schema";
 
 /**
  * Ids of deliveries that are due now and held by no worker (`pending` or `failed`, `next_attempt_at`
- * passed, no live lease), oldest due first; optionally of one tenant, and of one mode of it (`livemode`,
- * after that mode's wallet resumed). Reads only: the Inngest driver schedules a run per id, and the run's
- * own step takes the lease (server/jobs/attempt-delivery.ts).
+ * passed, no live lease), oldest due first; optionally of one tenant. Reads only: the Inngest driver
+ * schedules a run per id, and the run's own step takes the lease (server/jobs/attempt-delivery.ts).
  */
 export async function dueDeliveryIds(
   db: Db,
-  opts: { limit: number; tenantId?: string; livemode?: boolean; now?: Date },
+  opts: { limit: number; tenantId?: string; now?: Date },
 ): Promise<string[]> {
   const d = webhookDeliveries;
   const now = opts.now ?? new Date();
@@ -20,7 +19,6 @@ export async function dueDeliveryIds(
     or(isNull(d.lockedUntil), lte(d.lockedUntil, now)),
   ];
   if (opts.tenantId) conds.push(eq(d.tenantId, opts.tenantId));
-  if (opts.livemode !== undefined) conds.push(eq(d.livemode, opts.livemode));
   const rows = await db
     .select({ id: d.id })
     .from(d)

@@ -263,6 +263,7 @@ describe("control characters in every string field of every route (issue 76 item
     postCustomerMessage: { content: "Hello" },
     postOperatorMessage: { content: "Hello from the shop" },
     emitTestEvent: { type: "lead.created" },
+    setTestWallet: { balance: "10000.00" },
   };
 
   const bases: Base[] = [];

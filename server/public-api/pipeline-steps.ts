@@ -158,8 +158,9 @@ const rateLimit: PipelineStep = {
 };
 
 /**
- * 402 `wallet_suspended` while exchange is suspended (except `/me`, `/wallet`); paid routes are closed
- * with 503 `upstream_unavailable` while the wallet state is unknown (spec "Wallet and exchange").
+ * 402 `wallet_suspended` while exchange is suspended (except `/me`, `/wallet` and the test helpers); paid
+ * routes are closed with 503 `upstream_unavailable` while the wallet state is unknown (spec "Wallet and
+ * exchange"). The wallet judged is that of the actor's mode: a sandbox key's is the sandbox wallet (issue 69).
  */
 const walletGate: PipelineStep = {
   name: "wallet gate",
@@ -173,7 +174,7 @@ const walletGate: PipelineStep = {
     // so that the `Service-Wallet-State: unknown` header of the spec's free reads also reaches /me and /wallet.
     const known = prefetchedWallet(caller.walletRow);
     if (known) return gateOnWallet(s, known);
-    return readWallet(s.db!, caller.tenantId, caller.walletRow).then((w) => gateOnWallet(s, w));
+    return readWallet(s.db!, caller.actor, caller.walletRow).then((w) => gateOnWallet(s, w));
   },
 };
 

@@ -36,6 +36,7 @@ export const OWN_FILE_PATHS: ReadonlySet<string> = new Set([
   "/dashboards/overview",
   "/webhooks",
   "/test-helpers/events",
+  "/test-helpers/wallet",
   "/openapi.json",
 ]);
 

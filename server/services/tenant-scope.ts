@@ -10,8 +10,15 @@ import type { Actor } from "./actor";
  * preview `test-mode` is the sandbox), the console from its "Test mode" switch.
  */
 
+/**
+ * Who owns rows: a tenant and a mode. Every {@link Actor} is one; a background job passes the
+ * `{tenantId, livemode}` of the row it works on (DESIGN "Test mode": jobs take the mode from the row).
+ * `livemode` absent = live, as for staff, operator and system actors.
+ */
+export type Owner = Pick<Actor, "tenantId"> & { livemode?: boolean };
+
 /** The mode the actor acts in: true = live data, false = the sandbox. Staff, operator and system default to live. */
-export function livemodeOf(actor: Actor): boolean {
+export function livemodeOf(actor: Owner): boolean {
   return actor.livemode ?? true;
 }
 
@@ -25,11 +32,11 @@ export interface OwnedTable {
  * `tenant_id = actor.tenantId and livemode = <actor's mode>` for `table`: the filter of every read, update
  * and delete of a tenant-owned row. A row of another tenant or of the other mode then reads as missing.
  */
-export function ownedBy(table: OwnedTable, actor: Actor): SQL {
+export function ownedBy(table: OwnedTable, actor: Owner): SQL {
   return and(eq(table.tenantId, actor.tenantId), eq(table.livemode, livemodeOf(actor))) as SQL;
 }
 
 /** `{tenantId, livemode}` of the actor: spread into every insert of a tenant-owned row. */
-export function ownerOf(actor: Actor): { tenantId: string; livemode: boolean } {
+export function ownerOf(actor: Owner): { tenantId: string; livemode: boolean } {
   return { tenantId: actor.tenantId, livemode: livemodeOf(actor) };
 }

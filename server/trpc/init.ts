@@ -8,6 +8,7 @@ import { testModeRequested } from "@/server/lib/console-mode";
 import { refusedCharacterErrors } from "@/server/lib/control-characters";
 import { validationError } from "@/server/lib/validation";
 import type { Right } from "@/server/schemas/scopes";
+import { seedSandbox } from "@/server/services/sandbox/seed-sandbox";
 import { staffMembership } from "@/server/services/tenants/memberships";
 import { TRPC_CODE } from "./error-map";
 
@@ -140,12 +141,15 @@ export const staffProcedure = publicProcedure.use(({ ctx, next }) => {
 export const tenantProcedure = staffProcedure
   .input(z.object({ tenantId: z.uuid() }))
   .use(async ({ ctx, input, next }) => {
-    const { actor, role, testModeAvailable } = await staffMembership(
+    const { actor, role, testModeAvailable, sandboxSeeded } = await staffMembership(
       ctx.db,
       ctx.staff.id,
       input.tenantId,
       ctx.testMode === true,
     );
+    // The console in Test mode seeds a never-used sandbox, as a test key's first request does, so every
+    // page has sample data to show the first time the switch is turned on.
+    if (actor.livemode === false && !sandboxSeeded) await seedSandbox(ctx.db, input.tenantId);
     return next({ ctx: { ...ctx, actor, rights: actor.rights, role, testModeAvailable } });
   });
 

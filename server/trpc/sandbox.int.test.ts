@@ -2,6 +2,7 @@ import { TRPCError } from "@trpc/server";
 import { and, count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { leads, products, tenants } from "@/db/schema";
+import { setPreview } from "@/server/services/tenants/previews";
 import { makeStaff, makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { liveChecksums } from "@/server/testing/live-checksum";
 import { openTestDatabase } from "@/server/testing/test-db";
@@ -36,6 +37,8 @@ beforeAll(async () => {
   db = await openTestDatabase();
   t = await makeTenant(db.db);
   other = await makeTenant(db.db);
+  // Only a tenant with the preview has a sandbox to reset (test-mode.int.test.ts: 404 without it).
+  for (const x of [t, other]) await setPreview(db.db, x.tenantId, "test-mode", true);
 }, 60_000);
 afterAll(async () => db.drop());
 

@@ -1,5 +1,5 @@
 import { TRPCError } from "@trpc/server";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiKeys, requestLog, tenants, webhookSubscriptions } from "@/db/schema";
 import { GET as trpcGet } from "@/app/api/trpc/[trpc]/route";
@@ -17,7 +17,8 @@ import { createCaller } from "./root";
 
 // The console's Test mode (issue 69 item 6): the switch's cookie reaches the staff actor as
 // `livemode: false` only for a tenant with the preview `test-mode`; the keys pages list, issue and change
-// only the keys of the mode shown; "Reset test data" (`sandbox.reset`) empties the sandbox and no live row.
+// only the keys of the mode shown; "Reset test data" (`sandbox.reset`) empties the sandbox and seeds it
+// again, and no live row changes.
 
 let db: Awaited<ReturnType<typeof openTestDatabase>>;
 /** A tenant with the preview `test-mode`. */
@@ -127,6 +128,25 @@ describe("the staff actor's mode", () => {
   });
 });
 
+describe("the console's first look at the sandbox", () => {
+  it("seeds a never-used sandbox when a page is first shown in Test mode, never out of it", async () => {
+    const t = await makeTenant(db.db);
+    await setPreview(db.db, t.tenantId, "test-mode", true);
+    const who = staff(await makeStaff(db.db, t.tenantId, ["manage_integrations", "view_personal_data"]));
+    const seededAt = async () =>
+      (await db.db.select({ at: tenants.sandboxSeededAt }).from(tenants).where(eq(tenants.id, t.tenantId)))[0]!.at;
+    await as(who, false).tenants.overview({ tenantId: t.tenantId });
+    expect(await seededAt()).toBeNull();
+    await as(who, true).tenants.overview({ tenantId: t.tenantId });
+    expect(await seededAt()).not.toBeNull();
+    const sandboxRows = await db.db
+      .select({ id: webhookSubscriptions.id })
+      .from(webhookSubscriptions)
+      .where(and(eq(webhookSubscriptions.tenantId, t.tenantId), eq(webhookSubscriptions.livemode, false)));
+    expect(sandboxRows.length).toBeGreaterThan(0);
+  });
+});
+
 describe("keys by mode", () => {
   it("lists only test keys in Test mode and only live keys out of it", async () => {
     const live = await consoleKey(sb, owner, false, "live");
@@ -222,10 +242,18 @@ describe("sandbox.reset", () => {
       .returning({ id: webhookSubscriptions.id });
     return s!.id;
   }
-  const paths = async (tenantId: string) =>
-    (await db.db.select().from(requestLog).where(eq(requestLog.tenantId, tenantId))).map((r) => r.path).sort();
+  /** Paths of the tenant's request log rows of one mode, sorted. */
+  const paths = async (tenantId: string, livemode: boolean) =>
+    (
+      await db.db
+        .select({ path: requestLog.path })
+        .from(requestLog)
+        .where(and(eq(requestLog.tenantId, tenantId), eq(requestLog.livemode, livemode)))
+    )
+      .map((r) => r.path)
+      .sort();
 
-  it("deletes the tenant's sandbox rows and marks it unseeded; live rows and other tenants' sandboxes stay", async () => {
+  it("empties the tenant's sandbox and seeds it again; live rows and other tenants' sandboxes stay", async () => {
     const other = await makeTenant(db.db);
     await setPreview(db.db, other.tenantId, "test-mode", true);
     await logRow(sb.tenantId, true, "/live");
@@ -233,17 +261,20 @@ describe("sandbox.reset", () => {
     await logRow(other.tenantId, false, "/other-sandbox");
     const liveSub = await subscription(sb, true);
     const testSub = await subscription(sb, false);
-    await db.db.update(tenants).set({ sandboxSeededAt: new Date() }).where(eq(tenants.id, sb.tenantId));
-    const before = await paths(sb.tenantId);
-    expect(before).toEqual(expect.arrayContaining(["/live", "/sandbox"]));
+    const live = await paths(sb.tenantId, true);
+    expect(live).toContain("/live");
 
     expect(await as(owner, true).sandbox.reset({ tenantId: sb.tenantId })).toEqual({
       tenant_id: sb.tenantId,
       livemode: false,
       reset: true,
     });
-    expect(await paths(sb.tenantId)).toEqual(before.filter((p) => p !== "/sandbox"));
-    expect(await paths(other.tenantId)).toEqual(["/other-sandbox"]);
+    expect(await paths(sb.tenantId, true)).toEqual(live);
+    // The marker row is gone; the sandbox holds the seeded sample traffic instead.
+    const sandbox = await paths(sb.tenantId, false);
+    expect(sandbox).not.toContain("/sandbox");
+    expect(sandbox.length).toBeGreaterThan(0);
+    expect(await paths(other.tenantId, false)).toEqual(["/other-sandbox"]);
     const subs = await db.db
       .select({ id: webhookSubscriptions.id })
       .from(webhookSubscriptions)
@@ -251,7 +282,7 @@ describe("sandbox.reset", () => {
     expect(subs.map((s) => s.id)).toContain(liveSub);
     expect(subs.map((s) => s.id)).not.toContain(testSub);
     const [t] = await db.db.select().from(tenants).where(eq(tenants.id, sb.tenantId));
-    expect(t!.sandboxSeededAt).toBeNull();
+    expect(t!.sandboxSeededAt).toBeInstanceOf(Date);
   });
 
   it("needs manage_integrations, and a tenant without the preview has no sandbox to reset", async () => {
@@ -265,8 +296,8 @@ describe("sandbox.reset", () => {
   it("works the same with the switch off: it resets the sandbox, never the live data shown", async () => {
     await logRow(sb.tenantId, false, "/sandbox-2");
     await as(owner, false).sandbox.reset({ tenantId: sb.tenantId });
-    expect(await paths(sb.tenantId)).not.toContain("/sandbox-2");
-    expect(await paths(sb.tenantId)).toContain("/live");
+    expect(await paths(sb.tenantId, false)).not.toContain("/sandbox-2");
+    expect(await paths(sb.tenantId, true)).toContain("/live");
   });
 
   it("keeps the test keys: a test key made before a reset still works in the sandbox", async () => {

@@ -18,7 +18,9 @@ import {
 
 /**
  * `GET /wallet` (spec "Wallet"): balance in RUB, state, exchange, top-up address and the calling
- * integration's spend today. Served while exchange is suspended.
+ * integration's spend today. Served while exchange is suspended. The wallet and the spend are those of the
+ * key's data mode: a sandbox key's (a test key of a tenant with the preview `test-mode`) are the sandbox
+ * wallet and the integration's sandbox spend (issue 69).
  */
 export async function getWallet(db: Db, caller: ApiCaller): Promise<WalletBody> {
   const known = knownWalletBody(caller);
@@ -26,9 +28,22 @@ export async function getWallet(db: Db, caller: ApiCaller): Promise<WalletBody> 
   const limit = caller.integration.dailySpendLimitMinor;
   const spent = caller.integration.spentTodayMinor;
   const [w, spend] = await Promise.all([
-    readWallet(db, caller.tenantId, caller.walletRow),
-    spent !== undefined ? spendBody(limit, spent) : dailySpend(db, caller.integrationId, new Date(), limit),
+    readWallet(db, caller.actor, caller.walletRow),
+    spent !== undefined
+      ? spendBody(limit, spent)
+      : dailySpend(db, caller.integrationId, caller.actor.livemode, new Date(), limit),
   ]);
+  return walletBody(caller, w, spend);
+}
+
+/**
+ * The `GET /wallet` body read now from the database, never from what was read with the key: for an answer
+ * after a change of the wallet in the same request (`POST /test-helpers/wallet`), in `db`'s transaction.
+ */
+export async function readWalletBody(db: Db, caller: ApiCaller): Promise<WalletBody> {
+  const limit = caller.integration.dailySpendLimitMinor;
+  const w = await readWallet(db, caller.actor);
+  const spend = await dailySpend(db, caller.integrationId, caller.actor.livemode, new Date(), limit);
   return walletBody(caller, w, spend);
 }
 

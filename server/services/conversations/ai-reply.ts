@@ -175,6 +175,8 @@ export async function completeAiReply(
     });
     return {
       status: "succeeded",
+      // Priced whatever the mode: the engine charges only an open hold (settleHold), so a free test-mode
+      // operation costs nothing and a sandbox one is charged to the sandbox wallet (issue 69).
       costMinor: costMinor(out.model, out),
       model: out.model,
       resource: { type: "message", id: m!.id },

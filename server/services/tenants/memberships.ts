@@ -16,6 +16,8 @@ export interface StaffMembership {
   role: string;
   /** The tenant has the preview `test-mode`: the console offers its "Test mode" switch. */
   testModeAvailable: boolean;
+  /** The tenant's sandbox has been seeded with sample data (`tenants.sandbox_seeded_at` set). */
+  sandboxSeeded: boolean;
 }
 
 /**
@@ -33,7 +35,12 @@ export async function staffMembership(
   testMode = false,
 ): Promise<StaffMembership> {
   const [m] = await db
-    .select({ rights: memberships.rights, role: memberships.role, previews: tenants.previews })
+    .select({
+      rights: memberships.rights,
+      role: memberships.role,
+      previews: tenants.previews,
+      sandboxSeededAt: tenants.sandboxSeededAt,
+    })
     .from(memberships)
     .innerJoin(tenants, eq(tenants.id, memberships.tenantId))
     .where(
@@ -51,6 +58,7 @@ export async function staffMembership(
     },
     role: m.role,
     testModeAvailable,
+    sandboxSeeded: m.sandboxSeededAt !== null,
   };
 }
 
