@@ -33,7 +33,7 @@ async function queuedDelivery(): Promise<string> {
     .returning();
   const r = await recordEventWithDeliveries(
     db.db,
-    { tenantId: t.tenantId, type: "lead.created", data: { lead_id: crypto.randomUUID(), version: 1 } },
+    { tenantId: t.tenantId, livemode: true, type: "lead.created", data: { lead_id: crypto.randomUUID(), version: 1 } },
     { onlySubscriptionId: sub.id },
   );
   return r.deliveryIds[0];

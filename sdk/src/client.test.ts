@@ -246,6 +246,23 @@ describe("createClient", () => {
     ]);
   });
 
+  it("testHelpers.emitEvent posts the type with an Idempotency-Key and returns the sample event", async () => {
+    const event = {
+      id: "0b0f4f4e-0000-4000-8000-000000000001",
+      type: "lead.created",
+      api_version: "2026-10-01",
+      created_at: "2026-10-01T00:00:00.000Z",
+      livemode: false,
+      data: { lead_id: "l1", version: 1 },
+    };
+    const api = fakeApi(() => json(event, 202));
+    const client = createClient({ baseUrl: BASE, apiKey: "sk_test", fetch: api.fetch, newIdempotencyKey: () => "k1" });
+    expect(await client.testHelpers.emitEvent("lead.created")).toEqual(event);
+    expect(api.sent.map((s) => [s.method, s.url.pathname, s.body, s.headers.get("idempotency-key")])).toEqual([
+      ["POST", "/api/public/v1/test-helpers/events", JSON.stringify({ type: "lead.created" }), "k1"],
+    ]);
+  });
+
   it("sends the package's own version in User-Agent", () => {
     const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
       name: string;

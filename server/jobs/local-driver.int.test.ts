@@ -40,6 +40,7 @@ async function queue(t: TenantFixture, n: number): Promise<string[]> {
       ...(
         await recordEventWithDeliveries(db.db, {
           tenantId: t.tenantId,
+          livemode: true,
           type: "task.created",
           data: { task_id: String(i) },
         })

@@ -6,6 +6,7 @@ import { check, validationError } from "@/server/lib/validation";
 import { authenticateNow } from "@/server/services/access/authenticate";
 import { assertPiiTransferAllowed } from "@/server/services/access/pii-transfer";
 import type { ApiCaller } from "@/server/services/actor";
+import { seedSandbox } from "@/server/services/sandbox/seed-sandbox";
 import { prefetchedWallet, readWallet, topupUrl, type WalletSnapshot } from "@/server/services/wallet/wallet-state";
 import { readJsonBody, refuseLargeBody } from "./body";
 import { callerIp } from "@/server/lib/client-ip";
@@ -130,9 +131,12 @@ function authenticateIn(s: RequestState, db: Db): Promise<void> | void {
   const feature = s.route!.preview;
   const authorization = s.request.headers.get("authorization");
   const ip = callerIp(s.request.headers);
-  const admit = (caller: ApiCaller) => {
+  const admit = (caller: ApiCaller): Promise<void> | void => {
     if (feature && !caller.previews.includes(feature)) throw noRoute(s);
     s.caller = caller;
+    // A test key's first request in its tenant's sandbox seeds the sandbox, once (seed-sandbox.ts); the
+    // key's row carries the seeded flag, so every other request (and every live one) pays nothing here.
+    if (!caller.actor.livemode && !caller.sandboxSeeded) return seedSandbox(db, caller.tenantId).then(() => {});
   };
   const refuse = (err: unknown): never => {
     throw feature && err instanceof ApiError ? noRoute(s) : err;

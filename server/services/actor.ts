@@ -91,6 +91,11 @@ export interface ApiCaller {
   tenant: { id: string; name: string; cell: Cell; crmMode: string; mainDomain: string | null };
   /** Preview features of the tenant (server/schemas/previews.ts). */
   previews: readonly string[];
+  /**
+   * Whether the tenant's sandbox has been seeded (`tenants.sandbox_seeded_at` set), as read with the key:
+   * a sandbox actor's request seeds it first when not (server/services/sandbox/seed-sandbox.ts).
+   */
+  sandboxSeeded: boolean;
   integration: {
     id: string;
     name: string;

@@ -1,4 +1,4 @@
-import type { TestWalletChange, Wallet } from "../types.js";
+import type { TestEvent, TestEventType, TestWalletChange, Wallet } from "../types.js";
 import { keyOf, unwrap, type Context, type WriteOptions } from "./context.js";
 
 /**
@@ -19,6 +19,22 @@ export function testHelpersResource(ctx: Context) {
         ctx.raw.POST("/test-helpers/wallet", {
           params: { header: { "Idempotency-Key": keyOf(ctx, o) } },
           body,
+          signal: o?.signal,
+        }),
+      ),
+
+    /**
+     * `POST /test-helpers/events` (preview `test-mode`; scope `webhooks:manage`): emits a sample event of
+     * `type` (any type of the catalog) to the sandbox's webhook subscriptions, `livemode: false`, its ids
+     * naming the sandbox's own rows. Returns the event as its deliveries carry it (202: they are queued).
+     * @throws ApiError `validation_failed` (a type outside the catalog), `not_found` (a live key, or a
+     *   tenant without the preview), `scope_missing`
+     */
+    emitEvent: (type: TestEventType, o?: WriteOptions): Promise<TestEvent> =>
+      unwrap(
+        ctx.raw.POST("/test-helpers/events", {
+          params: { header: { "Idempotency-Key": keyOf(ctx, o) } },
+          body: { type },
           signal: o?.signal,
         }),
       ),

@@ -178,7 +178,7 @@ describe("POST /test-helpers/wallet", () => {
         ...(
           await recordEventWithDeliveries(
             db.db,
-            { tenantId: t.tenantId, type: "card.updated", data: { code: `c${i}` } },
+            { tenantId: t.tenantId, livemode: true, type: "card.updated", data: { code: `c${i}` } },
             { onlySubscriptionId: sub!.id },
           )
         ).deliveryIds,

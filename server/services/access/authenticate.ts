@@ -214,6 +214,7 @@ function buildCaller(r: KeyRow): ApiCaller {
     keyMode: mode,
     tenant: { id: r.tenantId, name: r.tenantName, cell, crmMode: r.crmMode, mainDomain: r.mainDomain },
     previews: r.previews,
+    sandboxSeeded: r.sandboxSeededAt !== null,
     integration: {
       id: r.integrationId,
       name: r.integrationName,
@@ -260,78 +261,82 @@ const keyDataLivemode = sql`(${apiKeys.mode} = 'live' or not ('test-mode' = any(
 
 /** The key lookup with everything the pipeline needs in one round trip; built once per database (query building is a hot path). */
 function buildKeyQuery(db: Db) {
-  return db
-    .select({
-      keyUuid: apiKeys.id,
-      keyId: apiKeys.keyId,
-      secretHash: apiKeys.secretHash,
-      mode: apiKeys.mode,
-      expiresAt: apiKeys.expiresAt,
-      revokedAt: apiKeys.revokedAt,
-      keyAllowlist: apiKeys.ipAllowlist,
-      integrationId: integrations.id,
-      integrationName: integrations.name,
-      integrationStatus: integrations.status,
-      role: integrations.role,
-      scopes: integrations.scopes,
-      ownerId: integrations.ownerStaffUserId,
-      piiCountry: integrations.piiCountry,
-      legalBasis: integrations.legalBasis,
-      integrationAllowlist: integrations.ipAllowlist,
-      tenantId: tenants.id,
-      tenantName: tenants.name,
-      tenantCell: tenants.cell,
-      tenantStatus: tenants.status,
-      apiAccess: tenants.apiAccess,
-      features: tenants.features,
-      previews: tenants.previews,
-      crmMode: tenants.crmMode,
-      mainDomain: tenants.mainDomain,
-      ownerActive: memberships.active,
-      ownerRights: memberships.rights,
-      issuedBy: apiKeys.issuedByStaffUserId,
-      issuerActive: issuerMembership.active,
-      issuerRights: issuerMembership.rights,
-      walletBalance: wallets.balanceMinor,
-      walletBlocked: wallets.blocked,
-      lowMinor: tenants.lowBalanceMinor,
-      dailySpendLimitMinor: integrations.dailySpendLimitMinor,
-      spentTodayMinor: integrationDailySpend.usedMinor,
-      apiChannelId: channels.id,
-      kRead: keyLimits.readPerMin,
-      kWrite: keyLimits.writePerMin,
-      kPaid: keyLimits.paidPerMin,
-      kConc: keyLimits.paidConcurrency,
-      tRead: tenantLimitRow.readPerMin,
-      tWrite: tenantLimitRow.writePerMin,
-      tPaid: tenantLimitRow.paidPerMin,
-      tConc: tenantLimitRow.paidConcurrency,
-    })
-    .from(apiKeys)
-    .innerJoin(integrations, eq(integrations.id, apiKeys.integrationId))
-    .innerJoin(tenants, eq(tenants.id, apiKeys.tenantId))
-    .leftJoin(
-      memberships,
-      and(eq(memberships.tenantId, tenants.id), eq(memberships.staffUserId, integrations.ownerStaffUserId)),
-    )
-    .leftJoin(
-      issuerMembership,
-      and(eq(issuerMembership.tenantId, tenants.id), eq(issuerMembership.staffUserId, apiKeys.issuedByStaffUserId)),
-    )
-    .leftJoin(wallets, and(eq(wallets.tenantId, tenants.id), eq(wallets.livemode, keyDataLivemode)))
-    .leftJoin(keyLimits, eq(keyLimits.keyId, apiKeys.keyId))
-    .leftJoin(tenantLimitRow, eq(tenantLimitRow.tenantId, tenants.id))
-    .leftJoin(channels, and(eq(channels.integrationId, integrations.id), eq(channels.type, "api")))
-    .leftJoin(
-      integrationDailySpend,
-      and(
-        eq(integrationDailySpend.integrationId, integrations.id),
-        eq(integrationDailySpend.livemode, keyDataLivemode),
-        eq(integrationDailySpend.day, sql.placeholder("day")),
-      ),
-    )
-    .where(eq(apiKeys.keyId, sql.placeholder("keyId")))
-    .limit(1);
+  return (
+    db
+      .select({
+        keyUuid: apiKeys.id,
+        keyId: apiKeys.keyId,
+        secretHash: apiKeys.secretHash,
+        mode: apiKeys.mode,
+        expiresAt: apiKeys.expiresAt,
+        revokedAt: apiKeys.revokedAt,
+        keyAllowlist: apiKeys.ipAllowlist,
+        integrationId: integrations.id,
+        integrationName: integrations.name,
+        integrationStatus: integrations.status,
+        role: integrations.role,
+        scopes: integrations.scopes,
+        ownerId: integrations.ownerStaffUserId,
+        piiCountry: integrations.piiCountry,
+        legalBasis: integrations.legalBasis,
+        integrationAllowlist: integrations.ipAllowlist,
+        tenantId: tenants.id,
+        tenantName: tenants.name,
+        tenantCell: tenants.cell,
+        tenantStatus: tenants.status,
+        apiAccess: tenants.apiAccess,
+        features: tenants.features,
+        previews: tenants.previews,
+        sandboxSeededAt: tenants.sandboxSeededAt,
+        crmMode: tenants.crmMode,
+        mainDomain: tenants.mainDomain,
+        ownerActive: memberships.active,
+        ownerRights: memberships.rights,
+        issuedBy: apiKeys.issuedByStaffUserId,
+        issuerActive: issuerMembership.active,
+        issuerRights: issuerMembership.rights,
+        walletBalance: wallets.balanceMinor,
+        walletBlocked: wallets.blocked,
+        lowMinor: tenants.lowBalanceMinor,
+        dailySpendLimitMinor: integrations.dailySpendLimitMinor,
+        spentTodayMinor: integrationDailySpend.usedMinor,
+        apiChannelId: channels.id,
+        kRead: keyLimits.readPerMin,
+        kWrite: keyLimits.writePerMin,
+        kPaid: keyLimits.paidPerMin,
+        kConc: keyLimits.paidConcurrency,
+        tRead: tenantLimitRow.readPerMin,
+        tWrite: tenantLimitRow.writePerMin,
+        tPaid: tenantLimitRow.paidPerMin,
+        tConc: tenantLimitRow.paidConcurrency,
+      })
+      .from(apiKeys)
+      .innerJoin(integrations, eq(integrations.id, apiKeys.integrationId))
+      .innerJoin(tenants, eq(tenants.id, apiKeys.tenantId))
+      .leftJoin(
+        memberships,
+        and(eq(memberships.tenantId, tenants.id), eq(memberships.staffUserId, integrations.ownerStaffUserId)),
+      )
+      .leftJoin(
+        issuerMembership,
+        and(eq(issuerMembership.tenantId, tenants.id), eq(issuerMembership.staffUserId, apiKeys.issuedByStaffUserId)),
+      )
+      // The wallet of the key's data mode: the sandbox wallet for a sandbox key (one row: PK tenant, livemode).
+      .leftJoin(wallets, and(eq(wallets.tenantId, tenants.id), eq(wallets.livemode, keyDataLivemode)))
+      .leftJoin(keyLimits, eq(keyLimits.keyId, apiKeys.keyId))
+      .leftJoin(tenantLimitRow, eq(tenantLimitRow.tenantId, tenants.id))
+      .leftJoin(channels, and(eq(channels.integrationId, integrations.id), eq(channels.type, "api")))
+      .leftJoin(
+        integrationDailySpend,
+        and(
+          eq(integrationDailySpend.integrationId, integrations.id),
+          eq(integrationDailySpend.livemode, keyDataLivemode),
+          eq(integrationDailySpend.day, sql.placeholder("day")),
+        ),
+      )
+      .where(eq(apiKeys.keyId, sql.placeholder("keyId")))
+      .limit(1)
+  );
 }
 
 /** One row of the key query, as cached by key-cache.ts. */

@@ -32,7 +32,7 @@ async function queue(t: TenantFixture, n: number): Promise<string[]> {
   for (let i = 0; i < n; i++) {
     const r = await recordEventWithDeliveries(
       db.db,
-      { tenantId: t.tenantId, type: "task.created", data: { task_id: String(i) } },
+      { tenantId: t.tenantId, livemode: true, type: "task.created", data: { task_id: String(i) } },
       { onlySubscriptionId: subs[t.tenantId] },
     );
     ids.push(...r.deliveryIds);

@@ -170,6 +170,6 @@ export const webhooksRouter = router({
   resend: manage
     .input(z.object({ deliveryId: z.uuid() }))
     .mutation(async ({ ctx, input }) =>
-      write(ctx.db, (tx) => resendDeadDelivery(tx, ctx.actor.tenantId, input.deliveryId)),
+      write(ctx.db, (tx) => resendDeadDelivery(tx, ctx.actor, input.deliveryId)),
     ),
 });
