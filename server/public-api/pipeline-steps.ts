@@ -4,6 +4,7 @@ import { ApiError, type ErrorCode } from "@/server/errors";
 import { money } from "@/server/lib/money";
 import { check, validationError } from "@/server/lib/validation";
 import { authenticateNow } from "@/server/services/access/authenticate";
+import { callerAfterSandboxSeeding } from "@/server/services/account/account";
 import { assertPiiTransferAllowed } from "@/server/services/access/pii-transfer";
 import type { ApiCaller } from "@/server/services/actor";
 import { seedSandbox } from "@/server/services/sandbox/seed-sandbox";
@@ -136,7 +137,14 @@ function authenticateIn(s: RequestState, db: Db): Promise<void> | void {
     s.caller = caller;
     // A test key's first request in its tenant's sandbox seeds the sandbox, once (seed-sandbox.ts); the
     // key's row carries the seeded flag, so every other request (and every live one) pays nothing here.
-    if (!caller.actor.livemode && !caller.sandboxSeeded) return seedSandbox(db, caller.tenantId).then(() => {});
+    // The caller is then made again with the sandbox wallet just written: the wallet gate, `/wallet` and `/me`
+    // of this first request judge it, not the missing row the key query found before the seeding.
+    if (!caller.actor.livemode && !caller.sandboxSeeded)
+      return seedSandbox(db, caller.tenantId)
+        .then(() => callerAfterSandboxSeeding(db, caller))
+        .then((seeded) => {
+          s.caller = seeded;
+        });
   };
   const refuse = (err: unknown): never => {
     throw feature && err instanceof ApiError ? noRoute(s) : err;

@@ -12,7 +12,8 @@ import { setPreview } from "@/server/services/tenants/previews";
 import { ensureSandboxWallet } from "@/server/services/wallet/sandbox-wallet";
 import { getSpendLimits, setSpendLimits } from "@/server/services/wallet/spend-limits";
 import { call } from "@/server/testing/api-client";
-import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
+import { makeEmptySandboxTenant, type SandboxTenantFixture } from "@/server/testing/empty-sandbox";
+import { makeTenant } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
 
 // Money in test mode (issue 69 item 3), as an integrator with a test key sees it: a paid message is held
@@ -29,15 +30,16 @@ beforeAll(async () => {
 });
 afterAll(async () => db.drop());
 
-/** A tenant with the previews conversation-writes and test-mode, a card, its sandbox wallet, a live and a test key. */
-async function shop(): Promise<TenantFixture & { testKey: string }> {
-  const t = await makeTenant(db.db);
+/**
+ * A tenant with the previews conversation-writes and test-mode, a card, a live and a test key, and a sandbox
+ * without sample data (makeEmptySandboxTenant) but its wallet of 10,000.00 RUB: its money can be counted.
+ */
+async function shop(): Promise<SandboxTenantFixture> {
+  const t = await makeEmptySandboxTenant(db.db);
   await setPreview(db.db, t.tenantId, "conversation-writes", true);
-  await setPreview(db.db, t.tenantId, "test-mode", true);
   await ensureSandboxWallet(db.db, t.tenantId);
   await createCard(db.db, { tenantId: t.tenantId, via: "operator" }, { code: "socks", name: "Wool socks" });
-  const k = await issueKey(db.db, { integrationId: t.integrationId, mode: "test", ipAllowlist: ["127.0.0.1"] });
-  return { ...t, testKey: k.key };
+  return t;
 }
 async function conv(key: string): Promise<string> {
   const r = await call("POST", "/conversations", { key, json: { external_customer_id: `c-${++n}` }, ...P });

@@ -4,11 +4,11 @@ import { walletLedger, wallets, webhookDeliveries, webhookSubscriptions } from "
 import { openApiDocument } from "@/server/openapi/document";
 import { recordEventWithDeliveries } from "@/server/services/events/outbox";
 import { registerWorkListener } from "@/server/services/events/work-notifier";
-import { issueKey } from "@/server/services/keys/keys";
-import { setPreview } from "@/server/services/tenants/previews";
 import { ensureSandboxWallet } from "@/server/services/wallet/sandbox-wallet";
 import { call } from "@/server/testing/api-client";
-import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
+import { makeEmptySandboxTenant, type SandboxTenantFixture } from "@/server/testing/empty-sandbox";
+import { makeTenant } from "@/server/testing/fixtures";
+import { sandboxKey } from "@/server/testing/sandbox-key";
 import { openTestDatabase } from "@/server/testing/test-db";
 import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
 
@@ -24,13 +24,14 @@ beforeAll(async () => {
 });
 afterAll(async () => db.drop());
 
-/** A tenant with the preview `test-mode`, its sandbox wallet opened, its live key and a test (sandbox) key. */
-async function sandboxTenant(): Promise<TenantFixture & { testKey: string }> {
-  const t = await makeTenant(db.db);
-  await setPreview(db.db, t.tenantId, "test-mode", true);
+/**
+ * A tenant with the preview `test-mode`, its live key and a test (sandbox) key, whose sandbox holds no
+ * sample data (makeEmptySandboxTenant) but its wallet of 10,000.00 RUB: the ledger rows can be counted.
+ */
+async function sandboxTenant(): Promise<SandboxTenantFixture> {
+  const t = await makeEmptySandboxTenant(db.db);
   await ensureSandboxWallet(db.db, t.tenantId);
-  const k = await issueKey(db.db, { integrationId: t.integrationId, mode: "test", ipAllowlist: ["127.0.0.1"] });
-  return { ...t, testKey: k.key };
+  return t;
 }
 
 const setWallet = (key: string, json: unknown, idempotencyKey?: string) =>
@@ -120,12 +121,29 @@ describe("POST /test-helpers/wallet", () => {
   });
 
   it("opens the sandbox wallet (10,000.00 RUB) when the sandbox has none yet", async () => {
-    const t = await makeTenant(db.db);
-    await setPreview(db.db, t.tenantId, "test-mode", true);
-    const k = await issueKey(db.db, { integrationId: t.integrationId, mode: "test", ipAllowlist: ["127.0.0.1"] });
-    const r = await setWallet(k.key, { state: "ok" });
+    const t = await makeEmptySandboxTenant(db.db);
+    const r = await setWallet(t.testKey, { state: "ok" });
     expect(r.body).toMatchObject({ balance: rub("10000.00"), state: "ok" });
     expect(await walletOf(t.tenantId, false)).toMatchObject({ balance: 1_000_000n, ledgerSum: 1_000_000n });
+  });
+
+  it("sets the wallet of a sandbox seeded with 30 days of sample money, keeping its ledger's sum", async () => {
+    const t = await makeTenant(db.db);
+    const testKey = await sandboxKey(db.db, t);
+    // The test key's first request seeds the sandbox (its wallet holds 10,000.00 RUB after its sample work),
+    // and already judges that wallet: not the missing row its key's query found before the seeding.
+    const first = await call("GET", "/wallet", { key: testKey });
+    expect(first.body).toMatchObject({ balance: rub("10000.00"), state: "ok", exchange: "active" });
+    expect(first.headers.get("service-wallet-state")).toBeNull();
+    const seeded = await walletOf(t.tenantId, false);
+    expect(seeded.ledgerRows).toBeGreaterThan(1);
+    const r = await setWallet(testKey, { balance: "-50.00" });
+    expect(r.body).toMatchObject({ balance: rub("-50.00"), state: "negative" });
+    expect(await walletOf(t.tenantId, false)).toMatchObject({
+      balance: -5_000n,
+      ledgerSum: -5_000n,
+      ledgerRows: seeded.ledgerRows + 1,
+    });
   });
 
   it("404 not_found for a live key, and for a test key of a tenant without the preview", async () => {

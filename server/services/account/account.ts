@@ -8,6 +8,7 @@ import { grantedScopes } from "../access/pii-transfer";
 import type { ApiCaller } from "../actor";
 import {
   dailySpend,
+  dbWalletSource,
   prefetchedWallet,
   readWallet,
   topupUrl,
@@ -34,6 +35,23 @@ export async function getWallet(db: Db, caller: ApiCaller): Promise<WalletBody> 
       : dailySpend(db, caller.integrationId, caller.actor.livemode, new Date(), limit),
   ]);
   return walletBody(caller, w, spend);
+}
+
+/**
+ * The caller of a sandbox key whose sandbox its own request has just seeded (pipeline-steps.ts): the key's
+ * row was read before the seeding, so it holds no sandbox wallet (the wallet gate would read `unknown`:
+ * 503 on paid routes, `balance: null` on `/wallet` and `/me`) and no sandbox spend. This caller carries the
+ * sandbox wallet row read now and leaves today's spend to be read when asked; a new object (callers are
+ * shared and frozen), made once per seeding request.
+ */
+export async function callerAfterSandboxSeeding(db: Db, caller: ApiCaller): Promise<ApiCaller> {
+  const walletRow = await dbWalletSource.read(db, caller.actor);
+  return Object.freeze({
+    ...caller,
+    sandboxSeeded: true,
+    walletRow,
+    integration: Object.freeze({ ...caller.integration, spentTodayMinor: undefined }),
+  });
 }
 
 /**

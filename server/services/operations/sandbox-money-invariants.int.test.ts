@@ -6,12 +6,12 @@ import { operations, walletLedger, wallets } from "@/db/schema";
 import { runOperation } from "@/server/jobs/run-operation";
 import { catalogModel } from "@/server/services/ai-seller/catalog-model";
 import { ModelUnavailableError, type LanguageModel } from "@/server/services/ai-seller/language-model";
-import { issueKey } from "@/server/services/keys/keys";
 import { setLimitOverride } from "@/server/services/limits/limit-overrides";
 import { setPreview } from "@/server/services/tenants/previews";
 import { ensureSandboxWallet } from "@/server/services/wallet/sandbox-wallet";
 import { call } from "@/server/testing/api-client";
-import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
+import { makeEmptySandboxTenant } from "@/server/testing/empty-sandbox";
+import type { TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
 
 // Test-mode money never touches live money (issue 69 item 3), as a property: any interleaving of a sandbox
@@ -113,18 +113,16 @@ it("test-mode paid work and test helpers never change a live money row", { timeo
     fc.asyncProperty(
       fc.array(fc.array(action, { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 6 }),
       async (steps) => {
-        const t = await makeTenant(db.db, { balanceMinor: 150n });
+        // A sandbox without sample data (its seeding would add 30 days of finished work): the wallet alone.
+        const t = await makeEmptySandboxTenant(db.db, { balanceMinor: 150n });
         await setPreview(db.db, t.tenantId, "conversation-writes", true);
-        await setPreview(db.db, t.tenantId, "test-mode", true);
         await ensureSandboxWallet(db.db, t.tenantId);
         await setLimitOverride(
           db.db,
           { tenantId: t.tenantId },
           { paidConcurrency: CONCURRENCY, paidPerMin: 10_000, writePerMin: 10_000 },
         );
-        const testKey = (
-          await issueKey(db.db, { integrationId: t.integrationId, mode: "test", ipAllowlist: ["127.0.0.1"] })
-        ).key;
+        const testKey = t.testKey;
         // Live money in motion before the test work: an open hold of a queued live reply.
         const liveConv = (
           await call("POST", "/conversations", { key: t.key, json: { external_customer_id: "live" }, ...P })
