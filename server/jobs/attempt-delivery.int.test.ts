@@ -444,7 +444,9 @@ describe("each mode's deliveries wait on that mode's wallet (issue 69)", () => {
     expect(JSON.parse(rx.requests[0]!.body).livemode).toBe(false);
 
     // A blocked sandbox wallet defers only the sandbox's deliveries; the live ones go once the live wallet is topped up.
-    await db.db.insert(wallets).values({ tenantId: t.tenantId, livemode: false, balanceMinor: 100_000n, blocked: true });
+    await db.db
+      .insert(wallets)
+      .values({ tenantId: t.tenantId, livemode: false, balanceMinor: 100_000n, blocked: true });
     await db.db
       .update(wallets)
       .set({ balanceMinor: 100_000n })

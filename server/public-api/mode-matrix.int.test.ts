@@ -78,7 +78,9 @@ beforeAll(async () => {
     sql`select table_name from information_schema.columns
         where column_name = 'livemode' and table_schema = current_schema() order by table_name`,
   );
-  movableTables = rowsOf<{ table_name: string }>(result).map((r) => r.table_name).filter((t) => !KEEP_LIVE.has(t));
+  movableTables = rowsOf<{ table_name: string }>(result)
+    .map((r) => r.table_name)
+    .filter((t) => !KEEP_LIVE.has(t));
   expect(movableTables).toEqual(expect.arrayContaining(["conversations", "leads", "webhook_subscriptions"]));
 });
 afterAll(async () => {

@@ -9,7 +9,7 @@ export const TestEventCreateSchema = z.strictObject({
     .enum(EVENT_TYPES, {
       error: "must be an event type of the catalog (the `webhooks` section of the OpenAPI document lists them)",
     })
-    .meta({ description: "any event type of the catalog (spec \"Events: Event types\")", example: "lead.created" }),
+    .meta({ description: 'any event type of the catalog (spec "Events: Event types")', example: "lead.created" }),
 });
 export type TestEventCreate = z.infer<typeof TestEventCreateSchema>;
 

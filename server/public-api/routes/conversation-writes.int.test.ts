@@ -30,7 +30,10 @@ beforeAll(async () => {
   db = await openTestDatabase();
   on = await makeTenant(db.db);
   off = await makeTenant(db.db);
-  expect(await setPreview(db.db, on.tenantId, "conversation-writes", true)).toMatchObject({ "conversation-writes": true, "test-mode": false });
+  expect(await setPreview(db.db, on.tenantId, "conversation-writes", true)).toMatchObject({
+    "conversation-writes": true,
+    "test-mode": false,
+  });
 });
 afterAll(async () => db.drop());
 
@@ -80,7 +83,10 @@ describe("without the preview", () => {
     const t = await makeTenant(db.db);
     await setPreview(db.db, t.tenantId, "conversation-writes", true);
     expect((await post("/conversations", t.key, { external_customer_id: "a" })).status).toBe(201);
-    expect(await setPreview(db.db, t.tenantId, "conversation-writes", false)).toMatchObject({ "conversation-writes": false, "test-mode": false });
+    expect(await setPreview(db.db, t.tenantId, "conversation-writes", false)).toMatchObject({
+      "conversation-writes": false,
+      "test-mode": false,
+    });
     expect((await post("/conversations", t.key, { external_customer_id: "a" })).status).toBe(404);
   });
 

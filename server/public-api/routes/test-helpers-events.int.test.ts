@@ -53,7 +53,10 @@ interface World {
 /** One row of every kind a sample event names, in the given mode of `f`'s tenant. */
 async function world(f: TenantFixture, livemode: boolean): Promise<World> {
   const owner = { tenantId: f.tenantId, livemode };
-  const [contact] = await db.db.insert(contacts).values({ ...owner, firstName: "Ann" }).returning();
+  const [contact] = await db.db
+    .insert(contacts)
+    .values({ ...owner, firstName: "Ann" })
+    .returning();
   const [conversation] = await db.db
     .insert(conversations)
     .values({ ...owner, contactId: contact!.id, channelId: f.channelId, externalCustomerId: `c-${++n}` })

@@ -176,7 +176,8 @@ describe("subscriptions and their journal by mode", () => {
     const xTest = x.testKey;
     const live = await subscribe(x.key, "x-live");
     const test = await subscribe(xTest, "x-test");
-    const ids = async (key: string) => (await call("GET", "/webhooks", { key })).body.data.map((w: { id: string }) => w.id);
+    const ids = async (key: string) =>
+      (await call("GET", "/webhooks", { key })).body.data.map((w: { id: string }) => w.id);
     expect(await ids(x.key)).toEqual([live.id]);
     expect(await ids(xTest)).toEqual([test.id]);
     for (const [key, other] of [

@@ -38,7 +38,8 @@ export const SAMPLE_DATA: Readonly<Record<EventType, SampleBuilder>> = {
 
   "message.created": async (src) => {
     const m = await src.message();
-    if (!m) return { conversation_id: fresh(), message_id: fresh(), sender: "customer", ai_reply: { status: "queued" } };
+    if (!m)
+      return { conversation_id: fresh(), message_id: fresh(), sender: "customer", ai_reply: { status: "queued" } };
     const data: Record<string, unknown> = { conversation_id: m.conversationId, message_id: m.id, sender: m.sender };
     // Only a customer message says what became of its AI reply (spec "Event types").
     if (m.sender === "customer") {
@@ -100,7 +101,10 @@ export const SAMPLE_DATA: Readonly<Record<EventType, SampleBuilder>> = {
 
   "task.completed": async (src) => ({ task_id: fresh(), lead_id: (await src.lead())?.id ?? fresh() }),
 
-  "contact.merged": async (src) => ({ contact_id: (await src.contact())?.id ?? fresh(), merged_contact_ids: [fresh()] }),
+  "contact.merged": async (src) => ({
+    contact_id: (await src.contact())?.id ?? fresh(),
+    merged_contact_ids: [fresh()],
+  }),
 
   "crm.mode_changed": async (src) => ({ crm_mode: (await src.tenant())?.crmMode ?? "internal" }),
 

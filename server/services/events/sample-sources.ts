@@ -162,12 +162,7 @@ export function sampleSources(db: Db, actor: IntegrationActor) {
         await db
           .select({ id: webhookSubscriptions.id })
           .from(webhookSubscriptions)
-          .where(
-            and(
-              ownedBy(webhookSubscriptions, actor),
-              eq(webhookSubscriptions.integrationId, actor.integrationId),
-            ),
-          )
+          .where(and(ownedBy(webhookSubscriptions, actor), eq(webhookSubscriptions.integrationId, actor.integrationId)))
           .orderBy(desc(webhookSubscriptions.createdAt), desc(webhookSubscriptions.id))
           .limit(1)
       )[0],

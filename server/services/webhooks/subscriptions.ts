@@ -78,7 +78,10 @@ export async function listSubscriptions(
   owner: WebhookOwner,
   q: { limit: number; after?: SubscriptionPosition },
 ): Promise<{ webhooks: Webhook[]; next: SubscriptionPosition | null }> {
-  const conds = [ownedByOwner(webhookSubscriptions, owner), eq(webhookSubscriptions.integrationId, owner.integrationId)];
+  const conds = [
+    ownedByOwner(webhookSubscriptions, owner),
+    eq(webhookSubscriptions.integrationId, owner.integrationId),
+  ];
   if (q.after)
     conds.push(
       sql`(${webhookSubscriptions.updatedAt}, ${webhookSubscriptions.id}) > (${q.after[0]}::timestamptz, ${q.after[1]}::uuid)`,
