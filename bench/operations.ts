@@ -90,7 +90,6 @@ export async function benchOperations(
       integrationId: integration.id,
       keyId: "bench",
       keyMode: "live",
-      livemode: true,
       scopes: [...SCOPES] as Scope[],
       cell: "ru",
     };

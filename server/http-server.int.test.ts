@@ -206,7 +206,6 @@ describe("startApp", () => {
       writer.push({
         createdAt: new Date(),
         tenantId: null,
-        livemode: true,
         integrationId: null,
         apiKeyId: null,
         keyId: null,

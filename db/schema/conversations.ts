@@ -12,8 +12,6 @@ export const contacts = pgTable(
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
-    /** Test mode: false for a row of the tenant's sandbox (spec "Me" `key.mode`; DESIGN "Test mode"). */
-    livemode: boolean("livemode").notNull().default(true),
     firstName: text("first_name"),
     lastName: text("last_name"),
     email: text("email"),
@@ -27,7 +25,7 @@ export const contacts = pgTable(
     createdAt: ts("created_at").notNull().defaultNow(),
     updatedAt: ts("updated_at").notNull().defaultNow(),
   },
-  (t) => [index("contacts_tenant_idx").on(t.tenantId, t.livemode)],
+  (t) => [index("contacts_tenant_idx").on(t.tenantId)],
 );
 
 /**
@@ -41,8 +39,6 @@ export const conversations = pgTable(
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
-    /** Test mode: false for a row of the tenant's sandbox (spec "Me" `key.mode`; DESIGN "Test mode"). */
-    livemode: boolean("livemode").notNull().default(true),
     channelId: uuid("channel_id").references(() => channels.id, { onDelete: "set null" }),
     channelType: text("channel_type"),
     kind: text("kind").notNull().default("customer"), // customer | personal_mailbox | student_cabinet
@@ -55,7 +51,7 @@ export const conversations = pgTable(
     updatedAt: ts("updated_at").notNull().defaultNow(),
   },
   (t) => [
-    index("conversations_tenant_updated_idx").on(t.tenantId, t.livemode, t.updatedAt, t.id),
+    index("conversations_tenant_updated_idx").on(t.tenantId, t.updatedAt, t.id),
     // POST /conversations finds a customer's conversation in the `api` channel by its external id.
     index("conversations_channel_customer_idx").on(t.channelId, t.externalCustomerId),
   ],
@@ -84,8 +80,6 @@ export const messages = pgTable(
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
-    /** Test mode: false for a row of the tenant's sandbox (spec "Me" `key.mode`; DESIGN "Test mode"). */
-    livemode: boolean("livemode").notNull().default(true),
     conversationId: uuid("conversation_id")
       .notNull()
       .references(() => conversations.id, { onDelete: "cascade" }),
@@ -104,7 +98,7 @@ export const messages = pgTable(
   },
   (t) => [
     index("messages_conversation_idx").on(t.conversationId, t.createdAt, t.id),
-    index("messages_tenant_idx").on(t.tenantId, t.livemode, t.createdAt),
+    index("messages_tenant_idx").on(t.tenantId, t.createdAt),
   ],
 );
 
@@ -119,8 +113,6 @@ export const messageAttachments = pgTable(
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
-    /** Test mode: false for a row of the tenant's sandbox (spec "Me" `key.mode`; DESIGN "Test mode"). */
-    livemode: boolean("livemode").notNull().default(true),
     messageId: uuid("message_id")
       .notNull()
       .references(() => messages.id, { onDelete: "cascade" }),

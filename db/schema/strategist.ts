@@ -1,4 +1,4 @@
-import { bigint, boolean, date, doublePrecision, index, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { bigint, date, doublePrecision, index, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
 import { integrations } from "./integrations";
 import { tenants } from "./tenants";
 import { ts } from "./columns";
@@ -14,8 +14,6 @@ export const strategistReports = pgTable(
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
-    /** Test mode: false for a row of the tenant's sandbox (spec "Me" `key.mode`; DESIGN "Test mode"). */
-    livemode: boolean("livemode").notNull().default(true),
     reportDate: date("report_date", { mode: "string" }).notNull(),
     reportType: text("report_type").notNull(), // daily | weekly
     runKind: text("run_kind").notNull().default("regular"), // regular | creative
@@ -32,7 +30,7 @@ export const strategistReports = pgTable(
     deliveredAt: ts("delivered_at"),
     createdAt: ts("created_at").notNull().defaultNow(),
   },
-  (t) => [index("strategist_reports_tenant_idx").on(t.tenantId, t.livemode, t.createdAt, t.id)],
+  (t) => [index("strategist_reports_tenant_idx").on(t.tenantId, t.createdAt, t.id)],
 );
 
 /** A topic proposed by the strategist; `competitor_domain` is never returned. */
@@ -43,8 +41,6 @@ export const strategistTopics = pgTable(
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
-    /** Test mode: false for a row of the tenant's sandbox (spec "Me" `key.mode`; DESIGN "Test mode"). */
-    livemode: boolean("livemode").notNull().default(true),
     title: text("title"),
     rationale: text("rationale"),
     trendScore: doublePrecision("trend_score"),
@@ -60,12 +56,7 @@ export const strategistTopics = pgTable(
   },
   // The list order of GET /strategist/topics: trend_score descending with unscored last, then id descending.
   (t) => [
-    index("strategist_topics_tenant_idx").on(
-      t.tenantId,
-      t.livemode,
-      t.trendScore.desc().nullsLast(),
-      t.id.desc().nullsFirst(),
-    ),
+    index("strategist_topics_tenant_idx").on(t.tenantId, t.trendScore.desc().nullsLast(), t.id.desc().nullsFirst()),
   ],
 );
 
@@ -75,8 +66,6 @@ export const strategistSessions = pgTable("strategist_sessions", {
   tenantId: uuid("tenant_id")
     .notNull()
     .references(() => tenants.id, { onDelete: "cascade" }),
-  /** Test mode: false for a row of the tenant's sandbox (spec "Me" `key.mode`; DESIGN "Test mode"). */
-  livemode: boolean("livemode").notNull().default(true),
   integrationId: uuid("integration_id").references(() => integrations.id, { onDelete: "cascade" }),
   staffUserId: text("staff_user_id"),
   createdAt: ts("created_at").notNull().defaultNow(),
@@ -90,8 +79,6 @@ export const strategistActions = pgTable(
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
-    /** Test mode: false for a row of the tenant's sandbox (spec "Me" `key.mode`; DESIGN "Test mode"). */
-    livemode: boolean("livemode").notNull().default(true),
     sessionId: uuid("session_id").references(() => strategistSessions.id, { onDelete: "cascade" }),
     type: text("type").notNull().default("propose_topic"),
     title: text("title"),
@@ -105,6 +92,6 @@ export const strategistActions = pgTable(
   // GET /strategist/actions lists a tenant's actions newest first.
   (t) => [
     index("strategist_actions_session_idx").on(t.sessionId, t.createdAt, t.id),
-    index("strategist_actions_tenant_idx").on(t.tenantId, t.livemode, t.createdAt, t.id),
+    index("strategist_actions_tenant_idx").on(t.tenantId, t.createdAt, t.id),
   ],
 );

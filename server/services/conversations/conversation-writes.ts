@@ -6,7 +6,6 @@ import type { CreateConversation, OperatorMessage } from "@/server/schemas/conve
 import type { Conversation, Message } from "@/server/schemas/conversations";
 import type { IntegrationActor } from "../actor";
 import { recordEvent } from "../events/outbox";
-import { livemodeOf, ownedBy, ownerOf } from "../tenant-scope";
 import { findConversation, toConversation } from "./conversations";
 import { toMessage } from "./messages";
 
@@ -34,10 +33,8 @@ export async function apiChannel(db: Db, actor: IntegrationActor): Promise<typeo
 
 /**
  * `POST /conversations` (spec "Planned conversation write routes"): the conversation of
- * `external_customer_id` in the integration's `api` channel and the actor's mode, made with its contact and
- * the event `conversation.created` on first sight; a repeat returns the same conversation unchanged. The
- * `api` channel is the integration's in both modes; the same customer id in the sandbox and in live data
- * names two conversations.
+ * `external_customer_id` in the integration's `api` channel, made with its contact and the event
+ * `conversation.created` on first sight; a repeat returns the same conversation unchanged.
  * @returns the conversation and whether it was made now.
  */
 export async function createConversation(
@@ -53,7 +50,7 @@ export async function createConversation(
     .from(conversations)
     .where(
       and(
-        ownedBy(conversations, actor),
+        eq(conversations.tenantId, actor.tenantId),
         eq(conversations.channelId, channel.id),
         eq(conversations.externalCustomerId, input.external_customer_id),
       ),
@@ -64,7 +61,7 @@ export async function createConversation(
   const [made] = await db
     .insert(conversations)
     .values({
-      ...ownerOf(actor),
+      tenantId: actor.tenantId,
       channelId: channel.id,
       channelType: "api",
       externalCustomerId: input.external_customer_id,
@@ -73,7 +70,7 @@ export async function createConversation(
   const [contact] = await db
     .insert(contacts)
     .values({
-      ...ownerOf(actor),
+      tenantId: actor.tenantId,
       firstName: input.name?.trim() || null,
       email: input.email?.trim() || null,
       phone: input.phone?.trim() || null,
@@ -87,7 +84,7 @@ export async function createConversation(
   await recordEvent(db, {
     tenantId: actor.tenantId,
     type: "conversation.created",
-    livemode: livemodeOf(actor),
+    livemode: actor.keyMode === "live",
     data: { conversation_id: made!.id },
   });
   return { conversation: toConversation(row!), created: true };
@@ -147,13 +144,13 @@ export async function postOperatorMessage(
   if (c.status === "closed") throw new ApiError("invalid_state", "The conversation is closed.");
   const [m] = await db
     .insert(messages)
-    .values({ ...ownerOf(actor), conversationId: c.id, sender: "operator", content: input.content })
+    .values({ tenantId: actor.tenantId, conversationId: c.id, sender: "operator", content: input.content })
     .returning();
   await db.update(conversations).set({ updatedAt: m!.createdAt }).where(eq(conversations.id, c.id));
   await recordEvent(db, {
     tenantId: actor.tenantId,
     type: "message.created",
-    livemode: livemodeOf(actor),
+    livemode: actor.keyMode === "live",
     data: { conversation_id: c.id, message_id: m!.id, sender: "operator" },
   });
   return toMessage(m!, []);
@@ -164,7 +161,7 @@ export async function getMessage(db: Db, actor: IntegrationActor, messageId: str
   const [m] = await db
     .select()
     .from(messages)
-    .where(and(ownedBy(messages, actor), eq(messages.id, messageId), eq(messages.internal, false)));
+    .where(and(eq(messages.tenantId, actor.tenantId), eq(messages.id, messageId), eq(messages.internal, false)));
   if (!m) throw new ApiError("not_found", "Message was not found.");
   await findConversation(db, actor, m.conversationId);
   return toMessage(m, []);

@@ -48,7 +48,6 @@ function firstUseInsert(db: Db) {
     .insert(idempotencyRecords)
     .values({
       tenantId: sql.placeholder("idem_tenant"),
-      livemode: sql`${sql.placeholder("idem_livemode")}::boolean`,
       keyMode: sql.placeholder("idem_key_mode"),
       scope: sql.placeholder("idem_scope"),
       idempotencyKey: sql.placeholder("idem_key"),
@@ -72,7 +71,6 @@ function firstUseValues(
 ): Record<string, unknown> {
   return {
     idem_tenant: s.tenantId,
-    idem_livemode: s.livemode,
     idem_key_mode: s.keyMode,
     idem_scope: s.scope,
     idem_key: s.key,

@@ -3,7 +3,6 @@ import type { Db } from "@/db/client";
 import { integrationDailySpend, integrations, tenants, wallets } from "@/db/schema";
 import { env } from "@/server/env";
 import { money, type Money } from "@/server/lib/money";
-import { ownedBy, type Owner } from "../tenant-scope";
 
 /** Wallet states of the spec ("Wallet" resource, "States and transitions: Wallet and exchange"). */
 export type WalletStateName = "ok" | "low" | "negative" | "blocked" | "unknown";
@@ -17,20 +16,19 @@ export interface WalletSnapshot {
 
 /**
  * Where wallet state comes from. The default reads our ledger tables; the indirection exists so that a
- * failing or slow source is answered as `unknown` (reads go on, paid operations get 503). `owner` names
- * the wallet: the tenant's live one, or its sandbox's (`livemode` false; issue 69).
+ * failing or slow source is answered as `unknown` (reads go on, paid operations get 503).
  */
 export interface WalletSource {
-  read(db: Db, owner: Owner): Promise<{ balanceMinor: bigint; blocked: boolean; lowMinor: bigint } | null>;
+  read(db: Db, tenantId: string): Promise<{ balanceMinor: bigint; blocked: boolean; lowMinor: bigint } | null>;
 }
 
 export const dbWalletSource: WalletSource = {
-  async read(db, owner) {
+  async read(db, tenantId) {
     const rows = await db
       .select({ balanceMinor: wallets.balanceMinor, blocked: wallets.blocked, lowMinor: tenants.lowBalanceMinor })
       .from(wallets)
       .innerJoin(tenants, eq(tenants.id, wallets.tenantId))
-      .where(ownedBy(wallets, owner));
+      .where(eq(wallets.tenantId, tenantId));
     return rows[0] ?? null;
   },
 };
@@ -80,14 +78,12 @@ export function prefetchedWallet(
 }
 
 /**
- * Reads the wallet of `owner` (the tenant's live wallet, or its sandbox's for `livemode` false), or
- * classifies `prefetched`, the row read with the key. Never throws: a failing or slow source (over
- * {@link WALLET_READ_TIMEOUT_MS}) gives `unknown` with exchange `active` (spec: "any | balance source
- * fails | unknown, exchange stays active"); so does a missing wallet row.
+ * Reads the tenant's wallet (or classifies `prefetched`, the row read with the key). Never throws: a failing or slow source (over {@link WALLET_READ_TIMEOUT_MS})
+ * gives `unknown` with exchange `active` (spec: "any | balance source fails | unknown, exchange stays active").
  */
 export async function readWallet(
   db: Db,
-  owner: Owner,
+  tenantId: string,
   prefetched?: { balanceMinor: bigint; blocked: boolean; lowMinor: bigint } | null,
 ): Promise<WalletSnapshot> {
   const known = prefetchedWallet(prefetched);
@@ -95,7 +91,7 @@ export async function readWallet(
   let timer: NodeJS.Timeout | undefined;
   try {
     const row = await Promise.race([
-      walletSource().read(db, owner),
+      walletSource().read(db, tenantId),
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error("wallet source timeout")), WALLET_READ_TIMEOUT_MS);
       }),
@@ -114,14 +110,10 @@ export function topupUrl(tenantId: string): string {
   return `${env().cellOrigins[env().cell]}/console/wallet?tenant=${tenantId}`;
 }
 
-/**
- * Today's spend of an integration in one mode (`livemode` false: its sandbox spend, counted apart from
- * live spend) and its limit, as the spec's `daily_spend` object.
- */
+/** Today's spend of an integration and its limit, as the spec's `daily_spend` object. */
 export async function dailySpend(
   db: Db,
   integrationId: string,
-  livemode: boolean,
   now = new Date(),
   knownLimitMinor?: bigint | null,
 ): Promise<{ limit: Money | null; used: Money }> {
@@ -136,12 +128,6 @@ export async function dailySpend(
   const [used] = await db
     .select({ used: integrationDailySpend.usedMinor })
     .from(integrationDailySpend)
-    .where(
-      and(
-        eq(integrationDailySpend.integrationId, integrationId),
-        eq(integrationDailySpend.livemode, livemode),
-        eq(integrationDailySpend.day, day),
-      ),
-    );
+    .where(and(eq(integrationDailySpend.integrationId, integrationId), eq(integrationDailySpend.day, day)));
   return { limit: limitRow?.limit != null ? money(limitRow.limit) : null, used: money(used?.used ?? 0n) };
 }
