@@ -33,6 +33,7 @@ async function enqueue(db: Db, tenantId: string, n: number): Promise<string[]> {
     for (let i = 0; i < n; i++) {
       const r = await recordEventWithDeliveries(tx as unknown as Db, {
         tenantId,
+        livemode: true,
         type: "lead.created",
         data: { lead_id: crypto.randomUUID(), version: 1 },
       });

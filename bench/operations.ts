@@ -90,6 +90,7 @@ export async function benchOperations(
       integrationId: integration.id,
       keyId: "bench",
       keyMode: "live",
+      livemode: true,
       scopes: [...SCOPES] as Scope[],
       cell: "ru",
     };

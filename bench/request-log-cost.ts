@@ -55,6 +55,7 @@ async function measureParts(
   const entry = (i: number): RequestLogEntry => ({
     createdAt: new Date(),
     tenantId: key.tenantId,
+    livemode: true,
     integrationId: key.integrationId,
     apiKeyId: key.id,
     keyId: key.keyId,

@@ -2,7 +2,8 @@
  * Events the Inngest functions react to.
  * - `webhooks/delivery.scheduled` `{deliveryId}`: a delivery row is due (sent after the transaction that
  *   queued it commits, and by the sweep for rows whose event was lost).
- * - `wallet/exchange.resumed` `{tenantId}`: a top-up lifted the suspension; deferred deliveries go now.
+ * - `wallet/exchange.resumed` `{tenantId, livemode}`: a top-up or unblock lifted the suspension of the
+ *   tenant's live wallet or (`livemode` false) its sandbox wallet; that mode's deferred deliveries go now.
  */
 export const DELIVERY_SCHEDULED = "webhooks/delivery.scheduled";
 export const EXCHANGE_RESUMED = "wallet/exchange.resumed";
@@ -15,6 +16,8 @@ export interface DeliveryScheduledData {
 /** Data of {@link EXCHANGE_RESUMED}. */
 export interface ExchangeResumedData {
   tenantId: string;
+  /** The resumed wallet's mode: false for the sandbox wallet (issue 69); absent (events sent before it) = live. */
+  livemode?: boolean;
 }
 
 /**

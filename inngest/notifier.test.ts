@@ -27,8 +27,8 @@ describe("Inngest notifier", () => {
         { name: DELIVERY_SCHEDULED, data: { deliveryId: "d1" } },
         { name: DELIVERY_SCHEDULED, data: { deliveryId: "d2" } },
       ]);
-      announceExchangeResumed("t1");
-      expect(send).toHaveBeenLastCalledWith({ name: EXCHANGE_RESUMED, data: { tenantId: "t1" } });
+      announceExchangeResumed("t1", true);
+      expect(send).toHaveBeenLastCalledWith({ name: EXCHANGE_RESUMED, data: { tenantId: "t1", livemode: true } });
     } finally {
       off();
     }
@@ -56,7 +56,7 @@ describe("Inngest notifier", () => {
     const send = vi.spyOn(inngest, "send").mockRejectedValue(new Error("connect ECONNREFUSED"));
     const off = registerInngestNotifier();
     try {
-      expect(() => announceExchangeResumed("t1")).not.toThrow();
+      expect(() => announceExchangeResumed("t1", true)).not.toThrow();
       await new Promise((r) => setImmediate(r));
       expect(send).toHaveBeenCalledTimes(1);
     } finally {

@@ -6,7 +6,8 @@ import { DELIVERY_SCHEDULED, EXCHANGE_RESUMED, OPERATION_QUEUED, TEST_OPERATION_
 /**
  * With `JOBS_DRIVER=inngest`, due work is announced to Inngest as events: `webhooks/delivery.scheduled`
  * per delivery, `operations/operation.queued` per live operation and `operations/test-operation.queued`
- * per test-mode one, and `wallet/exchange.resumed` per tenant. Registered at start-up by the processes that
+ * per test-mode one, and `wallet/exchange.resumed` per tenant
+ * and wallet mode. Registered at start-up by the processes that
  * change state (the app in server/http-server.ts, the operator CLI); a failed send is logged and the
  * minute sweep finds the rows anyway.
  * @returns the function that unregisters the listener.
@@ -34,9 +35,9 @@ export function registerInngestNotifier(): () => void {
           ),
         );
     },
-    async exchangeResumed(tenantId) {
+    async exchangeResumed(tenantId, livemode) {
       await inngest
-        .send({ name: EXCHANGE_RESUMED, data: { tenantId } })
+        .send({ name: EXCHANGE_RESUMED, data: { tenantId, livemode } })
         .catch((err: unknown) =>
           log().warn(
             { err: (err as Error).message },

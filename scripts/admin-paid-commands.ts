@@ -17,10 +17,14 @@ export const PAID_COMMANDS: Record<string, Command> = {
     usage: "--tenant ID [--daily-limit 500.00|none] [--max-operation-cost 100.00]",
     run: async (db, o) => {
       const daily = o["daily-limit"] === "none" ? null : amountOption(o, "daily-limit");
-      const limits = await setSpendLimits(db, need(o, "tenant"), {
-        dailyLimitMinor: daily,
-        maxOperationCostMinor: amountOption(o, "max-operation-cost"),
-      });
+      const limits = await setSpendLimits(
+        db,
+        { tenantId: need(o, "tenant") },
+        {
+          dailyLimitMinor: daily,
+          maxOperationCostMinor: amountOption(o, "max-operation-cost"),
+        },
+      );
       return { tenant_id: o.tenant as string, ...limits };
     },
   },

@@ -77,7 +77,7 @@ describe("preview:set", () => {
     const args = ["preview:set", "--tenant", t.tenant_id as string, "--feature", "conversation-writes"];
     expect(await admin("ru", [...args, "--enabled", "true"])).toEqual({
       tenant_id: t.tenant_id,
-      preview: { "conversation-writes": true },
+      preview: expect.objectContaining({ "conversation-writes": true, "test-mode": false }),
     });
     const [row] = await db.db
       .select({ previews: tenants.previews })
@@ -86,7 +86,7 @@ describe("preview:set", () => {
     expect(row.previews).toEqual(["conversation-writes"]);
     expect(await admin("ru", [...args, "--enabled", "false"])).toEqual({
       tenant_id: t.tenant_id,
-      preview: { "conversation-writes": false },
+      preview: expect.objectContaining({ "conversation-writes": false, "test-mode": false }),
     });
     const bad = await admin("ru", [
       "preview:set",

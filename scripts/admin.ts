@@ -19,6 +19,7 @@ import { createPasswordResetLink } from "@/server/services/tenants/staff-passwor
 import { createTenant, setLicense, setTenantStatus } from "@/server/services/tenants/tenants";
 import { amount, bool, list, need, usageError, UsageError, type Command, type Opts } from "./admin-args";
 import { PAID_COMMANDS } from "./admin-paid-commands";
+import { SANDBOX_COMMANDS } from "./admin-sandbox-commands";
 import { changeBalance, setWalletBlocked } from "@/server/services/wallet/wallet-ledger";
 
 // Operator CLI: `npm run admin -- <command> [options] [--json]`. Every command calls the same services
@@ -220,13 +221,14 @@ const COMMANDS: Record<string, Command> = {
   },
   "wallet:block": {
     usage: "--tenant ID",
-    run: async (db, o) => walletOut(await setWalletBlocked(db, need(o, "tenant"), true, "operator")),
+    run: async (db, o) => walletOut(await setWalletBlocked(db, { tenantId: need(o, "tenant") }, true, "operator")),
   },
   "wallet:unblock": {
     usage: "--tenant ID",
-    run: async (db, o) => walletOut(await setWalletBlocked(db, need(o, "tenant"), false, "operator")),
+    run: async (db, o) => walletOut(await setWalletBlocked(db, { tenantId: need(o, "tenant") }, false, "operator")),
   },
   ...PAID_COMMANDS,
+  ...SANDBOX_COMMANDS,
 };
 
 function walletOut(w: { tenantId: string; balanceMinor: bigint; blocked: boolean; ledgerId: string }) {

@@ -206,6 +206,7 @@ describe("startApp", () => {
       writer.push({
         createdAt: new Date(),
         tenantId: null,
+        livemode: true,
         integrationId: null,
         apiKeyId: null,
         keyId: null,

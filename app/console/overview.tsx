@@ -59,7 +59,7 @@ export function Overview({ tenantId }: { tenantId: string }) {
           </TableWrap>
           <h2>Quick start</h2>
           <p>Create an integration, issue a key, then:</p>
-          <pre>{`export KEY=sk_live_...   # shown once when you issue it
+          <pre>{`export KEY=${t.testMode.on ? "sk_test" : "sk_live"}_...   # shown once when you issue it
 curl -s ${t.baseUrl}/me -H "Authorization: Bearer $KEY"
 curl -s "${t.baseUrl}/cards?limit=10" -H "Authorization: Bearer $KEY"`}</pre>
         </>

@@ -1,4 +1,4 @@
-import { jsonb, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
+import { boolean, jsonb, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
 import { tenants } from "./tenants";
 
 /**
@@ -11,6 +11,8 @@ export const dashboardBlocks = pgTable(
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
+    /** Test mode: false for a row of the tenant's sandbox (spec "Me" `key.mode`; DESIGN "Test mode"). */
+    livemode: boolean("livemode").notNull().default(true),
     block: text("block").notNull(),
     availability: text("availability").notNull(), // ok | no_data | no_source | not_connected
     reason: text("reason"),
@@ -18,5 +20,5 @@ export const dashboardBlocks = pgTable(
     payload: jsonb("payload").$type<Record<string, unknown>>(),
     sourceError: text("source_error"),
   },
-  (t) => [primaryKey({ columns: [t.tenantId, t.block] })],
+  (t) => [primaryKey({ columns: [t.tenantId, t.livemode, t.block] })],
 );

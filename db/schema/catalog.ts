@@ -20,6 +20,8 @@ export const products = pgTable(
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
+    /** Test mode: false for a row of the tenant's sandbox (spec "Me" `key.mode`; DESIGN "Test mode"). */
+    livemode: boolean("livemode").notNull().default(true),
     name: text("name").notNull(),
     description: text("description"),
     priceMinor: bigint("price_minor", { mode: "bigint" }),
@@ -44,10 +46,10 @@ export const products = pgTable(
   },
   (t) => [
     uniqueIndex("products_tenant_code_uq")
-      .on(t.tenantId, t.code)
+      .on(t.tenantId, t.livemode, t.code)
       .where(sql`code is not null`),
     index("products_cards_order_idx")
-      .on(t.tenantId, t.sort, t.createdAt, t.id)
+      .on(t.tenantId, t.livemode, t.sort, t.createdAt, t.id)
       .where(sql`code is not null`),
   ],
 );

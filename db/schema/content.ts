@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { boolean, index, integer, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
 import { tenants } from "./tenants";
 import { ts } from "./columns";
 
@@ -22,6 +22,8 @@ export const articles = pgTable(
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
+    /** Test mode: false for a row of the tenant's sandbox (spec "Me" `key.mode`; DESIGN "Test mode"). */
+    livemode: boolean("livemode").notNull().default(true),
     blog: text("blog").notNull().default("tenant"), // tenant | shared
     title: text("title").notNull(),
     slug: text("slug"),
@@ -41,6 +43,11 @@ export const articles = pgTable(
   },
   // The list order of GET /articles: updated_at descending with undated last, then id descending.
   (t) => [
-    index("articles_tenant_updated_idx").on(t.tenantId, t.updatedAt.desc().nullsLast(), t.id.desc().nullsFirst()),
+    index("articles_tenant_updated_idx").on(
+      t.tenantId,
+      t.livemode,
+      t.updatedAt.desc().nullsLast(),
+      t.id.desc().nullsFirst(),
+    ),
   ],
 );

@@ -12,6 +12,8 @@ export const contacts = pgTable(
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
+    /** Test mode: false for a row of the tenant's sandbox (spec "Me" `key.mode`; DESIGN "Test mode"). */
+    livemode: boolean("livemode").notNull().default(true),
     firstName: text("first_name"),
     lastName: text("last_name"),
     email: text("email"),
@@ -25,7 +27,7 @@ export const contacts = pgTable(
     createdAt: ts("created_at").notNull().defaultNow(),
     updatedAt: ts("updated_at").notNull().defaultNow(),
   },
-  (t) => [index("contacts_tenant_idx").on(t.tenantId)],
+  (t) => [index("contacts_tenant_idx").on(t.tenantId, t.livemode)],
 );
 
 /**
@@ -39,6 +41,8 @@ export const conversations = pgTable(
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
+    /** Test mode: false for a row of the tenant's sandbox (spec "Me" `key.mode`; DESIGN "Test mode"). */
+    livemode: boolean("livemode").notNull().default(true),
     channelId: uuid("channel_id").references(() => channels.id, { onDelete: "set null" }),
     channelType: text("channel_type"),
     kind: text("kind").notNull().default("customer"), // customer | personal_mailbox | student_cabinet
@@ -51,7 +55,7 @@ export const conversations = pgTable(
     updatedAt: ts("updated_at").notNull().defaultNow(),
   },
   (t) => [
-    index("conversations_tenant_updated_idx").on(t.tenantId, t.updatedAt, t.id),
+    index("conversations_tenant_updated_idx").on(t.tenantId, t.livemode, t.updatedAt, t.id),
     // POST /conversations finds a customer's conversation in the `api` channel by its external id.
     index("conversations_channel_customer_idx").on(t.channelId, t.externalCustomerId),
   ],
@@ -80,6 +84,8 @@ export const messages = pgTable(
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
+    /** Test mode: false for a row of the tenant's sandbox (spec "Me" `key.mode`; DESIGN "Test mode"). */
+    livemode: boolean("livemode").notNull().default(true),
     conversationId: uuid("conversation_id")
       .notNull()
       .references(() => conversations.id, { onDelete: "cascade" }),
@@ -98,7 +104,7 @@ export const messages = pgTable(
   },
   (t) => [
     index("messages_conversation_idx").on(t.conversationId, t.createdAt, t.id),
-    index("messages_tenant_idx").on(t.tenantId, t.createdAt),
+    index("messages_tenant_idx").on(t.tenantId, t.livemode, t.createdAt),
   ],
 );
 
@@ -113,6 +119,8 @@ export const messageAttachments = pgTable(
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
+    /** Test mode: false for a row of the tenant's sandbox (spec "Me" `key.mode`; DESIGN "Test mode"). */
+    livemode: boolean("livemode").notNull().default(true),
     messageId: uuid("message_id")
       .notNull()
       .references(() => messages.id, { onDelete: "cascade" }),

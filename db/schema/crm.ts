@@ -12,6 +12,8 @@ export const leads = pgTable(
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
+    /** Test mode: false for a row of the tenant's sandbox (spec "Me" `key.mode`; DESIGN "Test mode"). */
+    livemode: boolean("livemode").notNull().default(true),
     externalId: text("external_id"),
     externalUrl: text("external_url"),
     version: integer("version").notNull().default(1),
@@ -66,5 +68,5 @@ export const leads = pgTable(
     createdAt: ts("created_at").notNull().defaultNow(),
     updatedAt: ts("updated_at").notNull().defaultNow(),
   },
-  (t) => [index("leads_tenant_updated_idx").on(t.tenantId, t.archived, t.updatedAt, t.id)],
+  (t) => [index("leads_tenant_updated_idx").on(t.tenantId, t.livemode, t.archived, t.updatedAt, t.id)],
 );

@@ -64,6 +64,8 @@ export const disclosures = pgTable(
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
+    /** Test mode: false for a row of the tenant's sandbox (spec "Me" `key.mode`; DESIGN "Test mode"). */
+    livemode: boolean("livemode").notNull().default(true),
     integrationId: uuid("integration_id")
       .notNull()
       .references(() => integrations.id, { onDelete: "cascade" }),
@@ -74,7 +76,7 @@ export const disclosures = pgTable(
     requestId: text("request_id").notNull(),
     createdAt: ts("created_at").notNull().defaultNow(),
   },
-  (t) => [index("disclosures_tenant_idx").on(t.tenantId, t.createdAt)],
+  (t) => [index("disclosures_tenant_idx").on(t.tenantId, t.livemode, t.createdAt)],
 );
 
 /**
@@ -94,5 +96,8 @@ export const events = pgTable(
     createdAt: ts("created_at").notNull().defaultNow(),
   },
   // events_created_idx: the retention job (server/jobs/retention.ts) deletes old events in batches by age.
-  (t) => [index("events_tenant_idx").on(t.tenantId, t.createdAt), index("events_created_idx").on(t.createdAt)],
+  (t) => [
+    index("events_tenant_idx").on(t.tenantId, t.livemode, t.createdAt),
+    index("events_created_idx").on(t.createdAt),
+  ],
 );

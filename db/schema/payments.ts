@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, index, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { tenants } from "./tenants";
 import { walletLedger } from "./wallet";
 import { ts } from "./columns";
@@ -15,6 +15,8 @@ export const payments = pgTable(
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
+    /** Test mode: false for a row of the tenant's sandbox (spec "Me" `key.mode`; DESIGN "Test mode"). */
+    livemode: boolean("livemode").notNull().default(true),
     amountMinor: bigint("amount_minor", { mode: "bigint" }).notNull(), // RUB kopecks, > 0
     currency: text("currency").notNull().default("RUB"),
     provider: text("provider").notNull(), // sandbox | yookassa | stripe
@@ -30,7 +32,7 @@ export const payments = pgTable(
   (t) => [
     uniqueIndex("payments_provider_payment_uq").on(t.provider, t.providerPaymentId),
     uniqueIndex("payments_idempotency_uq").on(t.idempotencyKey),
-    index("payments_tenant_idx").on(t.tenantId, t.createdAt, t.id),
+    index("payments_tenant_idx").on(t.tenantId, t.livemode, t.createdAt, t.id),
   ],
 );
 

@@ -1,4 +1,4 @@
-import { index, integer, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { boolean, index, integer, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { tenants } from "./tenants";
 import { ts } from "./columns";
 
@@ -13,6 +13,8 @@ export const idempotencyRecords = pgTable(
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
+    /** Test mode: false for a row of the tenant's sandbox (spec "Me" `key.mode`; DESIGN "Test mode"). */
+    livemode: boolean("livemode").notNull().default(true),
     keyMode: text("key_mode").notNull(),
     scope: text("scope").notNull(),
     idempotencyKey: text("idempotency_key").notNull(),
@@ -27,7 +29,7 @@ export const idempotencyRecords = pgTable(
     completedAt: ts("completed_at"),
   },
   (t) => [
-    uniqueIndex("idempotency_scope_uq").on(t.tenantId, t.keyMode, t.scope, t.idempotencyKey),
+    uniqueIndex("idempotency_scope_uq").on(t.tenantId, t.livemode, t.keyMode, t.scope, t.idempotencyKey),
     index("idempotency_created_idx").on(t.createdAt),
   ],
 );

@@ -1,4 +1,4 @@
-import { bigint, index, pgTable, real, smallint, text, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, pgTable, real, smallint, text, uuid } from "drizzle-orm/pg-core";
 import { ts } from "./columns";
 
 /**
@@ -17,6 +17,8 @@ export const requestLog = pgTable(
     /** When the request arrived (not when the row was written). */
     createdAt: ts("created_at").notNull(),
     tenantId: uuid("tenant_id"),
+    /** Test mode: false for a row of the tenant's sandbox (spec "Me" `key.mode`; DESIGN "Test mode"). */
+    livemode: boolean("livemode").notNull().default(true),
     integrationId: uuid("integration_id"),
     /** Internal id of the key (`api_keys.id`), for the last-used stamp. */
     apiKeyId: uuid("api_key_id"),
@@ -36,8 +38,14 @@ export const requestLog = pgTable(
   },
   (t) => [
     // The console's page and the usage charts: one tenant, newest first (keyset on created_at, id).
-    index("request_log_tenant_created_idx").on(t.tenantId, t.createdAt.desc(), t.id.desc()),
-    index("request_log_tenant_integration_idx").on(t.tenantId, t.integrationId, t.createdAt.desc(), t.id.desc()),
+    index("request_log_tenant_created_idx").on(t.tenantId, t.livemode, t.createdAt.desc(), t.id.desc()),
+    index("request_log_tenant_integration_idx").on(
+      t.tenantId,
+      t.livemode,
+      t.integrationId,
+      t.createdAt.desc(),
+      t.id.desc(),
+    ),
     index("request_log_tenant_request_idx").on(t.tenantId, t.requestId),
     // Retention deletes by age over every tenant (and none): a BRIN index suits an append-only time column.
     index("request_log_created_brin").using("brin", t.createdAt),

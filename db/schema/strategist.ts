@@ -1,4 +1,4 @@
-import { bigint, date, doublePrecision, index, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, date, doublePrecision, index, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
 import { integrations } from "./integrations";
 import { tenants } from "./tenants";
 import { ts } from "./columns";
@@ -14,6 +14,8 @@ export const strategistReports = pgTable(
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
+    /** Test mode: false for a row of the tenant's sandbox (spec "Me" `key.mode`; DESIGN "Test mode"). */
+    livemode: boolean("livemode").notNull().default(true),
     reportDate: date("report_date", { mode: "string" }).notNull(),
     reportType: text("report_type").notNull(), // daily | weekly
     runKind: text("run_kind").notNull().default("regular"), // regular | creative
@@ -30,7 +32,7 @@ export const strategistReports = pgTable(
     deliveredAt: ts("delivered_at"),
     createdAt: ts("created_at").notNull().defaultNow(),
   },
-  (t) => [index("strategist_reports_tenant_idx").on(t.tenantId, t.createdAt, t.id)],
+  (t) => [index("strategist_reports_tenant_idx").on(t.tenantId, t.livemode, t.createdAt, t.id)],
 );
 
 /** A topic proposed by the strategist; `competitor_domain` is never returned. */
@@ -41,6 +43,8 @@ export const strategistTopics = pgTable(
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
+    /** Test mode: false for a row of the tenant's sandbox (spec "Me" `key.mode`; DESIGN "Test mode"). */
+    livemode: boolean("livemode").notNull().default(true),
     title: text("title"),
     rationale: text("rationale"),
     trendScore: doublePrecision("trend_score"),
@@ -56,7 +60,12 @@ export const strategistTopics = pgTable(
   },
   // The list order of GET /strategist/topics: trend_score descending with unscored last, then id descending.
   (t) => [
-    index("strategist_topics_tenant_idx").on(t.tenantId, t.trendScore.desc().nullsLast(), t.id.desc().nullsFirst()),
+    index("strategist_topics_tenant_idx").on(
+      t.tenantId,
+      t.livemode,
+      t.trendScore.desc().nullsLast(),
+      t.id.desc().nullsFirst(),
+    ),
   ],
 );
 
@@ -66,6 +75,8 @@ export const strategistSessions = pgTable("strategist_sessions", {
   tenantId: uuid("tenant_id")
     .notNull()
     .references(() => tenants.id, { onDelete: "cascade" }),
+  /** Test mode: false for a row of the tenant's sandbox (spec "Me" `key.mode`; DESIGN "Test mode"). */
+  livemode: boolean("livemode").notNull().default(true),
   integrationId: uuid("integration_id").references(() => integrations.id, { onDelete: "cascade" }),
   staffUserId: text("staff_user_id"),
   createdAt: ts("created_at").notNull().defaultNow(),
@@ -79,6 +90,8 @@ export const strategistActions = pgTable(
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
+    /** Test mode: false for a row of the tenant's sandbox (spec "Me" `key.mode`; DESIGN "Test mode"). */
+    livemode: boolean("livemode").notNull().default(true),
     sessionId: uuid("session_id").references(() => strategistSessions.id, { onDelete: "cascade" }),
     type: text("type").notNull().default("propose_topic"),
     title: text("title"),
@@ -92,6 +105,6 @@ export const strategistActions = pgTable(
   // GET /strategist/actions lists a tenant's actions newest first.
   (t) => [
     index("strategist_actions_session_idx").on(t.sessionId, t.createdAt, t.id),
-    index("strategist_actions_tenant_idx").on(t.tenantId, t.createdAt, t.id),
+    index("strategist_actions_tenant_idx").on(t.tenantId, t.livemode, t.createdAt, t.id),
   ],
 );

@@ -22,6 +22,12 @@ export const tenants = pgTable("tenants", {
     .array()
     .notNull()
     .default(sql`'{}'::text[]`),
+  /**
+   * When the tenant's sandbox (test mode, preview `test-mode`) was last seeded with sample data
+   * (server/services/sandbox): null until a test key of the tenant is first used with the preview on;
+   * `sandbox:reset` (and the console's "Reset test data") seeds it again and sets it anew.
+   */
+  sandboxSeededAt: ts("sandbox_seeded_at"),
   /** Money balance below which the wallet reports `low`, RUB minor units. */
   lowBalanceMinor: bigint("low_balance_minor", { mode: "bigint" })
     .notNull()

@@ -17,6 +17,8 @@ export const webhookSubscriptions = pgTable(
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
+    /** Test mode: false for a row of the tenant's sandbox (spec "Me" `key.mode`; DESIGN "Test mode"). */
+    livemode: boolean("livemode").notNull().default(true),
     integrationId: uuid("integration_id")
       .notNull()
       .references(() => integrations.id, { onDelete: "cascade" }),
@@ -38,7 +40,7 @@ export const webhookSubscriptions = pgTable(
   },
   (t) => [
     index("webhook_subscriptions_integration_idx").on(t.integrationId, t.createdAt, t.id),
-    index("webhook_subscriptions_tenant_idx").on(t.tenantId),
+    index("webhook_subscriptions_tenant_idx").on(t.tenantId, t.livemode),
   ],
 );
 
@@ -55,6 +57,8 @@ export const webhookDeliveries = pgTable(
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
+    /** Test mode: false for a row of the tenant's sandbox (spec "Me" `key.mode`; DESIGN "Test mode"). */
+    livemode: boolean("livemode").notNull().default(true),
     subscriptionId: uuid("subscription_id")
       .notNull()
       .references(() => webhookSubscriptions.id, { onDelete: "cascade" }),

@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
+import { seriousViolations } from "./axe";
 import { signIn } from "./sign-in";
 
 // Every console page at a laptop (1280 px) and a phone (390 px) width (issue 19 item 9): axe-core
@@ -20,27 +20,6 @@ const PAGES: { path: string; heading: string | RegExp }[] = [
   { path: "/console/settings", heading: "Settings" },
   { path: "/developers/errors", heading: "API errors" },
 ];
-
-const AXE = readFileSync("node_modules/axe-core/axe.min.js", "utf8");
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
-
-/** axe-core's serious and critical violations on the page as it is now, one line each. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ content: AXE });
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe;
-    return (await axe.run()).violations;
-  });
-  return violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
 
 for (const width of [1280, 390]) {
   test(`console pages at ${width} px: no serious accessibility violation, no sideways scroll`, async ({ page }) => {

@@ -22,7 +22,10 @@ test("a customer message answered by the AI seller shows up as a succeeded, char
     "--enabled",
     "true",
   );
-  expect(JSON.parse(stdout)).toEqual({ tenant_id: tenantId, preview: { "conversation-writes": true } });
+  expect(JSON.parse(stdout)).toEqual({
+    tenant_id: tenantId,
+    preview: expect.objectContaining({ "conversation-writes": true, "test-mode": false }),
+  });
 
   const headers = { authorization: `Bearer ${apiKey}`, "content-type": "application/json" };
   const conversation = await request.post("/api/public/v1/conversations", {

@@ -33,7 +33,7 @@ async function queuedDelivery(): Promise<string> {
     .returning();
   const r = await recordEventWithDeliveries(
     db.db,
-    { tenantId: t.tenantId, type: "lead.created", data: { lead_id: crypto.randomUUID(), version: 1 } },
+    { tenantId: t.tenantId, livemode: true, type: "lead.created", data: { lead_id: crypto.randomUUID(), version: 1 } },
     { onlySubscriptionId: sub.id },
   );
   return r.deliveryIds[0];
@@ -66,7 +66,7 @@ describe("deliver-webhook", () => {
 
   it("defers for real while the wallet is suspended: no attempt spent, next attempt in 15 minutes", async () => {
     const id = await queuedDelivery();
-    await setWalletBlocked(db.db, t.tenantId, true, "system");
+    await setWalletBlocked(db.db, { tenantId: t.tenantId }, true, "system");
     try {
       const engine = new InngestTestEngine({ function: deliverWebhook });
       const { result } = await engine.executeStep("attempt-0", {
@@ -78,7 +78,7 @@ describe("deliver-webhook", () => {
       const d = await row(id);
       expect(d).toMatchObject({ state: "pending", attempt: 0, error: "wallet_suspended" });
     } finally {
-      await setWalletBlocked(db.db, t.tenantId, false, "system");
+      await setWalletBlocked(db.db, { tenantId: t.tenantId }, false, "system");
     }
   });
 

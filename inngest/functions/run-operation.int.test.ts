@@ -1,5 +1,5 @@
 import { InngestTestEngine } from "@inngest/test";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { operations, wallets } from "@/db/schema";
 import { setLanguageModel } from "@/server/services/ai-seller/current-model";
@@ -53,12 +53,18 @@ describe("run-operation", () => {
     expect(result).toEqual({ status: "succeeded", final: true });
     const [op] = await db.db.select().from(operations).where(eq(operations.id, id));
     expect(op).toMatchObject({ status: "succeeded", holdOpen: false, attempts: 1 });
-    const [w] = await db.db.select().from(wallets).where(eq(wallets.tenantId, t.tenantId));
+    const [w] = await db.db
+      .select()
+      .from(wallets)
+      .where(and(eq(wallets.tenantId, t.tenantId), eq(wallets.livemode, true)));
     const again = await new InngestTestEngine({ function: runOperationFunction }).execute({
       events: [{ name: OPERATION_QUEUED, data: { operationId: id } }],
     });
     expect(again.result).toEqual({ status: "succeeded", final: true });
-    const [w2] = await db.db.select().from(wallets).where(eq(wallets.tenantId, t.tenantId));
+    const [w2] = await db.db
+      .select()
+      .from(wallets)
+      .where(and(eq(wallets.tenantId, t.tenantId), eq(wallets.livemode, true)));
     expect(w2!.balanceMinor).toBe(w!.balanceMinor);
   });
 

@@ -226,6 +226,43 @@ describe("createClient", () => {
     ]);
   });
 
+  it("testHelpers.setWallet posts the change to /test-helpers/wallet with an Idempotency-Key and returns the wallet", async () => {
+    const wallet = {
+      balance: { amount: "-50.00", currency: "RUB" },
+      state: "negative",
+      exchange: "suspended",
+      topup_url: "https://app.example.ru/console/wallet",
+      daily_spend: { limit: null, used: { amount: "0.00", currency: "RUB" } },
+    };
+    const api = fakeApi(() => json(wallet));
+    const client = createClient({ baseUrl: BASE, apiKey: "k", fetch: api.fetch, newIdempotencyKey: () => "key-1" });
+    expect(await client.testHelpers.setWallet({ balance: "-50.00" })).toEqual(wallet);
+    const [sent] = api.sent;
+    expect([sent!.method, sent!.url.pathname, sent!.headers.get("idempotency-key"), JSON.parse(sent!.body)]).toEqual([
+      "POST",
+      "/api/public/v1/test-helpers/wallet",
+      "key-1",
+      { balance: "-50.00" },
+    ]);
+  });
+
+  it("testHelpers.emitEvent posts the type with an Idempotency-Key and returns the sample event", async () => {
+    const event = {
+      id: "0b0f4f4e-0000-4000-8000-000000000001",
+      type: "lead.created",
+      api_version: "2026-10-01",
+      created_at: "2026-10-01T00:00:00.000Z",
+      livemode: false,
+      data: { lead_id: "l1", version: 1 },
+    };
+    const api = fakeApi(() => json(event, 202));
+    const client = createClient({ baseUrl: BASE, apiKey: "sk_test", fetch: api.fetch, newIdempotencyKey: () => "k1" });
+    expect(await client.testHelpers.emitEvent("lead.created")).toEqual(event);
+    expect(api.sent.map((s) => [s.method, s.url.pathname, s.body, s.headers.get("idempotency-key")])).toEqual([
+      ["POST", "/api/public/v1/test-helpers/events", JSON.stringify({ type: "lead.created" }), "k1"],
+    ]);
+  });
+
   it("sends the package's own version in User-Agent", () => {
     const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
       name: string;

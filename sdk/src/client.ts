@@ -9,6 +9,7 @@ import { dashboardsResource } from "./resources/dashboards.js";
 import { leadsResource } from "./resources/leads.js";
 import { operationsResource, type WaitOptions } from "./resources/operations.js";
 import { strategistResource } from "./resources/strategist.js";
+import { testHelpersResource } from "./resources/test-helpers.js";
 import { webhooksResource } from "./resources/webhooks.js";
 import { createTransport, timerSleep, type RetryOptions } from "./transport.js";
 import type { Operation } from "./types.js";
@@ -83,6 +84,8 @@ export function createClient(options: ClientOptions) {
     strategist: strategistResource(ctx),
     dashboards: dashboardsResource(ctx),
     webhooks: webhooksResource(ctx),
+    /** Preview `test-mode`, test keys only: put the sandbox in a state worth testing. */
+    testHelpers: testHelpersResource(ctx),
     operations: { get: operations.get },
     /**
      * Reads `GET /operations/{id}` until the operation is finished and returns it (a `failed` one too).

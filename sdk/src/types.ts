@@ -36,6 +36,12 @@ export type FieldError = components["schemas"]["FieldError"];
 
 export type Me = ResponseOf<"getMe">;
 export type Wallet = ResponseOf<"getWallet">;
+/** Body of `POST /test-helpers/wallet` (preview `test-mode`): exactly one of `balance` or `state`. */
+export type TestWalletChange = BodyOf<"setTestWallet">;
+/** (preview `test-mode`) A sample event as `POST /test-helpers/events` answers it: the envelope its deliveries carry. */
+export type TestEvent = ResponseOf<"emitTestEvent", 202>;
+/** (preview `test-mode`) The event types `POST /test-helpers/events` can emit: every type of the catalog. */
+export type TestEventType = BodyOf<"emitTestEvent">["type"];
 export type Conversation = components["schemas"]["Conversation"];
 export type Message = components["schemas"]["Message"];
 export type SendCards = components["schemas"]["SendCards"];

@@ -1,8 +1,9 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { webhookDeliveries, webhookSubscriptions } from "@/db/schema";
+import { wallets, webhookDeliveries, webhookSubscriptions } from "@/db/schema";
 import { recordEventWithDeliveries } from "@/server/services/events/outbox";
 import { changeBalance } from "@/server/services/wallet/wallet-ledger";
+import { resumeDeferredDeliveries } from "@/server/services/webhooks/delivery-queue";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { LOOPBACK_RECEIVER_ENV, startHttpsReceiver, type HttpsReceiver } from "@/server/testing/https-receiver";
 import { openTestDatabase } from "@/server/testing/test-db";
@@ -22,13 +23,20 @@ const T0 = new Date(Date.now() + 1000);
 
 async function subscribe(
   t: TenantFixture,
-  opts: { url?: string; secret?: string; previous?: { secret: string; expiresAt: Date }; status?: string } = {},
+  opts: {
+    url?: string;
+    secret?: string;
+    previous?: { secret: string; expiresAt: Date };
+    status?: string;
+    livemode?: boolean;
+  } = {},
 ) {
   const secret = opts.secret ?? newSigningSecret();
   const [row] = await db.db
     .insert(webhookSubscriptions)
     .values({
       tenantId: t.tenantId,
+      livemode: opts.livemode ?? true,
       integrationId: t.integrationId,
       url: opts.url ?? rx.url,
       events: ["lead.*"],
@@ -46,10 +54,11 @@ async function queue(
   t: TenantFixture,
   subscriptionId: string,
   data: Record<string, unknown> = { lead_id: "4b8f3c1e-0000-4000-8000-000000000001", version: 3 },
+  livemode = true,
 ) {
   const r = await recordEventWithDeliveries(
     db.db,
-    { tenantId: t.tenantId, type: "lead.created", data },
+    { tenantId: t.tenantId, livemode, type: "lead.created", data },
     { onlySubscriptionId: subscriptionId },
   );
   expect(r.deliveryIds).toHaveLength(1);
@@ -414,5 +423,57 @@ describe("while the tenant's exchange is suspended", () => {
       nextAttemptAt: null,
     });
     expect(rx.requests).toHaveLength(0);
+  });
+});
+
+describe("each mode's deliveries wait on that mode's wallet (issue 69)", () => {
+  const LEAD = { lead_id: "4b8f3c1e-0000-4000-8000-000000000002", version: 1 };
+
+  it("a sandbox delivery goes out while the live wallet is negative, and the other way round", async () => {
+    const t = await makeTenant(db.db, { balanceMinor: 0n });
+    await changeBalance(db.db, { tenantId: t.tenantId, amountMinor: -500n, kind: "charge", actor: "system" });
+    const liveSub = await subscribe(t);
+    const testSub = await subscribe(t, { livemode: false });
+    // No sandbox wallet yet (not seeded): its state is unknown, and exchange stays active (spec).
+    const sandbox = await queue(t, testSub.id, LEAD, false);
+    expect(await attemptDelivery(db.db, sandbox.deliveryId, T0, { client })).toMatchObject({ state: "delivered" });
+    const live = await queue(t, liveSub.id, LEAD);
+    expect(await attemptDelivery(db.db, live.deliveryId, T0, { client })).toMatchObject({ state: "pending" });
+    expect(await row(live.deliveryId)).toMatchObject({ error: "wallet_suspended", attempt: 0 });
+    expect(rx.requests.map((r) => JSON.parse(r.body).id)).toEqual([sandbox.eventId]);
+    expect(JSON.parse(rx.requests[0]!.body).livemode).toBe(false);
+
+    // A blocked sandbox wallet defers only the sandbox's deliveries; the live ones go once the live wallet is topped up.
+    await db.db
+      .insert(wallets)
+      .values({ tenantId: t.tenantId, livemode: false, balanceMinor: 100_000n, blocked: true });
+    await db.db
+      .update(wallets)
+      .set({ balanceMinor: 100_000n })
+      .where(and(eq(wallets.tenantId, t.tenantId), eq(wallets.livemode, true)));
+    const later = new Date(T0.getTime() + 15 * MIN);
+    const blocked = await queue(t, testSub.id, LEAD, false);
+    expect(await attemptDelivery(db.db, blocked.deliveryId, later, { client })).toMatchObject({ state: "pending" });
+    expect(await row(blocked.deliveryId)).toMatchObject({ error: "wallet_suspended" });
+    expect(await attemptDelivery(db.db, live.deliveryId, later, { client })).toMatchObject({ state: "delivered" });
+  });
+
+  it("a resumed wallet makes only its own mode's deferred deliveries due", async () => {
+    const t = await makeTenant(db.db);
+    const liveSub = await subscribe(t);
+    const testSub = await subscribe(t, { livemode: false });
+    const live = await queue(t, liveSub.id, LEAD);
+    const sandbox = await queue(t, testSub.id, LEAD, false);
+    const future = new Date(Date.now() + 15 * MIN);
+    for (const id of [live.deliveryId, sandbox.deliveryId])
+      await db.db
+        .update(webhookDeliveries)
+        .set({ error: "wallet_suspended", nextAttemptAt: future })
+        .where(eq(webhookDeliveries.id, id));
+    expect(await resumeDeferredDeliveries(db.db, { tenantId: t.tenantId, livemode: false })).toBe(1);
+    expect((await row(sandbox.deliveryId)).nextAttemptAt!.getTime()).toBeLessThanOrEqual(Date.now());
+    expect((await row(live.deliveryId)).nextAttemptAt!.getTime()).toBe(future.getTime());
+    expect(await resumeDeferredDeliveries(db.db, { tenantId: t.tenantId, livemode: true })).toBe(1);
+    expect((await row(live.deliveryId)).nextAttemptAt!.getTime()).toBeLessThanOrEqual(Date.now());
   });
 });

@@ -74,7 +74,8 @@ const ms = (d: Date, add: number) => new Date(d.getTime() + add);
  * One idempotent step of the webhook delivery state machine (spec "States and transitions: Webhook
  * delivery", "Events: Delivery behaviour"; DESIGN "State lives in PostgreSQL"):
  * - `delivered` / `dead` / missing row → final, nothing done;
- * - tenant's exchange suspended (readWallet) → no attempt spent: `next_attempt_at` = now + 15 min with
+ * - exchange of the delivery's mode suspended (readWallet of the live wallet for a live delivery, of the
+ *   sandbox wallet for a sandbox one) → no attempt spent: `next_attempt_at` = now + 15 min with
  *   error `wallet_suspended` (so a top-up can find and resume it), or `dead` with that error when the
  *   event is older than the 30-day journal retention and so cannot wait any longer;
  * - subscription paused → no attempt spent, `next_attempt_at` = now + 15 min, or `dead` with error
@@ -108,11 +109,17 @@ export async function attemptDelivery(
     .from(d)
     .innerJoin(
       webhookSubscriptions,
-      and(eq(webhookSubscriptions.id, d.subscriptionId), eq(webhookSubscriptions.tenantId, d.tenantId)),
+      and(
+        eq(webhookSubscriptions.id, d.subscriptionId),
+        eq(webhookSubscriptions.tenantId, d.tenantId),
+        eq(webhookSubscriptions.livemode, d.livemode),
+      ),
     )
+    // Not by mode: a `webhook.test` of a live subscription recorded before issue 69 has `livemode` false.
     .innerJoin(events, and(eq(events.id, d.eventId), eq(events.tenantId, d.tenantId)))
     .innerJoin(tenants, eq(tenants.id, d.tenantId))
-    .leftJoin(wallets, eq(wallets.tenantId, d.tenantId))
+    // The wallet of the delivery's mode: a sandbox delivery waits on the sandbox wallet (issue 69).
+    .leftJoin(wallets, and(eq(wallets.tenantId, d.tenantId), eq(wallets.livemode, d.livemode)))
     .where(eq(d.id, deliveryId));
   if (!row) return { final: true, state: "gone", nextAttemptAt: null };
   const { delivery, sub, event } = row;
@@ -151,7 +158,7 @@ export async function attemptDelivery(
 
   const wallet = await readWallet(
     db,
-    delivery.tenantId,
+    { tenantId: delivery.tenantId, livemode: delivery.livemode },
     row.wallet.balanceMinor === null
       ? null
       : (row.wallet as { balanceMinor: bigint; blocked: boolean; lowMinor: bigint }),
@@ -183,6 +190,7 @@ export async function attemptDelivery(
   if (pii) {
     await recordDeliveryDisclosure(db, {
       tenantId: delivery.tenantId,
+      livemode: delivery.livemode,
       integrationId: sub.integrationId,
       deliveryId,
       eventType: event.type,

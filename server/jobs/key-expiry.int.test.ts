@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { apiKeys, events, integrations, tenants, webhookDeliveries, webhookSubscriptions } from "@/db/schema";
 import { setClock } from "@/server/lib/clock";
 import { issueKey } from "@/server/services/keys/keys";
+import { setPreview } from "@/server/services/tenants/previews";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
 import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
@@ -105,7 +106,8 @@ describe("api_key.expiring", () => {
     await runKeyExpiryNotices(db.db);
     const evs = await expiringEvents(t.tenantId);
     expect(evs).toHaveLength(1);
-    expect(evs[0]!.livemode).toBe(false);
+    // A test key of a tenant without the preview `test-mode` works in live data (issue 69): a live notice.
+    expect(evs[0]!.livemode).toBe(true);
     expect(evs[0]!.data.days_left).toBe(5);
     const k = await keyRow(t.keyId);
     expect(k.expiryWarned7At?.getTime()).toBe(T0);
@@ -184,5 +186,41 @@ describe("api_key.expiring", () => {
       attempt: 0,
     });
     expect(ds.some((d) => d.subscriptionId === other!.id)).toBe(false);
+  });
+
+  it("sends a test key's notice in the world the key works in: the sandbox with the preview test-mode, live without", async () => {
+    const hook = (t: TenantFixture, livemode: boolean) =>
+      db.db
+        .insert(webhookSubscriptions)
+        .values({
+          tenantId: t.tenantId,
+          livemode,
+          integrationId: t.integrationId,
+          url: "https://hooks.example.com/in",
+          events: ["api_key.*"],
+          secretEnc: sealSecret(newSigningSecret()),
+        })
+        .returning()
+        .then((r) => r[0]!.id);
+    const sandboxed = await tenantWithKey(5, { mode: "test" });
+    await setPreview(db.db, sandboxed.tenantId, "test-mode", true);
+    const plain = await tenantWithKey(5, { mode: "test" });
+    const subs = {
+      sandboxLive: await hook(sandboxed, true),
+      sandboxTest: await hook(sandboxed, false),
+      plainLive: await hook(plain, true),
+      plainTest: await hook(plain, false),
+    };
+    await runKeyExpiryNotices(db.db);
+    const [a] = await expiringEvents(sandboxed.tenantId);
+    const [b] = await expiringEvents(plain.tenantId);
+    expect(a!.livemode).toBe(false);
+    expect(b!.livemode).toBe(true);
+    const to = async (eventId: string) =>
+      (await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, eventId))).map(
+        (d) => d.subscriptionId,
+      );
+    expect(await to(a!.id)).toEqual([subs.sandboxTest]);
+    expect(await to(b!.id)).toEqual([subs.plainLive]);
   });
 });

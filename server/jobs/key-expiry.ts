@@ -7,6 +7,19 @@ import { afterCommit } from "@/server/services/events/work-notifier";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * Whether the tenant has the preview `test-mode`, i.e. whether its `test` keys live in the sandbox: the
+ * mode of a key's notice is the mode the key works in (as authentication sets `actor.livemode`), so that it
+ * reaches the subscriptions of that world (a test key without the preview works in live data).
+ */
+async function hasTestMode(db: Db, tenantId: string): Promise<boolean> {
+  const [t] = await db
+    .select({ on: sql<boolean>`'test-mode' = any(${tenants.previews})` })
+    .from(tenants)
+    .where(eq(tenants.id, tenantId));
+  return t?.on === true;
+}
+
 /** The notice thresholds of spec "Limits: Key expiry warnings": 30 and 7 days before `expires_at`. */
 export const EXPIRY_NOTICE_DAYS = [30, 7] as const;
 
@@ -132,7 +145,7 @@ async function sendNotice(
         expires_at: key.expiresAt.toISOString(),
         days_left: daysLeft,
       },
-      livemode: key.mode === "live",
+      livemode: key.mode === "live" || !(await hasTestMode(tx as unknown as Db, key.tenantId)),
     });
     return { eventId, keyRowId: key.id, keyId: key.keyId, threshold, daysLeft };
   });

@@ -40,6 +40,7 @@ async function queue(t: TenantFixture, n: number): Promise<string[]> {
       ...(
         await recordEventWithDeliveries(db.db, {
           tenantId: t.tenantId,
+          livemode: true,
           type: "task.created",
           data: { task_id: String(i) },
         })
@@ -192,11 +193,11 @@ describe("the local driver", () => {
   it("an unblocked wallet resumes its deferred deliveries too", async () => {
     const t = await makeTenant(db.db);
     await subscribe(t, newSigningSecret());
-    await setWalletBlocked(db.db, t.tenantId, true, "operator");
+    await setWalletBlocked(db.db, { tenantId: t.tenantId }, true, "operator");
     driver = startLocalDriver(db.db, { client, pollMs: 50 });
     const [id] = await queue(t, 1);
     await waitFor(async () => (await rowsOf([id!]))[0]!.error === "wallet_suspended", 5_000);
-    await setWalletBlocked(db.db, t.tenantId, false, "operator");
+    await setWalletBlocked(db.db, { tenantId: t.tenantId }, false, "operator");
     await waitFor(async () => (await rowsOf([id!]))[0]!.state === "delivered", 5_000);
     expect((await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id!)))[0]!.attempt).toBe(1);
   });

@@ -8,7 +8,13 @@ import {
   type LanguageModel,
   type SellerOutput,
 } from "@/server/services/ai-seller/language-model";
-import { aiReplyContext, completeAiReply, endAiReply } from "@/server/services/conversations/ai-reply";
+import {
+  AI_UNAVAILABLE,
+  aiReplyContext,
+  completeAiReply,
+  endAiReply,
+  OPERATION_TIMEOUT,
+} from "@/server/services/conversations/ai-reply";
 import { claimOperation, OPERATION_LEASE_MS, type ClaimedRun } from "@/server/services/operations/operation-runs";
 
 /** What one step did: the operation's status after it, and whether nothing more will happen. */
@@ -43,7 +49,9 @@ const FINAL = new Set(["succeeded", "failed", "canceled"]);
  *   the model answers → `succeeded`: the reply message, its cost charged and the rest released (a live
  *   operation asks `opts.model`, the configured one; a test-mode one only ever the offline model, issue 76
  *   item 3, whatever `opts.model` is);
- *   the model fails → `failed` with `ai_unavailable`, the hold released, handoff (`ai_unavailable_handoff`).
+ *   the model fails → `failed` with `ai_unavailable`, the hold released, handoff (`ai_unavailable_handoff`);
+ *   in the sandbox, a customer message `test:ai_unavailable` or `test:fail` ends it as a model failure or a
+ *   timeout does, without asking the model (server/services/conversations/sandbox-magic.ts).
  * Every finish is guarded by the run number, so a run whose lease expired (a killed or stalled worker)
  * and was taken over writes nothing: the operation completes, and its hold is settled, once.
  */
@@ -57,30 +65,21 @@ export async function runOperation(db: Db, id: string, opts: RunOptions = {}): P
   const { op, attempt } = claim;
   const done = (o: { status: string } | null): RunResult =>
     o ? { status: o.status as RunResult["status"], final: true } : { status: "running", final: false };
-  if (op.deadlineAt.getTime() <= Date.now())
-    return done(
-      await endAiReply(db, id, attempt, {
-        status: "failed",
-        code: "operation_timeout",
-        message: "The operation did not finish in time; its reserved funds were returned.",
-      }),
-    );
+  if (op.deadlineAt.getTime() <= Date.now()) return done(await endAiReply(db, id, attempt, OPERATION_TIMEOUT));
   const ctx = await aiReplyContext(db, op);
   if (ctx.kind === "cancel") return done(await endAiReply(db, id, attempt, { status: "canceled" }));
+  // A sandbox's magic content (`test:ai_unavailable`, `test:fail`) ends the run as the real failure does.
+  if (ctx.kind === "fail") return done(await endAiReply(db, id, attempt, ctx.end));
   let out: SellerOutput;
   try {
-    const model = (op.livemode ? opts.model : opts.offlineModel) ?? languageModelFor(op.livemode);
+    // Live model only for a live operation on live data: a sandbox conversation is answered offline
+    // whatever its operation's mode.
+    const live = op.livemode && ctx.livemode;
+    const model = (live ? opts.model : opts.offlineModel) ?? languageModelFor(live);
     out = await model.reply(ctx.input);
   } catch (err) {
     if (!(err instanceof ModelUnavailableError)) log().error({ err, operationId: id }, "AI seller failed");
-    return done(
-      await endAiReply(db, id, attempt, {
-        status: "failed",
-        code: "ai_unavailable",
-        message:
-          "The AI seller could not answer; the conversation was handed to an operator and the reserved funds returned.",
-      }),
-    );
+    return done(await endAiReply(db, id, attempt, AI_UNAVAILABLE));
   }
   return done(await completeAiReply(db, id, attempt, out));
 }

@@ -76,7 +76,12 @@ it.runIf(pg)(
     for (let i = 0; i < N; i++) {
       const r = await recordEventWithDeliveries(
         db.db,
-        { tenantId: t.tenantId, type: "lead.updated", data: { lead_id: crypto.randomUUID(), version: i + 1 } },
+        {
+          tenantId: t.tenantId,
+          livemode: true,
+          type: "lead.updated",
+          data: { lead_id: crypto.randomUUID(), version: i + 1 },
+        },
         { onlySubscriptionId: sub!.id },
       );
       eventIds.push(r.eventId);

@@ -30,3 +30,12 @@ export function parseAmount(text: string): bigint {
   if (!m) throw new RangeError(`"${text}" is not an amount such as 12.34`);
   return BigInt(m[1]) * 100n + BigInt((m[2] ?? "0").padEnd(2, "0"));
 }
+
+/**
+ * Signed decimal string → minor units: "-50.00" → -5000n, "12.34" → 1234n.
+ * @throws RangeError when the text is not a decimal with an optional minus and at most 2 fraction digits.
+ */
+export function parseSignedAmount(text: string): bigint {
+  const t = text.trim();
+  return t.startsWith("-") ? -parseAmount(t.slice(1)) : parseAmount(t);
+}

@@ -2,7 +2,7 @@ import { createDocument, type ZodOpenApiPathsObject } from "zod-openapi";
 import type { AnyRoute } from "@/server/public-api/define-route";
 import { PREVIEW_ROUTES, ROUTES } from "@/server/public-api/routes";
 import type { PreviewFeature } from "@/server/schemas/previews";
-import { operationOf, SECURITY_SCHEME, tagOf } from "./operation";
+import { operationOf, SECURITY_SCHEME, tagOf, TEST_HELPERS_TAG } from "./operation";
 import { webhooksOf } from "./webhooks";
 
 /** The OpenAPI document as plain JSON. */
@@ -53,7 +53,15 @@ function render(routes: readonly AnyRoute[]): OpenApiDocument {
     const item = (paths[route.path] ??= {});
     (item as Record<string, unknown>)[route.method.toLowerCase()] = operationOf(route);
   }
-  const tags = [...new Set(routes.map(tagOf))].map((name) => ({ name }));
+  const tags = [...new Set(routes.map(tagOf))].map((name) =>
+    name === TEST_HELPERS_TAG
+      ? {
+          name,
+          description:
+            "Test keys only (preview `test-mode`): set the sandbox to a state worth testing. A live key gets 404 `not_found`.",
+        }
+      : { name },
+  );
   return createDocument(
     {
       openapi: "3.1.0",
@@ -137,6 +145,21 @@ export function openApiDocument(preview?: PreviewFeature): OpenApiDocument {
   if (!doc) {
     doc = buildOpenApiDocument(preview ? [...ROUTES, ...PREVIEW_ROUTES.filter((r) => r.preview === preview)] : ROUTES);
     cached.set(name, doc);
+  }
+  return doc;
+}
+
+/**
+ * The document with the routes of every preview feature, built once per process: what the SDK's types
+ * are generated from (`npm run openapi -- <file> --all-previews`; sdk/), so that its methods of preview
+ * routes are typed. Each such operation's description names its preview; the served documents are
+ * {@link openApiDocument}'s.
+ */
+export function openApiDocumentWithAllPreviews(): OpenApiDocument {
+  let doc = cached.get("*");
+  if (!doc) {
+    doc = buildOpenApiDocument([...ROUTES, ...PREVIEW_ROUTES]);
+    cached.set("*", doc);
   }
   return doc;
 }

@@ -12,9 +12,16 @@ export const SECURITY_SCHEME = "ApiKey";
 
 const RATE_TEXT = { read: "reads", write: "writes", paid: "paid operations" } as const;
 
-/** The tag of a route: its first path segment (`/cards/{code}` → `cards`). */
+/** Tag of the `/test-helpers/*` routes (issue 69: test keys only, preview `test-mode`). */
+export const TEST_HELPERS_TAG = "Test helpers";
+
+/**
+ * The tag of a route: its first path segment (`/cards/{code}` → `cards`); every `/test-helpers/*` route
+ * is under {@link TEST_HELPERS_TAG}.
+ */
 export function tagOf(route: AnyRoute): string {
-  return route.path.split("/")[1] || "root";
+  const first = route.path.split("/")[1] || "root";
+  return first === "test-helpers" ? TEST_HELPERS_TAG : first;
 }
 
 /**
@@ -64,6 +71,9 @@ export function operationOf(route: AnyRoute): ZodOpenApiOperationObject {
         : "",
     route.walletExempt ? "Served while data exchange is suspended." : "",
     route.pii ? "The answer carries personal data (RU cell: the transfer rule applies)." : "",
+    route.preview
+      ? `Preview \`${route.preview}\`: only for tenants with this preview; for others it answers 404 \`not_found\`.`
+      : "",
   ].filter(Boolean);
   return {
     operationId: route.operationId,

@@ -19,11 +19,17 @@ export interface SandboxCheckoutView {
   returnUrl: string;
 }
 
-/** The sandbox checkout of a payment (`/pay/sandbox/{payment_id}`), or null (not a sandbox payment). */
+/**
+ * The sandbox checkout of a payment (`/pay/sandbox/{payment_id}`), or null (not a sandbox payment). A
+ * test-mode payment (`livemode` false: a top-up of the sandbox wallet) always has one; a live payment
+ * only while the sandbox is the configured provider (issue 69: a real provider never sees test mode, and
+ * the sandbox never pays live money next to a real provider).
+ */
 export async function sandboxCheckoutView(paymentId: string): Promise<SandboxCheckoutView | null> {
-  if (!UUID.test(paymentId) || paymentProvider().id !== "sandbox") return null;
+  if (!UUID.test(paymentId)) return null;
   const [p] = await (await getDb()).select().from(payments).where(eq(payments.id, paymentId));
   if (!p || p.provider !== "sandbox") return null;
+  if (p.livemode && paymentProvider().id !== "sandbox") return null;
   return {
     paymentId,
     amount: formatMinor(p.amountMinor),

@@ -1,4 +1,5 @@
 import { recordDisclosure } from "@/server/services/disclosures/disclosures";
+import { livemodeOf } from "@/server/services/tenant-scope";
 import type { CursorBinding } from "./cursor";
 import { bindCursor, encodeCursor } from "./cursor";
 import { JsonText, TextPage, type AnyRoute, type Reply, type RouteContext } from "./define-route";
@@ -47,6 +48,7 @@ export function answer(
     const c = ctx.caller;
     return recordDisclosure(ctx.db, {
       tenantId: c.tenantId,
+      livemode: livemodeOf(ctx.actor),
       integrationId: c.integrationId,
       apiKeyId: c.key.id,
       route: `${route.method} ${route.path}`,

@@ -70,7 +70,8 @@ export interface RouteContext<P, Q, B, K = readonly unknown[]> {
  * - `path` uses `{name}` for parameters; a path parameter that fails `params` answers 404.
  * - `idempotency`: `required` answers 400 `idempotency_key_required` without the header; `optional` honours
  *   it when sent; `none` ignores it. Default: {@link idempotencyMode}.
- * - `walletExempt`: served while exchange is suspended (only `/me` and `/wallet`).
+ * - `walletExempt`: served while exchange is suspended (only `/me`, `/wallet` and the test helper that
+ *   sets the sandbox wallet, `POST /test-helpers/wallet`, which lifts the suspension it made).
  * - `pii`: answers carry personal data; the RU-cell transfer rule is checked before any read.
  * - `discloses`: the answer's items (a page's `data`, or the single resource) are written to the disclosure
  *   journal by the pipeline before the answer leaves; a failed write answers 503 and no data.

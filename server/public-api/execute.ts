@@ -18,6 +18,7 @@ import {
   recordFirstUse,
 } from "@/server/services/idempotency/one-statement";
 import { log } from "@/server/log";
+import { livemodeOf } from "@/server/services/tenant-scope";
 import { idempotencyMode, type AnyRoute, type Reply, type RouteContext } from "./define-route";
 
 /** A well-formed `Idempotency-Key`: 1 to 255 visible ASCII characters. */
@@ -86,6 +87,7 @@ async function executeWrite(
   }
   const scope: IdempotencyScope = {
     tenantId: ctx.actor.tenantId,
+    livemode: livemodeOf(ctx.actor),
     keyMode: ctx.actor.keyMode,
     scope: `integration:${ctx.actor.integrationId}`,
     key: idemKey,

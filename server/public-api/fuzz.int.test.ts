@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { events, idempotencyRecords, messages, products } from "@/db/schema";
 import { ERROR_CATALOG } from "@/server/errors";
 import { REFUSED_CHARACTER } from "@/server/lib/control-characters";
+import { issueKey } from "@/server/services/keys/keys";
 import { setLimitOverride } from "@/server/services/limits/limit-overrides";
 import { setPreview } from "@/server/services/tenants/previews";
 import { call } from "@/server/testing/api-client";
@@ -218,6 +219,9 @@ it(`survives ${RUNS} fuzzed requests (seed ${SEED})`, async () => {
 describe("control characters in every string field of every route (issue 76 item 4)", () => {
   const ALL_ROUTES = [...ROUTES, ...PREVIEW_ROUTES];
   let c: TenantFixture;
+  /** A test key of tenant c, whose previews include `test-mode`: the test helpers answer only the sandbox. */
+  let testKey: string;
+  const keyFor = (route: AnyRoute) => (route.path.startsWith("/test-helpers/") ? testKey : c.key);
   let n = 0;
 
   /** A request the route accepts: its path (real resources), query and body. */
@@ -258,6 +262,8 @@ describe("control characters in every string field of every route (issue 76 item
     createConversation: { external_customer_id: "control-base" },
     postCustomerMessage: { content: "Hello" },
     postOperatorMessage: { content: "Hello from the shop" },
+    emitTestEvent: { type: "lead.created" },
+    setTestWallet: { balance: "10000.00" },
   };
 
   const bases: Base[] = [];
@@ -269,6 +275,9 @@ describe("control characters in every string field of every route (issue 76 item
       await setPreview(db.db, c.tenantId, feature, true);
     const lots = { readPerMin: 1_000_000, writePerMin: 1_000_000, paidPerMin: 1_000_000 };
     await setLimitOverride(db.db, { keyId: c.keyId }, lots);
+    const test = await issueKey(db.db, { integrationId: c.integrationId, mode: "test", ipAllowlist: ["127.0.0.1"] });
+    testKey = test.key;
+    await setLimitOverride(db.db, { keyId: test.keyId }, lots);
     await setLimitOverride(db.db, { tenantId: c.tenantId }, lots);
     setHostResolver(async () => [{ address: "93.184.216.34", family: 4 }]);
     for (const route of ALL_ROUTES) {
@@ -306,7 +315,7 @@ describe("control characters in every string field of every route (issue 76 item
     }
     const qs = new URLSearchParams(query).toString();
     return call(b.route.method, path + (qs ? `?${qs}` : ""), {
-      key: c.key,
+      key: keyFor(b.route),
       json: b.route.body ? body : undefined,
       idempotencyKey: idempotencyMode(b.route) === "none" ? undefined : `control-${++n}`,
       preview: b.route.preview,

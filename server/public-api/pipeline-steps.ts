@@ -4,8 +4,10 @@ import { ApiError, type ErrorCode } from "@/server/errors";
 import { money } from "@/server/lib/money";
 import { check, validationError } from "@/server/lib/validation";
 import { authenticateNow } from "@/server/services/access/authenticate";
+import { callerAfterSandboxSeeding } from "@/server/services/account/account";
 import { assertPiiTransferAllowed } from "@/server/services/access/pii-transfer";
 import type { ApiCaller } from "@/server/services/actor";
+import { seedSandbox } from "@/server/services/sandbox/seed-sandbox";
 import { prefetchedWallet, readWallet, topupUrl, type WalletSnapshot } from "@/server/services/wallet/wallet-state";
 import { readJsonBody, refuseLargeBody } from "./body";
 import { callerIp } from "@/server/lib/client-ip";
@@ -130,9 +132,19 @@ function authenticateIn(s: RequestState, db: Db): Promise<void> | void {
   const feature = s.route!.preview;
   const authorization = s.request.headers.get("authorization");
   const ip = callerIp(s.request.headers);
-  const admit = (caller: ApiCaller) => {
+  const admit = (caller: ApiCaller): Promise<void> | void => {
     if (feature && !caller.previews.includes(feature)) throw noRoute(s);
     s.caller = caller;
+    // A test key's first request in its tenant's sandbox seeds the sandbox, once (seed-sandbox.ts); the
+    // key's row carries the seeded flag, so every other request (and every live one) pays nothing here.
+    // The caller is then made again with the sandbox wallet just written: the wallet gate, `/wallet` and `/me`
+    // of this first request judge it, not the missing row the key query found before the seeding.
+    if (!caller.actor.livemode && !caller.sandboxSeeded)
+      return seedSandbox(db, caller.tenantId)
+        .then(() => callerAfterSandboxSeeding(db, caller))
+        .then((seeded) => {
+          s.caller = seeded;
+        });
   };
   const refuse = (err: unknown): never => {
     throw feature && err instanceof ApiError ? noRoute(s) : err;
@@ -154,8 +166,9 @@ const rateLimit: PipelineStep = {
 };
 
 /**
- * 402 `wallet_suspended` while exchange is suspended (except `/me`, `/wallet`); paid routes are closed
- * with 503 `upstream_unavailable` while the wallet state is unknown (spec "Wallet and exchange").
+ * 402 `wallet_suspended` while exchange is suspended (except `/me`, `/wallet` and the test helpers); paid
+ * routes are closed with 503 `upstream_unavailable` while the wallet state is unknown (spec "Wallet and
+ * exchange"). The wallet judged is that of the actor's mode: a sandbox key's is the sandbox wallet (issue 69).
  */
 const walletGate: PipelineStep = {
   name: "wallet gate",
@@ -169,7 +182,7 @@ const walletGate: PipelineStep = {
     // so that the `Service-Wallet-State: unknown` header of the spec's free reads also reaches /me and /wallet.
     const known = prefetchedWallet(caller.walletRow);
     if (known) return gateOnWallet(s, known);
-    return readWallet(s.db!, caller.tenantId, caller.walletRow).then((w) => gateOnWallet(s, w));
+    return readWallet(s.db!, caller.actor, caller.walletRow).then((w) => gateOnWallet(s, w));
   },
 };
 

@@ -128,6 +128,8 @@ function logRequest(
   recordRequest({
     createdAt: arrived,
     tenantId: caller?.tenantId ?? null,
+    // The key's data mode (issue 69): the console's request log and usage show each mode apart.
+    livemode: caller?.actor.livemode ?? true,
     integrationId: caller?.integrationId ?? null,
     apiKeyId: caller?.key.id ?? null,
     keyId: caller?.key.keyId ?? null,

@@ -3,8 +3,11 @@
  * Planned route of the spec that works only for tenants with its feature; for every other caller it
  * answers exactly as a Planned route does (404 `not_found`).
  * - `conversation-writes`: the spec's "Planned conversation write routes".
+ * - `test-mode`: the tenant's sandbox (issue 69): its `test` keys live in a separate copy of the tenant's
+ *   world, with the test helpers (`/test-helpers/*`).
+ * - `leads-writes`: lead writes with `If-Match`, paid lead scoring, the CRM status map, `GET /disclosures` (issue 70).
  */
-export const PREVIEW_FEATURES = ["conversation-writes"] as const;
+export const PREVIEW_FEATURES = ["conversation-writes", "test-mode", "leads-writes"] as const;
 export type PreviewFeature = (typeof PREVIEW_FEATURES)[number];
 
 /** True when `v` names a preview feature. */

@@ -4,8 +4,10 @@ import type { RateLimits } from "./limits/rate-limits";
 
 /**
  * Who acts, passed to every service as `(db, actor, input)` (DESIGN "One process, several doors, one
- * core"). Every query a service makes is filtered by `actor.tenantId`, so another tenant's row reads as
- * missing. The actor is narrow on purpose: a service never sees a request, a tRPC context or a key.
+ * core"). Every query a service makes is filtered by `actor.tenantId` and the actor's mode together
+ * (server/services/tenant-scope.ts), so another tenant's row, or a row of the other mode (live or the
+ * sandbox), reads as missing. The actor is narrow on purpose: a service never sees a request, a tRPC
+ * context or a key, and takes the mode from the actor only.
  */
 export type Actor = IntegrationActor | StaffActor | OperatorActor | SystemActor;
 
@@ -16,8 +18,16 @@ export interface IntegrationActor {
   integrationId: string;
   /** Public key id of the calling key (`key_id`), for journals and logs; never the secret. */
   keyId: string;
-  /** Key mode: `test` keys see and write test data only, and are charged nothing. */
+  /**
+   * Key mode. Without the tenant's preview `test-mode` a `test` key works in live data and is charged
+   * nothing (as before test mode); with it, the key lives in the sandbox (`livemode` false).
+   */
   keyMode: "live" | "test";
+  /**
+   * Which world the actor reads and writes (issue 69): true = live data, false = the tenant's sandbox.
+   * False only for a `test` key of a tenant with the preview `test-mode`.
+   */
+  livemode: boolean;
   /** Effective scopes of the key (spec "Authentication" 5). */
   scopes: readonly Scope[];
   /** The tenant's cell (spec general fact 1); the RU personal-data rule applies in `ru`. */
@@ -35,18 +45,24 @@ export interface StaffActor {
   tenantId: string;
   staffUserId: string;
   rights: readonly Right[];
+  /** The console's "Test mode" switch: false shows and changes the sandbox; absent = live. */
+  livemode?: boolean;
 }
 
 /** Platform staff acting through the operator CLI (`npm run admin`). */
 export interface OperatorActor {
   via: "operator";
   tenantId: string;
+  /** False to act in the tenant's sandbox (`sandbox:reset`); absent = live. */
+  livemode?: boolean;
 }
 
 /** The platform itself: background jobs and the demo seed. */
 export interface SystemActor {
   via: "system";
   tenantId: string;
+  /** False for work on the tenant's sandbox (its seeding, a test-mode job); absent = live. */
+  livemode?: boolean;
 }
 
 /** `integration:<id>`, `staff:<id>`, `operator` or `system`: who changed a row, as ledgers and logs write it. */
@@ -75,6 +91,11 @@ export interface ApiCaller {
   tenant: { id: string; name: string; cell: Cell; crmMode: string; mainDomain: string | null };
   /** Preview features of the tenant (server/schemas/previews.ts). */
   previews: readonly string[];
+  /**
+   * Whether the tenant's sandbox has been seeded (`tenants.sandbox_seeded_at` set), as read with the key:
+   * a sandbox actor's request seeds it first when not (server/services/sandbox/seed-sandbox.ts).
+   */
+  sandboxSeeded: boolean;
   integration: {
     id: string;
     name: string;

@@ -75,10 +75,13 @@ export async function call(method: string, path: string, o: CallOptions = {}): P
 /**
  * A `fetch` into the pipeline in-process, for clients that take one (the SDK's `createClient({ fetch })`):
  * the request as sent, with the peer address our HTTP server would stamp (default 127.0.0.1), and every
- * public API answer checked against the OpenAPI document like {@link call}'s.
+ * public API answer checked against the OpenAPI document like {@link call}'s (the document of `preview`
+ * when given, which adds that preview's routes).
  * @throws ResponseMismatch when an answer differs from the document.
  */
-export function inProcessFetch(opts: { ip?: string } = {}): (request: Request) => Promise<Response> {
+export function inProcessFetch(
+  opts: { ip?: string; preview?: PreviewFeature } = {},
+): (request: Request) => Promise<Response> {
   return async (request) => {
     const headers = new Headers(request.headers);
     headers.set(PEER_HEADER, opts.ip ?? "127.0.0.1");
@@ -89,7 +92,7 @@ export function inProcessFetch(opts: { ip?: string } = {}): (request: Request) =
       publicRouter,
     );
     const text = await res.text();
-    responseValidator().check({
+    responseValidator(opts.preview).check({
       method: request.method,
       path: new URL(request.url).pathname,
       status: res.status,

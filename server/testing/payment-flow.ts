@@ -96,7 +96,12 @@ export const check = (ctx: FlowContext, paymentId: string) =>
   console_(ctx).checkPayment({ tenantId: ctx.tenant.tenantId, paymentId });
 
 export async function balance(ctx: FlowContext): Promise<bigint> {
-  return (await ctx.db.db.select().from(wallets).where(eq(wallets.tenantId, ctx.tenant.tenantId)))[0].balanceMinor;
+  return (
+    await ctx.db.db
+      .select()
+      .from(wallets)
+      .where(and(eq(wallets.tenantId, ctx.tenant.tenantId), eq(wallets.livemode, true)))
+  )[0].balanceMinor;
 }
 
 export async function topupRows(ctx: FlowContext) {

@@ -4,9 +4,11 @@ import type { Db } from "@/db/client";
 import { getDb } from "@/db/client";
 import { auth } from "@/server/auth/auth";
 import { ApiError, type ErrorCode, type FieldError } from "@/server/errors";
+import { testModeRequested } from "@/server/lib/console-mode";
 import { refusedCharacterErrors } from "@/server/lib/control-characters";
 import { validationError } from "@/server/lib/validation";
 import type { Right } from "@/server/schemas/scopes";
+import { seedSandbox } from "@/server/services/sandbox/seed-sandbox";
 import { staffMembership } from "@/server/services/tenants/memberships";
 import { TRPC_CODE } from "./error-map";
 
@@ -19,9 +21,15 @@ export interface TrpcContext {
    * organization plugin, which acts as the signed-in user. Absent in callers made without a request.
    */
   headers?: Headers;
+  /**
+   * The console's "Test mode" switch is on (its cookie, server/lib/console-mode.ts). Only a request for
+   * it: {@link tenantProcedure} puts the actor in the sandbox when the tenant has the preview `test-mode`.
+   * Absent = off.
+   */
+  testMode?: boolean;
 }
 
-/** Builds the context from the request headers (the better-auth session cookie). */
+/** Builds the context from the request headers (the better-auth session cookie, the Test mode cookie). */
 export async function createContext(headers: Headers): Promise<TrpcContext> {
   const db = await getDb();
   const session = await (await auth()).api.getSession({ headers });
@@ -29,6 +37,7 @@ export async function createContext(headers: Headers): Promise<TrpcContext> {
     db,
     staff: session ? { id: session.user.id, email: session.user.email, name: session.user.name } : null,
     headers,
+    testMode: testModeRequested(headers.get("cookie")),
   };
 }
 
@@ -124,13 +133,24 @@ export const staffProcedure = publicProcedure.use(({ ctx, next }) => {
 
 /**
  * A staff user acting in one tenant (`input.tenantId`) where they hold an active membership; a tenant
- * they do not belong to reads as not found. Adds `actor` and the membership's `rights`.
+ * they do not belong to reads as not found. Adds `actor` (in the sandbox, `livemode: false`, when the
+ * Test mode switch is on and the tenant has the preview `test-mode`), the membership's `rights`, and
+ * `testModeAvailable`. Procedures hand the actor to the services, which scope by its mode; none reads the
+ * switch itself.
  */
 export const tenantProcedure = staffProcedure
   .input(z.object({ tenantId: z.uuid() }))
   .use(async ({ ctx, input, next }) => {
-    const { actor, role } = await staffMembership(ctx.db, ctx.staff.id, input.tenantId);
-    return next({ ctx: { ...ctx, actor, rights: actor.rights, role } });
+    const { actor, role, testModeAvailable, sandboxSeeded } = await staffMembership(
+      ctx.db,
+      ctx.staff.id,
+      input.tenantId,
+      ctx.testMode === true,
+    );
+    // The console in Test mode seeds a never-used sandbox, as a test key's first request does, so every
+    // page has sample data to show the first time the switch is turned on.
+    if (actor.livemode === false && !sandboxSeeded) await seedSandbox(ctx.db, input.tenantId);
+    return next({ ctx: { ...ctx, actor, rights: actor.rights, role, testModeAvailable } });
   });
 
 /** {@link tenantProcedure} that also needs a right; without it: FORBIDDEN naming the right. */

@@ -41,6 +41,7 @@ const UNRELATED: Record<string, string> = {
   "team.accept": "a membership with the invited rights",
   "settings.setMainDomain": "the tenant's main domain",
   "settings.setChannelAi": "a channel's AI settings (channels of any kind)",
+  "sandbox.reset": "the tenant's sandbox rows (sample data); no integration, key or right",
 };
 
 /** A member of the walk: who acts, with which rights. */

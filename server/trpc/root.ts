@@ -5,6 +5,7 @@ import { operationsRouter } from "./routers/operations";
 import { teamRouter } from "./routers/team";
 import { settingsRouter } from "./routers/settings";
 import { requestLogRouter } from "./routers/request-log";
+import { sandboxRouter } from "./routers/sandbox";
 import { tenantsRouter } from "./routers/tenants";
 import { usageRouter } from "./routers/usage";
 import { walletRouter } from "./routers/wallet";
@@ -22,6 +23,7 @@ export const appRouter = router({
   settings: settingsRouter,
   requestLog: requestLogRouter,
   usage: usageRouter,
+  sandbox: sandboxRouter,
 });
 export type AppRouter = typeof appRouter;
 export const createCaller = createCallerFactory(appRouter);

@@ -7,6 +7,7 @@ import { registerWorkListener } from "@/server/services/events/work-notifier";
 import { addMembership, createStaffMember } from "@/server/services/tenants/staff";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase, setTestEnv } from "@/server/testing/test-db";
+import { buildEnvelope } from "@/server/webhook-transport/envelope";
 import { openSecret } from "@/server/webhook-transport/secret-box";
 import { setHostResolver } from "@/server/webhook-transport/url-check";
 import { createCaller } from "./root";
@@ -352,7 +353,10 @@ describe("subscriptions", () => {
     const { webhook } = await newSub();
     const { eventId } = await A().sendTest({ tenantId: a.tenantId, subscriptionId: webhook.id });
     const [ev] = await db.db.select().from(events).where(eq(events.id, eventId));
-    expect(ev).toMatchObject({ tenantId: a.tenantId, type: "webhook.test", livemode: false });
+    // The row lives in the subscription's world (live here, so the sandbox never holds a live subscription's
+    // id); what the receiver is told is livemode false, in every mode (spec "Delivery format").
+    expect(ev).toMatchObject({ tenantId: a.tenantId, type: "webhook.test", livemode: true });
+    expect(buildEnvelope(ev!).livemode).toBe(false);
     const ds = await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, eventId));
     expect(ds).toMatchObject([{ subscriptionId: webhook.id, state: "pending", attempt: 0 }]);
   });

@@ -12,8 +12,8 @@ export interface EventRow {
 
 /**
  * The body of a webhook delivery (spec "Events: Delivery format"): `id` equals `Service-Event-Id`,
- * `type` equals `Service-Event-Type`, `created_at` is ISO 8601 UTC with milliseconds, `data` the thin
- * object of resource ids stored with the event.
+ * `type` equals `Service-Event-Type`, `created_at` is ISO 8601 UTC with milliseconds, `livemode` false for
+ * `webhook.test` and sandbox data, `data` the thin object of resource ids stored with the event.
  */
 export interface EventEnvelope {
   id: string;
@@ -24,6 +24,16 @@ export interface EventEnvelope {
   data: Record<string, unknown>;
 }
 
+/**
+ * The envelope's `livemode` (spec "Delivery format": false for `webhook.test` and sandbox data): the event's
+ * mode, except that a `webhook.test` says false in every mode. Its row keeps the mode of the subscription it
+ * was sent to (server/services/webhooks/subscriptions.ts `sendTestEvent`), so that it lives and goes with
+ * that subscription's deliveries, but a receiver must never take a test delivery for live business.
+ */
+export function envelopeLivemode(event: Pick<EventRow, "type" | "livemode">): boolean {
+  return event.type !== "webhook.test" && event.livemode;
+}
+
 /** Builds the envelope of an outbox event (field order fixed, so the body is stable across retries). */
 export function buildEnvelope(event: EventRow): EventEnvelope {
   return {
@@ -31,7 +41,7 @@ export function buildEnvelope(event: EventRow): EventEnvelope {
     type: event.type,
     api_version: EVENT_API_VERSION,
     created_at: event.createdAt.toISOString(),
-    livemode: event.livemode,
+    livemode: envelopeLivemode(event),
     data: event.data,
   };
 }

@@ -2,6 +2,8 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import type { ConsoleSession } from "@/server/auth/console-session";
 import { SignOutButton, TenantSwitcher } from "./shell-controls";
+import { TestDataBanner } from "./test-data-banner";
+import { TestModeSwitch } from "./test-mode-switch";
 
 const LINKS = [
   { href: "/console", label: "Overview" },
@@ -16,7 +18,14 @@ const LINKS = [
   { href: "/console/settings", label: "Settings" },
 ];
 
-/** Frame of every console page: a sidebar (a top bar on phones) with navigation, tenant switcher, sign-out. */
+/** The right that resets the sandbox ("Reset test data", the tRPC mutation `sandbox.reset`). */
+const RESET_RIGHT = "manage_integrations";
+
+/**
+ * Frame of every console page: a sidebar (a top bar on phones) with navigation, the "Test mode" switch
+ * (tenants with the preview `test-mode` only: for others the sandbox does not exist, so the switch is not
+ * shown at all), tenant switcher, sign-out; while Test mode is on, the "Test data" banner over the page.
+ */
 export function Shell({
   session,
   current,
@@ -27,8 +36,9 @@ export function Shell({
   children: ReactNode;
 }) {
   const q = session.tenantId ? `?tenant=${session.tenantId}` : "";
+  const test = session.tenantId !== null && session.testMode.on;
   return (
-    <div className="console">
+    <div className={`console${test ? " test-mode" : ""}`}>
       <header className="sidebar">
         <Link href={`/console${q}`} className="brand">
           Platform <span>console</span>
@@ -46,12 +56,16 @@ export function Shell({
           <a href="/developers/errors">Error codes</a>
         </nav>
         <div className="account">
+          {session.tenantId && session.testMode.available && <TestModeSwitch on={session.testMode.on} />}
           <TenantSwitcher tenants={session.tenants} current={session.tenantId} />
           <span className="hint">{session.staff.email}</span>
           <SignOutButton />
         </div>
       </header>
       <main>
+        {test && session.tenantId && (
+          <TestDataBanner tenantId={session.tenantId} canReset={session.rights.includes(RESET_RIGHT)} />
+        )}
         {session.tenantId ? (
           children
         ) : (

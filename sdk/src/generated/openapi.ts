@@ -57,7 +57,11 @@ export interface paths {
          */
         get: operations["listConversations"];
         put?: never;
-        post?: never;
+        /**
+         * Start (or find) the conversation of a customer (preview conversation-writes)
+         * @description Scope: `conversations:write`. Rate class: writes. `Idempotency-Key` is honoured when sent. The answer carries personal data (RU cell: the transfer rule applies). Preview `conversation-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
+         */
+        post: operations["createConversation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -97,7 +101,11 @@ export interface paths {
          */
         get: operations["listConversationMessages"];
         put?: never;
-        post?: never;
+        /**
+         * Write a customer message; the AI seller answers (paid; preview conversation-writes)
+         * @description Scope: `conversations:write`. Rate class: writes. `Idempotency-Key` is required. The answer carries personal data (RU cell: the transfer rule applies). Preview `conversation-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
+         */
+        post: operations["postCustomerMessage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -522,6 +530,126 @@ export interface paths {
         get: operations["getOperation"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/conversations/{id}/operator-messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Write a message as the operator (preview conversation-writes)
+         * @description Scope: `conversations:write`. Rate class: writes. `Idempotency-Key` is honoured when sent. The answer carries personal data (RU cell: the transfer rule applies). Preview `conversation-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
+         */
+        post: operations["postOperatorMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/conversations/{id}/takeover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hand the conversation to an operator (preview conversation-writes)
+         * @description Scope: `conversations:write`. Rate class: writes. `Idempotency-Key` is honoured when sent. The answer carries personal data (RU cell: the transfer rule applies). Preview `conversation-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
+         */
+        post: operations["takeOverConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/conversations/{id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give the conversation back to the AI seller (preview conversation-writes)
+         * @description Scope: `conversations:write`. Rate class: writes. `Idempotency-Key` is honoured when sent. The answer carries personal data (RU cell: the transfer rule applies). Preview `conversation-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
+         */
+        post: operations["releaseConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/conversations/{id}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close the conversation (preview conversation-writes)
+         * @description Scope: `conversations:write`. Rate class: writes. `Idempotency-Key` is honoured when sent. The answer carries personal data (RU cell: the transfer rule applies). Preview `conversation-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
+         */
+        post: operations["closeConversation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/test-helpers/wallet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set the sandbox wallet's balance or state (test keys only; preview test-mode)
+         * @description Scope: none (any valid key). Rate class: writes. `Idempotency-Key` is honoured when sent. Served while data exchange is suspended. Preview `test-mode`: only for tenants with this preview; for others it answers 404 `not_found`.
+         */
+        post: operations["setTestWallet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/test-helpers/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Emit a sample event to the sandbox's webhook subscriptions (preview test-mode)
+         * @description Scope: `webhooks:manage`. Rate class: writes. `Idempotency-Key` is honoured when sent. Preview `test-mode`: only for tenants with this preview; for others it answers 404 `not_found`.
+         */
+        post: operations["emitTestEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -953,9 +1081,32 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        CreateConversation: {
+            /** @description stable customer id in the tenant's system; a repeat returns the same conversation */
+            external_customer_id: string;
+            name?: string;
+            email?: string;
+            phone?: string;
+            /** @description where the customer is: page address, title, type and id */
+            page?: {
+                address?: string;
+                title?: string;
+                type?: string;
+                id?: string;
+            };
+        };
+        CustomerMessage: {
+            content: string;
+            /** @description not supported yet: only an empty array is accepted */
+            attachments?: unknown[];
+        };
         SendCards: {
             codes: string[];
             comment?: string | null;
+        };
+        OperatorMessage: {
+            content: string;
+            operator_id?: string;
         };
         LeadContact: {
             /** Format: uuid */
@@ -1057,6 +1208,61 @@ export interface components {
             /** Format: date-time */
             expires_at: string;
         };
+        CustomerMessageResult: {
+            message: components["schemas"]["Message"];
+            ai_reply: components["schemas"]["AiReply"];
+            reply?: components["schemas"]["AiReplyMessage"];
+            operation?: {
+                id: string;
+                type: string;
+                /** @enum {string} */
+                status: "queued" | "running" | "succeeded" | "failed" | "canceled";
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                completed_at?: string;
+                resource?: {
+                    type: string;
+                    id: string;
+                };
+                error?: {
+                    code: string;
+                    message: string;
+                };
+                usage?: {
+                    cost: {
+                        amount: string;
+                        currency: string;
+                    };
+                    model: string;
+                };
+            };
+        };
+        AiReply: {
+            /** @enum {string} */
+            status: "replied" | "queued" | "skipped";
+            /** @enum {string} */
+            reason?: "operator_active" | "spam" | "flow_reply" | "ai_unavailable_handoff" | "no_agent" | "daily_limit";
+        };
+        AiReplyMessage: {
+            /** Format: uuid */
+            id: string;
+            content: string;
+            cards: components["schemas"]["MessageCard"][];
+        };
+        MessageCard: {
+            code: string;
+            name: string;
+            description: string | null;
+            image_url: string | null;
+            price_text: string | null;
+            badge: string | null;
+            page_url: string | null;
+            buttons: {
+                label: string;
+                url: string;
+            }[];
+        };
         SentCards: {
             /** Format: uuid */
             message_id: string;
@@ -1072,19 +1278,6 @@ export interface components {
             delivery: "metadata" | "native" | "text";
             /** @enum {string} */
             status: "sent" | "delivered" | "failed";
-        };
-        MessageCard: {
-            code: string;
-            name: string;
-            description: string | null;
-            image_url: string | null;
-            price_text: string | null;
-            badge: string | null;
-            page_url: string | null;
-            buttons: {
-                label: string;
-                url: string;
-            }[];
         };
         Lead: {
             /** Format: uuid */
@@ -1153,19 +1346,47 @@ export interface components {
             support: boolean | null;
             supplier: boolean | null;
         };
+        TestEvent: {
+            /**
+             * Format: uuid
+             * @description event id; equals the Service-Event-Id header of its deliveries
+             */
+            id: string;
+            /**
+             * @description the event type asked for
+             * @example lead.created
+             */
+            type: string;
+            /**
+             * @description events format version
+             * @example 2026-10-01
+             */
+            api_version: string;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * @description always false: a sample event of the sandbox
+             * @constant
+             */
+            livemode: false;
+            /** @description the event's data, shaped as the type's (the `webhooks` section of the OpenAPI document); ids name the sandbox's own rows where it has one */
+            data: {
+                [key: string]: unknown;
+            };
+        };
     };
     responses: never;
     parameters: {
-        /** @description required: a new value (usually a UUID v4) per operation; a repeat within 24 hours answers the first result */
-        IdempotencyKeyRequired: string;
         /** @description optional: honoured when sent (a new value, usually a UUID v4, per operation; a repeat within 24 hours answers the first result) */
         IdempotencyKey: string;
+        /** @description required: a new value (usually a UUID v4) per operation; a repeat within 24 hours answers the first result */
+        IdempotencyKeyRequired: string;
     };
     requestBodies: never;
     headers: {
         /** @description id of this request; equals `request_id` of an error body */
         "X-Request-Id": string;
-        /** @description requests allowed per minute in the tightest window (key or tenant) of this rate class */
+        /** @description requests allowed per minute in the tightest window (key or tenant) of this rate class; on an answer given before a key was accepted, the caller address's window */
         "RateLimit-Limit": string;
         /** @description requests left in that window */
         "RateLimit-Remaining": string;
@@ -1261,9 +1482,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1275,9 +1496,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1289,9 +1510,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1303,9 +1524,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1317,9 +1538,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -1332,9 +1553,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1346,9 +1567,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -1407,9 +1628,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1421,9 +1642,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1435,9 +1656,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1449,9 +1670,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1463,9 +1684,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -1478,9 +1699,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1492,9 +1713,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -1545,9 +1766,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1559,9 +1780,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1573,9 +1794,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1587,9 +1808,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1601,9 +1822,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1615,9 +1836,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -1630,9 +1851,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1644,9 +1865,197 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createConversation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional: honoured when sent (a new value, usually a UUID v4, per operation; a repeat within 24 hours answers the first result) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateConversation"];
+            };
+        };
+        responses: {
+            /** @description 201 Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            /** @description Problem: bad_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: invalid_api_key, wrong_cell, integration_inactive */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: wallet_suspended */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: tenant_inactive, scope_missing, ip_not_allowed, feature_not_in_plan, pii_transfer_not_allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_conflict, operation_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: validation_failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -1687,9 +2096,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1701,9 +2110,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1715,9 +2124,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1729,9 +2138,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1743,9 +2152,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1757,9 +2166,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1771,9 +2180,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -1786,9 +2195,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1800,9 +2209,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -1851,9 +2260,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1865,9 +2274,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1879,9 +2288,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1893,9 +2302,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1907,9 +2316,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1921,9 +2330,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1935,9 +2344,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -1950,9 +2359,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -1964,9 +2373,216 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postCustomerMessage: {
+        parameters: {
+            query?: {
+                /** @description seconds to wait for the AI reply (0 to 20) */
+                wait?: number;
+            };
+            header: {
+                /** @description required: a new value (usually a UUID v4) per operation; a repeat within 24 hours answers the first result */
+                "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerMessage"];
+            };
+        };
+        responses: {
+            /** @description 200 OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerMessageResult"];
+                };
+            };
+            /** @description 202 Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerMessageResult"];
+                };
+            };
+            /** @description Problem: bad_request, idempotency_key_required */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: invalid_api_key, wrong_cell, integration_inactive */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: insufficient_funds, spend_limit_reached, wallet_suspended */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: tenant_inactive, scope_missing, ip_not_allowed, feature_not_in_plan, pii_transfer_not_allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_conflict, operation_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: validation_failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: service_unavailable, upstream_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -2013,9 +2629,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2027,9 +2643,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2041,9 +2657,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2055,9 +2671,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2069,9 +2685,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2083,9 +2699,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2097,9 +2713,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2111,9 +2727,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2125,9 +2741,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -2140,9 +2756,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2154,9 +2770,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -2223,9 +2839,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2237,9 +2853,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2251,9 +2867,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2265,9 +2881,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2279,9 +2895,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2293,9 +2909,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -2308,9 +2924,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2322,9 +2938,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -2404,9 +3020,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2418,9 +3034,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2432,9 +3048,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2446,9 +3062,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2460,9 +3076,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2474,9 +3090,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2488,9 +3104,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2502,9 +3118,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -2517,9 +3133,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2531,9 +3147,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -2593,9 +3209,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2607,9 +3223,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2621,9 +3237,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2635,9 +3251,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2649,9 +3265,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2663,9 +3279,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2677,9 +3293,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -2692,9 +3308,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2706,9 +3322,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -2746,9 +3362,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2760,9 +3376,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2774,9 +3390,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2788,9 +3404,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2802,9 +3418,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2816,9 +3432,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2830,9 +3446,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -2845,9 +3461,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2859,9 +3475,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -2943,9 +3559,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2957,9 +3573,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2971,9 +3587,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2985,9 +3601,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -2999,9 +3615,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3013,9 +3629,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3027,9 +3643,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3041,9 +3657,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3055,9 +3671,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3070,9 +3686,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3084,9 +3700,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3142,9 +3758,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3156,9 +3772,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3170,9 +3786,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3184,9 +3800,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3198,9 +3814,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3212,9 +3828,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3227,9 +3843,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3241,9 +3857,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3285,9 +3901,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3299,9 +3915,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3313,9 +3929,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3327,9 +3943,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3341,9 +3957,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3355,9 +3971,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3369,9 +3985,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3384,9 +4000,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3398,9 +4014,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3463,9 +4079,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3477,9 +4093,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3491,9 +4107,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3505,9 +4121,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3519,9 +4135,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3533,9 +4149,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3548,9 +4164,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3562,9 +4178,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3635,9 +4251,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3649,9 +4265,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3663,9 +4279,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3677,9 +4293,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3691,9 +4307,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3705,9 +4321,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3719,9 +4335,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3734,9 +4350,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3748,9 +4364,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3809,9 +4425,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3823,9 +4439,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3837,9 +4453,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3851,9 +4467,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3865,9 +4481,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3879,9 +4495,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3894,9 +4510,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3908,9 +4524,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -3972,9 +4588,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -3986,9 +4602,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4000,9 +4616,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4014,9 +4630,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4028,9 +4644,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4042,9 +4658,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4056,9 +4672,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -4071,9 +4687,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4085,9 +4701,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -4146,9 +4762,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4160,9 +4776,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4174,9 +4790,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4188,9 +4804,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4202,9 +4818,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4216,9 +4832,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -4231,9 +4847,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4245,9 +4861,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -4300,9 +4916,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4314,9 +4930,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4328,9 +4944,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4342,9 +4958,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4356,9 +4972,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4370,9 +4986,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4384,9 +5000,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -4399,9 +5015,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4413,9 +5029,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -4482,9 +5098,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4496,9 +5112,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4510,9 +5126,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4524,9 +5140,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4538,9 +5154,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4552,9 +5168,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -4567,9 +5183,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4581,9 +5197,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -4642,9 +5258,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4656,9 +5272,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4670,9 +5286,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4684,9 +5300,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4698,9 +5314,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4712,9 +5328,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4726,9 +5342,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -4741,9 +5357,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4755,9 +5371,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -4918,9 +5534,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4932,9 +5548,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4946,9 +5562,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4960,9 +5576,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4974,9 +5590,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -4988,9 +5604,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5003,9 +5619,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5017,9 +5633,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5081,9 +5697,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5095,9 +5711,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5109,9 +5725,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5123,9 +5739,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5137,9 +5753,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5151,9 +5767,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5166,9 +5782,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5180,9 +5796,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5256,9 +5872,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5270,9 +5886,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5284,9 +5900,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5298,9 +5914,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5312,9 +5928,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5326,9 +5942,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5340,9 +5956,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5354,9 +5970,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5369,9 +5985,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5383,9 +5999,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5441,9 +6057,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5455,9 +6071,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5469,9 +6085,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5483,9 +6099,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5497,9 +6113,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5511,9 +6127,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5525,9 +6141,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5540,9 +6156,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5554,9 +6170,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5594,9 +6210,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5608,9 +6224,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5622,9 +6238,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5636,9 +6252,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5650,9 +6266,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5664,9 +6280,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5678,9 +6294,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5693,9 +6309,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5707,9 +6323,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5781,9 +6397,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5795,9 +6411,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5809,9 +6425,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5823,9 +6439,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5837,9 +6453,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5851,9 +6467,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5865,9 +6481,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5879,9 +6495,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5893,9 +6509,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5908,9 +6524,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5922,9 +6538,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -5985,9 +6601,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -5999,9 +6615,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6013,9 +6629,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6027,9 +6643,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6041,9 +6657,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6055,9 +6671,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6069,9 +6685,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6083,9 +6699,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6097,9 +6713,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -6112,9 +6728,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6126,9 +6742,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -6177,9 +6793,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6191,9 +6807,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6205,9 +6821,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6219,9 +6835,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6233,9 +6849,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6247,9 +6863,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6261,9 +6877,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6275,9 +6891,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6289,9 +6905,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -6304,9 +6920,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6318,9 +6934,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -6386,9 +7002,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6400,9 +7016,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6414,9 +7030,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6428,9 +7044,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6442,9 +7058,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6456,9 +7072,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6470,9 +7086,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -6485,9 +7101,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6499,9 +7115,9 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -6567,9 +7183,9 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6581,9 +7197,9 @@ export interface operations {
             402: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6595,9 +7211,9 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6609,9 +7225,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6623,9 +7239,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6637,9 +7253,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6651,9 +7267,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
@@ -6666,9 +7282,9 @@ export interface operations {
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     [name: string]: unknown;
                 };
@@ -6680,9 +7296,1155 @@ export interface operations {
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit"?: string;
-                    "RateLimit-Remaining"?: string;
-                    "RateLimit-Reset"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postOperatorMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional: honoured when sent (a new value, usually a UUID v4, per operation; a repeat within 24 hours answers the first result) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OperatorMessage"];
+            };
+        };
+        responses: {
+            /** @description 201 Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description Problem: bad_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: invalid_api_key, wrong_cell, integration_inactive */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: wallet_suspended */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: tenant_inactive, scope_missing, ip_not_allowed, feature_not_in_plan, pii_transfer_not_allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_conflict, operation_in_progress, invalid_state */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: validation_failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    takeOverConversation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional: honoured when sent (a new value, usually a UUID v4, per operation; a repeat within 24 hours answers the first result) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            /** @description Problem: bad_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: invalid_api_key, wrong_cell, integration_inactive */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: wallet_suspended */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: tenant_inactive, scope_missing, ip_not_allowed, feature_not_in_plan, pii_transfer_not_allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_conflict, operation_in_progress, invalid_state */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: validation_failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    releaseConversation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional: honoured when sent (a new value, usually a UUID v4, per operation; a repeat within 24 hours answers the first result) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            /** @description Problem: bad_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: invalid_api_key, wrong_cell, integration_inactive */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: wallet_suspended */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: tenant_inactive, scope_missing, ip_not_allowed, feature_not_in_plan, pii_transfer_not_allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_conflict, operation_in_progress, invalid_state */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: validation_failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    closeConversation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional: honoured when sent (a new value, usually a UUID v4, per operation; a repeat within 24 hours answers the first result) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+            /** @description Problem: bad_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: invalid_api_key, wrong_cell, integration_inactive */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: wallet_suspended */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: tenant_inactive, scope_missing, ip_not_allowed, feature_not_in_plan, pii_transfer_not_allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_conflict, operation_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: validation_failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setTestWallet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional: honoured when sent (a new value, usually a UUID v4, per operation; a repeat within 24 hours answers the first result) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The sandbox balance to set, RUB with 2 decimals ("-50.00" reads `negative`: exchange suspended). */
+                    balance?: string;
+                    /**
+                     * @description `blocked` suspends exchange; `ok` lifts a block (the balance is kept).
+                     * @enum {string}
+                     */
+                    state?: "blocked" | "ok";
+                };
+            };
+        };
+        responses: {
+            /** @description 200 OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        balance: {
+                            amount: string;
+                            currency: string;
+                        } | null;
+                        /** @enum {string} */
+                        state: "ok" | "low" | "negative" | "blocked" | "unknown";
+                        /** @enum {string} */
+                        exchange: "active" | "suspended";
+                        /** Format: uri */
+                        topup_url: string;
+                        daily_spend: {
+                            limit: {
+                                amount: string;
+                                currency: string;
+                            } | null;
+                            used: {
+                                amount: string;
+                                currency: string;
+                            };
+                        } | null;
+                    };
+                };
+            };
+            /** @description Problem: bad_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: invalid_api_key, wrong_cell, integration_inactive */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: tenant_inactive, ip_not_allowed, feature_not_in_plan */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_conflict, operation_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: validation_failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    emitTestEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description optional: honoured when sent (a new value, usually a UUID v4, per operation; a repeat within 24 hours answers the first result) */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description any event type of the catalog (spec "Events: Event types")
+                     * @example lead.created
+                     * @enum {string}
+                     */
+                    type: "conversation.created" | "message.created" | "conversation.handoff_requested" | "conversation.summary_ready" | "lead.created" | "lead.updated" | "lead.scored" | "lead.status_changed" | "lead.action_requested" | "task.created" | "task.completed" | "contact.merged" | "crm.mode_changed" | "article.ready" | "article.published" | "article.generation.failed" | "strategist.report.ready" | "strategist.turn.completed" | "operation.completed" | "api_key.expiring" | "webhook.test";
+                };
+            };
+        };
+        responses: {
+            /** @description 202 Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestEvent"];
+                };
+            };
+            /** @description Problem: bad_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: invalid_api_key, wrong_cell, integration_inactive */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: wallet_suspended */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: tenant_inactive, scope_missing, ip_not_allowed, feature_not_in_plan */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: idempotency_conflict, operation_in_progress */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: validation_failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;

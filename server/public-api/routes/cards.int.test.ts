@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { products } from "@/db/schema";
 import { call } from "@/server/testing/api-client";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
+import { sandboxKey } from "@/server/testing/sandbox-key";
 import { openTestDatabase } from "@/server/testing/test-db";
 
 let db: Awaited<ReturnType<typeof openTestDatabase>>;
@@ -515,5 +516,89 @@ describe("GET, PATCH and DELETE /cards/{code}", () => {
     expect(p).toMatchObject({ name: "Kept product", code: null, imageUrl: null, buttons: [], aiEnabled: false });
     expect((await call("DELETE", "/cards/delete-me", { key: t.key })).status).toBe(404);
     expect((await call("GET", "/cards/delete-me", { key: t.key })).status).toBe(404);
+  });
+});
+
+// Issue 69: a test key of a tenant with the preview `test-mode` lives in the tenant's sandbox. Cards of
+// one mode are invisible to the other: a read is 404, a list omits them, a write lands in the key's mode.
+describe("test mode", () => {
+  let live: TenantFixture;
+  let sandbox: string;
+  const modeOf = async (id: string) =>
+    (await db.db.select({ livemode: products.livemode }).from(products).where(eq(products.id, id)))[0]?.livemode;
+
+  beforeAll(async () => {
+    live = await makeTenant(db.db);
+    sandbox = await sandboxKey(db.db, live);
+  });
+
+  it("writes a card in the key's mode; the same code may exist once in each mode", async () => {
+    const l = await create({ code: "mode-both", name: "Live one" }, live.key);
+    const s = await create({ code: "mode-both", name: "Sandbox one" }, sandbox);
+    expect([l.status, s.status]).toEqual([201, 201]);
+    expect(s.body.id).not.toBe(l.body.id);
+    expect(await modeOf(l.body.id)).toBe(true);
+    expect(await modeOf(s.body.id)).toBe(false);
+    expect((await call("GET", "/cards/mode-both", { key: live.key })).body.name).toBe("Live one");
+    expect((await call("GET", "/cards/mode-both", { key: sandbox })).body.name).toBe("Sandbox one");
+    // A code is unique within a mode.
+    const again = await create({ code: "mode-both", name: "Twice" }, sandbox);
+    expect(again.status).toBe(422);
+    expect(again.body.errors).toEqual([expect.objectContaining({ field: "/code", code: "taken" })]);
+  });
+
+  it("answers a card of the other mode as missing on GET, PATCH and DELETE, and leaves it unchanged", async () => {
+    const l = await create({ code: "mode-live-only", name: "Live" }, live.key);
+    const s = await create({ code: "mode-sandbox-only", name: "Sandbox" }, sandbox);
+    for (const [code, key] of [
+      ["mode-live-only", sandbox],
+      ["mode-sandbox-only", live.key],
+    ] as const) {
+      for (const r of [
+        await call("GET", `/cards/${code}`, { key }),
+        await call("PATCH", `/cards/${code}`, { key, json: { name: "Changed" } }),
+        await call("DELETE", `/cards/${code}`, { key }),
+      ]) {
+        expect(r.status).toBe(404);
+        expect(r.body.code).toBe("not_found");
+      }
+    }
+    const rows = await db.db.select().from(products).where(eq(products.tenantId, live.tenantId));
+    expect(rows.find((p) => p.id === l.body.id)).toMatchObject({ code: "mode-live-only", name: "Live" });
+    expect(rows.find((p) => p.id === s.body.id)).toMatchObject({ code: "mode-sandbox-only", name: "Sandbox" });
+  });
+
+  it("changes and deletes a card of the key's own mode only", async () => {
+    await create({ code: "mode-edit", name: "Live" }, live.key);
+    const s = await create({ code: "mode-edit", name: "Sandbox" }, sandbox);
+    const p = await call("PATCH", "/cards/mode-edit", { key: sandbox, json: { name: "Sandbox changed" } });
+    expect(p.body).toMatchObject({ id: s.body.id, name: "Sandbox changed" });
+    expect((await call("GET", "/cards/mode-edit", { key: live.key })).body.name).toBe("Live");
+    // A rename onto a code the other mode uses is no clash.
+    await create({ code: "mode-live-code", name: "Live" }, live.key);
+    const renamed = await call("PATCH", "/cards/mode-edit", { key: sandbox, json: { code: "mode-live-code" } });
+    expect(renamed.status).toBe(200);
+    expect((await call("DELETE", "/cards/mode-live-code", { key: sandbox })).status).toBe(204);
+    expect((await call("GET", "/cards/mode-live-code", { key: live.key })).body.name).toBe("Live");
+    expect((await call("GET", "/cards/mode-edit", { key: live.key })).body.name).toBe("Live");
+  });
+
+  it("lists only the cards of the key's mode", async () => {
+    await create({ code: "mode-list-live", name: "Live" }, live.key);
+    await create({ code: "mode-list-sandbox", name: "Sandbox" }, sandbox);
+    const listed = async (key: string) => {
+      const r = await call("GET", "/cards?limit=100", { key });
+      expect(r.status).toBe(200);
+      return r.body.data as { id: string; code: string }[];
+    };
+    const liveCards = await listed(live.key);
+    const sandboxCards = await listed(sandbox);
+    expect(liveCards.map((c) => c.code)).toContain("mode-list-live");
+    expect(liveCards.map((c) => c.code)).not.toContain("mode-list-sandbox");
+    expect(sandboxCards.map((c) => c.code)).toContain("mode-list-sandbox");
+    expect(sandboxCards.map((c) => c.code)).not.toContain("mode-list-live");
+    // Every card listed is a row of the key's mode.
+    expect(await Promise.all(liveCards.map((c) => modeOf(c.id)))).toEqual(liveCards.map(() => true));
+    expect(await Promise.all(sandboxCards.map((c) => modeOf(c.id)))).toEqual(sandboxCards.map(() => false));
   });
 });

@@ -5,6 +5,7 @@ import { contacts, conversations, events, messages } from "@/db/schema";
 import { setPreview } from "@/server/services/tenants/previews";
 import { call } from "@/server/testing/api-client";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
+import { sandboxKey } from "@/server/testing/sandbox-key";
 import { openTestDatabase } from "@/server/testing/test-db";
 import { ADDRESS_LIMIT_PER_MIN } from "@/server/services/limits/rate-limiter";
 
@@ -29,7 +30,10 @@ beforeAll(async () => {
   db = await openTestDatabase();
   on = await makeTenant(db.db);
   off = await makeTenant(db.db);
-  expect(await setPreview(db.db, on.tenantId, "conversation-writes", true)).toEqual({ "conversation-writes": true });
+  expect(await setPreview(db.db, on.tenantId, "conversation-writes", true)).toMatchObject({
+    "conversation-writes": true,
+    "test-mode": false,
+  });
 });
 afterAll(async () => db.drop());
 
@@ -79,7 +83,10 @@ describe("without the preview", () => {
     const t = await makeTenant(db.db);
     await setPreview(db.db, t.tenantId, "conversation-writes", true);
     expect((await post("/conversations", t.key, { external_customer_id: "a" })).status).toBe(201);
-    expect(await setPreview(db.db, t.tenantId, "conversation-writes", false)).toEqual({ "conversation-writes": false });
+    expect(await setPreview(db.db, t.tenantId, "conversation-writes", false)).toMatchObject({
+      "conversation-writes": false,
+      "test-mode": false,
+    });
     expect((await post("/conversations", t.key, { external_customer_id: "a" })).status).toBe(404);
   });
 
@@ -182,5 +189,85 @@ describe("the OpenAPI document", () => {
       expect(preview.paths[`/conversations/{id}/${a}`]?.post, a).toBeDefined();
     const unknown = await serveDocument(new Request("https://api.example.ru/api/public/v1/openapi.json?preview=nope"));
     expect(unknown.status).toBe(404);
+  });
+});
+
+// Issue 69: the write routes write in the key's mode. A test key of a tenant with the preview `test-mode`
+// makes sandbox conversations, contacts, messages and events (`livemode` false) and cannot touch a live
+// conversation; a live key cannot touch a sandbox one.
+describe("test mode", () => {
+  let mt: TenantFixture;
+  let sandbox: string;
+  const rowOf = async (id: string) => (await db.db.select().from(conversations).where(eq(conversations.id, id)))[0]!;
+
+  beforeAll(async () => {
+    mt = await makeTenant(db.db);
+    await setPreview(db.db, mt.tenantId, "conversation-writes", true);
+    sandbox = await sandboxKey(db.db, mt);
+  });
+
+  it("makes a sandbox conversation with its contact and event; the same customer in live data is another one", async () => {
+    const s = await post("/conversations", sandbox, { external_customer_id: "both-modes", name: "Sandy" });
+    expect(s.status).toBe(201);
+    expect(await rowOf(s.body.id)).toMatchObject({ livemode: false, tenantId: mt.tenantId });
+    const [contact] = await db.db.select().from(contacts).where(eq(contacts.id, s.body.contact_id));
+    expect(contact).toMatchObject({ livemode: false, firstName: "Sandy" });
+    const created = (await eventsOf(mt.tenantId, "conversation.created")).filter(
+      (e) => e.data.conversation_id === s.body.id,
+    );
+    expect(created.map((e) => e.livemode)).toEqual([false]);
+
+    expect((await post("/conversations", sandbox, { external_customer_id: "both-modes" })).body.id).toBe(s.body.id);
+    const l = await post("/conversations", mt.key, { external_customer_id: "both-modes" });
+    expect(l.status).toBe(201);
+    expect(l.body.id).not.toBe(s.body.id);
+    expect(await rowOf(l.body.id)).toMatchObject({ livemode: true });
+    const liveEvent = (await eventsOf(mt.tenantId, "conversation.created")).find(
+      (e) => e.data.conversation_id === l.body.id,
+    );
+    expect(liveEvent?.livemode).toBe(true);
+  });
+
+  it("writes an operator message and its event in the sandbox", async () => {
+    const c = (await post("/conversations", sandbox, { external_customer_id: `sm-${++n}` })).body;
+    const r = await post(`/conversations/${c.id}/operator-messages`, sandbox, { content: "Hi from the sandbox" });
+    expect(r.status).toBe(201);
+    const [m] = await db.db.select().from(messages).where(eq(messages.id, r.body.id));
+    expect(m).toMatchObject({ livemode: false, sender: "operator" });
+    const ev = (await eventsOf(mt.tenantId, "message.created")).find((e) => e.data.message_id === r.body.id);
+    expect(ev?.livemode).toBe(false);
+    const take = await post(`/conversations/${c.id}/takeover`, sandbox);
+    expect(take.body).toMatchObject({ id: c.id, mode: "operator" });
+  });
+
+  it("answers every write on a conversation of the other mode with 404 and changes nothing", async () => {
+    const live = (await post("/conversations", mt.key, { external_customer_id: `x-${++n}` })).body;
+    const test = (await post("/conversations", sandbox, { external_customer_id: `x-${++n}` })).body;
+    for (const [c, key] of [
+      [live, sandbox],
+      [test, mt.key],
+    ] as const) {
+      for (const path of ["operator-messages", "takeover", "release", "close"]) {
+        const r = await post(
+          `/conversations/${c.id}/${path}`,
+          key,
+          path === "operator-messages" ? { content: "x" } : undefined,
+        );
+        expect(r.status, path).toBe(404);
+        expect(r.body.code).toBe("not_found");
+      }
+      expect(await rowOf(c.id)).toMatchObject({ status: "open", mode: "ai" });
+      expect(await db.db.select().from(messages).where(eq(messages.conversationId, c.id))).toEqual([]);
+    }
+  });
+
+  it("keeps a test key without the preview test-mode in live data, as before test mode", async () => {
+    const plain = await makeTenant(db.db, { key: { mode: "test" } });
+    await setPreview(db.db, plain.tenantId, "conversation-writes", true);
+    const r = await post("/conversations", plain.key, { external_customer_id: "plain" });
+    expect(r.status).toBe(201);
+    expect(await rowOf(r.body.id)).toMatchObject({ livemode: true });
+    const [contact] = await db.db.select().from(contacts).where(eq(contacts.id, r.body.contact_id));
+    expect(contact?.livemode).toBe(true);
   });
 });

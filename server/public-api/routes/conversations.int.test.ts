@@ -6,9 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { conversations, disclosures, messageAttachments, messages } from "@/db/schema";
 import { setClock } from "@/server/lib/clock";
 import { serveAttachment } from "@/server/public-api/side-routes";
+import { signAttachmentLink } from "@/server/services/conversations/attachment-links";
 import { setStorageRoot } from "@/server/services/storage/file-store";
 import { call } from "@/server/testing/api-client";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
+import { sandboxKey } from "@/server/testing/sandbox-key";
 import { openTestDatabase } from "@/server/testing/test-db";
 
 let db: Awaited<ReturnType<typeof openTestDatabase>>;
@@ -483,5 +485,135 @@ describe("personal-data rules", () => {
         .from(disclosures)
         .where(and(eq(disclosures.tenantId, abroad.tenantId))),
     ).toHaveLength(0);
+  });
+});
+
+// Issue 69: a test key of a tenant with the preview `test-mode` reads the tenant's sandbox only, a live
+// key live data only: a conversation of the other mode is 404 (itself and its messages), a list omits it.
+describe("test mode", () => {
+  let mt: TenantFixture;
+  let sandbox: string;
+  const ids: Record<string, string> = {};
+
+  /** A conversation of `mt` in mode `livemode` with one customer message holding a stored file. */
+  async function withMessage(name: string, livemode: boolean): Promise<void> {
+    const [c] = await db.db
+      .insert(conversations)
+      .values({ tenantId: mt.tenantId, livemode, channelType: "website", updatedAt: at(50) })
+      .returning();
+    const [m] = await db.db
+      .insert(messages)
+      .values({ tenantId: mt.tenantId, livemode, conversationId: c!.id, sender: "customer", content: name })
+      .returning();
+    const [f] = await db.db
+      .insert(messageAttachments)
+      .values({
+        tenantId: mt.tenantId,
+        livemode,
+        messageId: m!.id,
+        fileName: `${name}.jpg`,
+        mimeType: "image/jpeg",
+        sizeBytes: 5,
+        storagePath: `${t.tenantId}/attachments/photo-1.jpg`,
+      })
+      .returning();
+    Object.assign(ids, { [`${name}Conversation`]: c!.id, [`${name}Message`]: m!.id, [`${name}File`]: f!.id });
+  }
+  const listed = async (key: string) => {
+    const r = await call("GET", "/conversations?limit=100", { key });
+    expect(r.status).toBe(200);
+    return (r.body.data as { id: string }[]).map((c) => c.id);
+  };
+
+  beforeAll(async () => {
+    mt = await makeTenant(db.db);
+    sandbox = await sandboxKey(db.db, mt);
+    await withMessage("live", true);
+    await withMessage("sandbox", false);
+  });
+
+  it("lists only the conversations of the key's mode", async () => {
+    const live = await listed(mt.key);
+    const test = await listed(sandbox);
+    expect(live).toContain(ids.liveConversation);
+    expect(live).not.toContain(ids.sandboxConversation);
+    expect(test).toContain(ids.sandboxConversation);
+    expect(test).not.toContain(ids.liveConversation);
+  });
+
+  it("answers a conversation of the other mode, and its messages, with 404 not_found", async () => {
+    for (const [id, key] of [
+      [ids.liveConversation!, sandbox],
+      [ids.sandboxConversation!, mt.key],
+    ] as const) {
+      for (const r of [
+        await call("GET", `/conversations/${id}`, { key }),
+        await call("GET", `/conversations/${id}/messages`, { key }),
+      ]) {
+        expect(r.status).toBe(404);
+        expect(r.body.code).toBe("not_found");
+      }
+    }
+    expect((await call("GET", `/conversations/${ids.sandboxConversation}`, { key: sandbox })).status).toBe(200);
+  });
+
+  it("gives a sandbox conversation's messages and their files to the sandbox key", async () => {
+    const r = await call("GET", `/conversations/${ids.sandboxConversation}/messages`, { key: sandbox });
+    expect(r.status).toBe(200);
+    expect(r.body.data).toEqual([
+      expect.objectContaining({
+        id: ids.sandboxMessage,
+        content: "sandbox",
+        attachments: [expect.objectContaining({ id: ids.sandboxFile, file_name: "sandbox.jpg" })],
+      }),
+    ]);
+    const u = new URL(r.body.data[0].attachments[0].url);
+    const file = await serveAttachment(
+      ids.sandboxFile!,
+      u.searchParams.get("expires"),
+      u.searchParams.get("signature"),
+    );
+    expect(file.status).toBe(200);
+  });
+
+  it("joins a conversation's messages and a message's files only in their own mode", async () => {
+    // Rows that break the rule (a live message in a sandbox conversation, a sandbox file of a live
+    // message) never come out together.
+    const [stray] = await db.db
+      .insert(messages)
+      .values({
+        tenantId: mt.tenantId,
+        livemode: true,
+        conversationId: ids.sandboxConversation!,
+        sender: "customer",
+        content: "stray",
+      })
+      .returning();
+    const [file] = await db.db
+      .insert(messageAttachments)
+      .values({
+        tenantId: mt.tenantId,
+        livemode: false,
+        messageId: stray!.id,
+        fileName: "stray.jpg",
+        mimeType: "image/jpeg",
+        sizeBytes: 5,
+        storagePath: `${t.tenantId}/attachments/photo-1.jpg`,
+      })
+      .returning();
+    const page = await call("GET", `/conversations/${ids.sandboxConversation}/messages`, { key: sandbox });
+    expect(page.body.data.map((m: { id: string }) => m.id)).toEqual([ids.sandboxMessage]);
+    const [own] = await db.db
+      .insert(messages)
+      .values({ tenantId: mt.tenantId, livemode: true, conversationId: ids.liveConversation!, sender: "customer" })
+      .returning();
+    await db.db.update(messageAttachments).set({ messageId: own!.id }).where(eq(messageAttachments.id, file!.id));
+    const livePage = await call("GET", `/conversations/${ids.liveConversation}/messages`, { key: mt.key });
+    expect(livePage.body.data.find((m: { id: string }) => m.id === own!.id)).toMatchObject({ attachments: [] });
+    const { url } = signAttachmentLink(file!.id);
+    const link = new URL(url);
+    expect(
+      (await serveAttachment(file!.id, link.searchParams.get("expires"), link.searchParams.get("signature"))).status,
+    ).toBe(404);
   });
 });

@@ -57,7 +57,13 @@ const say = (id: string, content: string, o: { s?: TenantFixture; wait?: number;
     idempotencyKey: o.idem ?? `m-${++n}`,
     ...P,
   });
-const wallet = async (s = t) => (await db.db.select().from(wallets).where(eq(wallets.tenantId, s.tenantId)))[0]!;
+const wallet = async (s = t) =>
+  (
+    await db.db
+      .select()
+      .from(wallets)
+      .where(and(eq(wallets.tenantId, s.tenantId), eq(wallets.livemode, true)))
+  )[0]!;
 const ledger = (opId: string) => db.db.select().from(walletLedger).where(eq(walletLedger.operationId, opId));
 const opRow = async (id: string) => (await db.db.select().from(operations).where(eq(operations.id, id)))[0]!;
 
@@ -303,14 +309,14 @@ describe("refusals", () => {
   it("402 spend_limit_reached naming the per-operation maximum, the tenant and integration daily limits, concurrency", async () => {
     const s = await shop();
     const id = await conv(s);
-    await setSpendLimits(db.db, s.tenantId, { maxOperationCostMinor: 1n });
+    await setSpendLimits(db.db, { tenantId: s.tenantId }, { maxOperationCostMinor: 1n });
     expect((await say(id, "socks", { s })).body).toMatchObject({
       code: "spend_limit_reached",
       detail: expect.stringContaining("maximum cost of one operation"),
     });
-    await setSpendLimits(db.db, s.tenantId, { maxOperationCostMinor: 10_000n, dailyLimitMinor: 10n });
+    await setSpendLimits(db.db, { tenantId: s.tenantId }, { maxOperationCostMinor: 10_000n, dailyLimitMinor: 10n });
     expect((await say(id, "socks", { s })).body.detail).toContain("tenant's daily spend limit");
-    await setSpendLimits(db.db, s.tenantId, { dailyLimitMinor: null });
+    await setSpendLimits(db.db, { tenantId: s.tenantId }, { dailyLimitMinor: null });
     await setLimitOverride(db.db, { tenantId: s.tenantId }, { paidConcurrency: 1 });
     expect((await say(id, "socks", { s })).status).toBe(202);
     const second = await say(id, "jacket", { s });

@@ -74,8 +74,9 @@ export const postCustomerMessageRoute = defineRoute({
   },
   handler: async ({ db, actor, caller, params, query, body }) => {
     const id = await postCustomerMessage(db, actor, params.id, body, {
-      // A test key's reply runs the offline model (issue 76 item 3), so it is priced as that one.
-      model: languageModelFor(actor.keyMode === "live").model,
+      // A test key's reply, in the sandbox or not, runs the offline model (issue 76 item 3; issue 69), so
+      // it is priced as that one.
+      model: languageModelFor(actor.keyMode === "live" && actor.livemode).model,
       paidConcurrency: caller.tenantLimits.paid_concurrency,
     });
     const first = await customerMessageAnswer(db, actor, id);

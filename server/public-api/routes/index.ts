@@ -10,6 +10,8 @@ import { LEAD_ROUTES } from "./leads";
 import { OPERATION_ROUTES } from "./operations";
 import { PLANNED_ROUTES } from "./planned";
 import { STRATEGIST_ROUTES } from "./strategist";
+import { TEST_HELPER_EVENT_ROUTES } from "./test-helpers-events";
+import { TEST_HELPER_WALLET_ROUTES } from "./test-helpers-wallet";
 import { WEBHOOK_ROUTES } from "./webhooks";
 
 /** Every Available route of the public API, in the order of the spec. */
@@ -31,7 +33,11 @@ export const ROUTES: AnyRoute[] = [
 ];
 
 /** Routes of preview features (`route.preview`): Planned routes released per tenant (server/schemas/previews.ts). */
-export const PREVIEW_ROUTES: AnyRoute[] = [...CONVERSATION_WRITE_ROUTES];
+export const PREVIEW_ROUTES: AnyRoute[] = [
+  ...CONVERSATION_WRITE_ROUTES,
+  ...TEST_HELPER_WALLET_ROUTES,
+  ...TEST_HELPER_EVENT_ROUTES,
+];
 
 /** The router of `/api/public/v1`. */
 export const publicRouter = new Router(ROUTES, PLANNED_ROUTES, PREVIEW_ROUTES);

@@ -5,6 +5,7 @@ import { createCard } from "@/server/services/cards/cards";
 import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
 import { call } from "@/server/testing/api-client";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
+import { sandboxKey } from "@/server/testing/sandbox-key";
 import { openTestDatabase } from "@/server/testing/test-db";
 
 let db: Awaited<ReturnType<typeof openTestDatabase>>;
@@ -196,5 +197,73 @@ describe("POST /conversations/{id}/cards", () => {
       expect([r.status, r.body.code], id).toEqual([404, "not_found"]);
     }
     for (const id of ids.slice(0, 3)) expect(await messagesOf(id)).toHaveLength(0);
+  });
+});
+
+// Issue 69: cards go out within one mode. A sandbox key sends sandbox cards into sandbox conversations;
+// a conversation or a card of the other mode does not exist for it.
+describe("test mode", () => {
+  let mt: TenantFixture;
+  let sandbox: string;
+  let liveConversation: string;
+  let sandboxConversation: string;
+
+  beforeAll(async () => {
+    mt = await makeTenant(db.db);
+    sandbox = await sandboxKey(db.db, mt);
+    const live = { tenantId: mt.tenantId, via: "operator" as const };
+    const test = { ...live, livemode: false };
+    await createCard(db.db, live, { code: "both", name: "Live card" });
+    await createCard(db.db, test, { code: "both", name: "Sandbox card" });
+    await createCard(db.db, live, { code: "live-only", name: "Live only" });
+    await createCard(db.db, test, { code: "sandbox-only", name: "Sandbox only" });
+    const [l, s] = await db.db
+      .insert(conversations)
+      .values([
+        { tenantId: mt.tenantId, channelType: "website" },
+        { tenantId: mt.tenantId, livemode: false, channelType: "website" },
+      ])
+      .returning({ id: conversations.id });
+    liveConversation = l!.id;
+    sandboxConversation = s!.id;
+  });
+
+  it("writes the message, its card copies and its event in the sandbox", async () => {
+    const r = await send(sandboxConversation, { codes: ["both", "sandbox-only"] }, `k-${++n}`, sandbox);
+    expect(r.status).toBe(201);
+    expect(r.body.cards.map((c: { name: string }) => c.name)).toEqual(["Sandbox card", "Sandbox only"]);
+    const [m] = await messagesOf(sandboxConversation);
+    expect(m).toMatchObject({ id: r.body.message_id, livemode: false, tenantId: mt.tenantId });
+    const e = (await db.db.select().from(events).where(eq(events.tenantId, mt.tenantId))).find(
+      (x) => x.data.message_id === r.body.message_id,
+    );
+    expect(e).toMatchObject({ type: "message.created", livemode: false });
+  });
+
+  it("sends live cards from a live key, and refuses a card of the other mode as unknown", async () => {
+    const live = await send(liveConversation, { codes: ["both"] }, `k-${++n}`, mt.key);
+    expect(live.status).toBe(201);
+    expect(live.body.cards[0].name).toBe("Live card");
+    for (const [id, code, key] of [
+      [sandboxConversation, "live-only", sandbox],
+      [liveConversation, "sandbox-only", mt.key],
+    ] as const) {
+      const refused = await send(id, { codes: [code] }, `k-${++n}`, key);
+      expect(refused.status).toBe(422);
+      expect(refused.body.errors).toEqual([expect.objectContaining({ field: "/codes", code: "unknown_card" })]);
+    }
+  });
+
+  it("answers a conversation of the other mode with 404 and writes nothing", async () => {
+    const before = (await messagesOf(liveConversation)).length + (await messagesOf(sandboxConversation)).length;
+    for (const [id, key] of [
+      [liveConversation, sandbox],
+      [sandboxConversation, mt.key],
+    ] as const) {
+      const r = await send(id, { codes: ["both"] }, `k-${++n}`, key);
+      expect(r.status).toBe(404);
+      expect(r.body.code).toBe("not_found");
+    }
+    expect((await messagesOf(liveConversation)).length + (await messagesOf(sandboxConversation)).length).toBe(before);
   });
 });

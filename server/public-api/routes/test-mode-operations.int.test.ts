@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { eq, inArray } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { operations, wallets } from "@/db/schema";
 import { startLocalDriver, type LocalDriver } from "@/server/jobs/local-driver";
@@ -99,7 +99,12 @@ const say = (key: string, id: string, content: string, wait?: number) =>
     ...P,
   });
 const balanceOf = async (tenantId: string) =>
-  (await db.db.select().from(wallets).where(eq(wallets.tenantId, tenantId)))[0]!;
+  (
+    await db.db
+      .select()
+      .from(wallets)
+      .where(and(eq(wallets.tenantId, tenantId), eq(wallets.livemode, true)))
+  )[0]!;
 
 describe("a test key's customer message with AI_PROVIDER=openai", () => {
   it("is answered by the offline catalog model: the external model gets no request, nothing is held or charged", async () => {

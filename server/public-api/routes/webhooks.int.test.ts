@@ -10,6 +10,7 @@ import { issueKey } from "@/server/services/keys/keys";
 import { call } from "@/server/testing/api-client";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
+import { buildEnvelope } from "@/server/webhook-transport/envelope";
 import { openSecret } from "@/server/webhook-transport/secret-box";
 import { setHostResolver } from "@/server/webhook-transport/url-check";
 
@@ -408,12 +409,15 @@ describe("POST /webhooks/{id}/test", () => {
       status: "queued",
     });
     const [ev] = await db.db.select().from(events).where(eq(events.id, r.body.event_id));
+    // The row lives in the subscription's world (live here, so the sandbox never holds a live subscription's
+    // id); what the receiver is told is livemode false, in every mode (spec "Delivery format").
     expect(ev).toMatchObject({
       tenantId: x.tenantId,
       type: "webhook.test",
-      livemode: false,
+      livemode: true,
       data: { webhook_id: w.id },
     });
+    expect(buildEnvelope(ev).livemode).toBe(false);
     const ds = await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, r.body.event_id));
     expect(ds.map((d) => [d.subscriptionId, d.state, d.attempt])).toEqual([[w.id, "pending", 0]]);
     expect(ds[0].nextAttemptAt).not.toBeNull();

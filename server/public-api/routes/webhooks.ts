@@ -10,6 +10,7 @@ import {
   WebhookWithSecretSchema,
 } from "@/server/schemas/webhooks";
 import type { ApiCaller } from "@/server/services/actor";
+import { livemodeOf } from "@/server/services/tenant-scope";
 import type { WebhookOwner } from "@/server/services/webhooks/owner";
 import * as journal from "@/server/services/webhooks/journal";
 import * as subs from "@/server/services/webhooks/subscriptions";
@@ -20,11 +21,13 @@ import { InstantIdPosition } from "../positions";
 // integration that created it, so another integration's id answers 404 like a missing one.
 
 /**
- * Through the API, a subscription's owner is the calling key's integration: its effective scopes, and for
- * the RU transfer rule of `include_pii` the same facts as personal-data routes (the key's allowlist).
+ * Through the API, a subscription's owner is the calling key's integration in the key's mode (a test key of
+ * a tenant with the preview `test-mode` manages test subscriptions): its effective scopes, and for the RU
+ * transfer rule of `include_pii` the same facts as personal-data routes (the key's allowlist).
  */
 const ownerOf = (caller: ApiCaller): WebhookOwner => ({
   tenantId: caller.tenantId,
+  livemode: livemodeOf(caller.actor),
   integrationId: caller.integrationId,
   cell: caller.actor.cell,
   scopes: caller.scopes,

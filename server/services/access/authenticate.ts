@@ -204,6 +204,7 @@ function buildCaller(r: KeyRow): ApiCaller {
       integrationId: r.integrationId,
       keyId: r.keyId,
       keyMode: mode,
+      livemode: mode === "live" || !r.previews.includes("test-mode"),
       scopes,
       cell,
       mainDomain: r.mainDomain,
@@ -213,6 +214,7 @@ function buildCaller(r: KeyRow): ApiCaller {
     keyMode: mode,
     tenant: { id: r.tenantId, name: r.tenantName, cell, crmMode: r.crmMode, mainDomain: r.mainDomain },
     previews: r.previews,
+    sandboxSeeded: r.sandboxSeededAt !== null,
     integration: {
       id: r.integrationId,
       name: r.integrationName,
@@ -248,79 +250,93 @@ function deepFreeze<T>(o: T): T {
   return o;
 }
 
+/**
+ * The mode of the data a key works in, as SQL over the key query's rows: true (live) for a live key, and
+ * for a test key of a tenant without the preview `test-mode`; false (the sandbox) for a test key of a
+ * tenant with it. The same rule as the actor's `livemode` (buildCaller), so the wallet row (one of the
+ * tenant's two: PK tenant, livemode) and today's spend read with the key are those of the actor's mode
+ * (issue 69): a sandbox key's wallet gate, `GET /wallet` and `GET /me` judge the sandbox wallet.
+ */
+const keyDataLivemode = sql`(${apiKeys.mode} = 'live' or not ('test-mode' = any(${tenants.previews})))`;
+
 /** The key lookup with everything the pipeline needs in one round trip; built once per database (query building is a hot path). */
 function buildKeyQuery(db: Db) {
-  return db
-    .select({
-      keyUuid: apiKeys.id,
-      keyId: apiKeys.keyId,
-      secretHash: apiKeys.secretHash,
-      mode: apiKeys.mode,
-      expiresAt: apiKeys.expiresAt,
-      revokedAt: apiKeys.revokedAt,
-      keyAllowlist: apiKeys.ipAllowlist,
-      integrationId: integrations.id,
-      integrationName: integrations.name,
-      integrationStatus: integrations.status,
-      role: integrations.role,
-      scopes: integrations.scopes,
-      ownerId: integrations.ownerStaffUserId,
-      piiCountry: integrations.piiCountry,
-      legalBasis: integrations.legalBasis,
-      integrationAllowlist: integrations.ipAllowlist,
-      tenantId: tenants.id,
-      tenantName: tenants.name,
-      tenantCell: tenants.cell,
-      tenantStatus: tenants.status,
-      apiAccess: tenants.apiAccess,
-      features: tenants.features,
-      previews: tenants.previews,
-      crmMode: tenants.crmMode,
-      mainDomain: tenants.mainDomain,
-      ownerActive: memberships.active,
-      ownerRights: memberships.rights,
-      issuedBy: apiKeys.issuedByStaffUserId,
-      issuerActive: issuerMembership.active,
-      issuerRights: issuerMembership.rights,
-      walletBalance: wallets.balanceMinor,
-      walletBlocked: wallets.blocked,
-      lowMinor: tenants.lowBalanceMinor,
-      dailySpendLimitMinor: integrations.dailySpendLimitMinor,
-      spentTodayMinor: integrationDailySpend.usedMinor,
-      apiChannelId: channels.id,
-      kRead: keyLimits.readPerMin,
-      kWrite: keyLimits.writePerMin,
-      kPaid: keyLimits.paidPerMin,
-      kConc: keyLimits.paidConcurrency,
-      tRead: tenantLimitRow.readPerMin,
-      tWrite: tenantLimitRow.writePerMin,
-      tPaid: tenantLimitRow.paidPerMin,
-      tConc: tenantLimitRow.paidConcurrency,
-    })
-    .from(apiKeys)
-    .innerJoin(integrations, eq(integrations.id, apiKeys.integrationId))
-    .innerJoin(tenants, eq(tenants.id, apiKeys.tenantId))
-    .leftJoin(
-      memberships,
-      and(eq(memberships.tenantId, tenants.id), eq(memberships.staffUserId, integrations.ownerStaffUserId)),
-    )
-    .leftJoin(
-      issuerMembership,
-      and(eq(issuerMembership.tenantId, tenants.id), eq(issuerMembership.staffUserId, apiKeys.issuedByStaffUserId)),
-    )
-    .leftJoin(wallets, eq(wallets.tenantId, tenants.id))
-    .leftJoin(keyLimits, eq(keyLimits.keyId, apiKeys.keyId))
-    .leftJoin(tenantLimitRow, eq(tenantLimitRow.tenantId, tenants.id))
-    .leftJoin(channels, and(eq(channels.integrationId, integrations.id), eq(channels.type, "api")))
-    .leftJoin(
-      integrationDailySpend,
-      and(
-        eq(integrationDailySpend.integrationId, integrations.id),
-        eq(integrationDailySpend.day, sql.placeholder("day")),
-      ),
-    )
-    .where(eq(apiKeys.keyId, sql.placeholder("keyId")))
-    .limit(1);
+  return (
+    db
+      .select({
+        keyUuid: apiKeys.id,
+        keyId: apiKeys.keyId,
+        secretHash: apiKeys.secretHash,
+        mode: apiKeys.mode,
+        expiresAt: apiKeys.expiresAt,
+        revokedAt: apiKeys.revokedAt,
+        keyAllowlist: apiKeys.ipAllowlist,
+        integrationId: integrations.id,
+        integrationName: integrations.name,
+        integrationStatus: integrations.status,
+        role: integrations.role,
+        scopes: integrations.scopes,
+        ownerId: integrations.ownerStaffUserId,
+        piiCountry: integrations.piiCountry,
+        legalBasis: integrations.legalBasis,
+        integrationAllowlist: integrations.ipAllowlist,
+        tenantId: tenants.id,
+        tenantName: tenants.name,
+        tenantCell: tenants.cell,
+        tenantStatus: tenants.status,
+        apiAccess: tenants.apiAccess,
+        features: tenants.features,
+        previews: tenants.previews,
+        sandboxSeededAt: tenants.sandboxSeededAt,
+        crmMode: tenants.crmMode,
+        mainDomain: tenants.mainDomain,
+        ownerActive: memberships.active,
+        ownerRights: memberships.rights,
+        issuedBy: apiKeys.issuedByStaffUserId,
+        issuerActive: issuerMembership.active,
+        issuerRights: issuerMembership.rights,
+        walletBalance: wallets.balanceMinor,
+        walletBlocked: wallets.blocked,
+        lowMinor: tenants.lowBalanceMinor,
+        dailySpendLimitMinor: integrations.dailySpendLimitMinor,
+        spentTodayMinor: integrationDailySpend.usedMinor,
+        apiChannelId: channels.id,
+        kRead: keyLimits.readPerMin,
+        kWrite: keyLimits.writePerMin,
+        kPaid: keyLimits.paidPerMin,
+        kConc: keyLimits.paidConcurrency,
+        tRead: tenantLimitRow.readPerMin,
+        tWrite: tenantLimitRow.writePerMin,
+        tPaid: tenantLimitRow.paidPerMin,
+        tConc: tenantLimitRow.paidConcurrency,
+      })
+      .from(apiKeys)
+      .innerJoin(integrations, eq(integrations.id, apiKeys.integrationId))
+      .innerJoin(tenants, eq(tenants.id, apiKeys.tenantId))
+      .leftJoin(
+        memberships,
+        and(eq(memberships.tenantId, tenants.id), eq(memberships.staffUserId, integrations.ownerStaffUserId)),
+      )
+      .leftJoin(
+        issuerMembership,
+        and(eq(issuerMembership.tenantId, tenants.id), eq(issuerMembership.staffUserId, apiKeys.issuedByStaffUserId)),
+      )
+      // The wallet of the key's data mode: the sandbox wallet for a sandbox key (one row: PK tenant, livemode).
+      .leftJoin(wallets, and(eq(wallets.tenantId, tenants.id), eq(wallets.livemode, keyDataLivemode)))
+      .leftJoin(keyLimits, eq(keyLimits.keyId, apiKeys.keyId))
+      .leftJoin(tenantLimitRow, eq(tenantLimitRow.tenantId, tenants.id))
+      .leftJoin(channels, and(eq(channels.integrationId, integrations.id), eq(channels.type, "api")))
+      .leftJoin(
+        integrationDailySpend,
+        and(
+          eq(integrationDailySpend.integrationId, integrations.id),
+          eq(integrationDailySpend.livemode, keyDataLivemode),
+          eq(integrationDailySpend.day, sql.placeholder("day")),
+        ),
+      )
+      .where(eq(apiKeys.keyId, sql.placeholder("keyId")))
+      .limit(1)
+  );
 }
 
 /** One row of the key query, as cached by key-cache.ts. */

@@ -8,6 +8,7 @@ import { grantedScopes } from "../access/pii-transfer";
 import type { ApiCaller } from "../actor";
 import {
   dailySpend,
+  dbWalletSource,
   prefetchedWallet,
   readWallet,
   topupUrl,
@@ -18,7 +19,9 @@ import {
 
 /**
  * `GET /wallet` (spec "Wallet"): balance in RUB, state, exchange, top-up address and the calling
- * integration's spend today. Served while exchange is suspended.
+ * integration's spend today. Served while exchange is suspended. The wallet and the spend are those of the
+ * key's data mode: a sandbox key's (a test key of a tenant with the preview `test-mode`) are the sandbox
+ * wallet and the integration's sandbox spend (issue 69).
  */
 export async function getWallet(db: Db, caller: ApiCaller): Promise<WalletBody> {
   const known = knownWalletBody(caller);
@@ -26,9 +29,39 @@ export async function getWallet(db: Db, caller: ApiCaller): Promise<WalletBody> 
   const limit = caller.integration.dailySpendLimitMinor;
   const spent = caller.integration.spentTodayMinor;
   const [w, spend] = await Promise.all([
-    readWallet(db, caller.tenantId, caller.walletRow),
-    spent !== undefined ? spendBody(limit, spent) : dailySpend(db, caller.integrationId, new Date(), limit),
+    readWallet(db, caller.actor, caller.walletRow),
+    spent !== undefined
+      ? spendBody(limit, spent)
+      : dailySpend(db, caller.integrationId, caller.actor.livemode, new Date(), limit),
   ]);
+  return walletBody(caller, w, spend);
+}
+
+/**
+ * The caller of a sandbox key whose sandbox its own request has just seeded (pipeline-steps.ts): the key's
+ * row was read before the seeding, so it holds no sandbox wallet (the wallet gate would read `unknown`:
+ * 503 on paid routes, `balance: null` on `/wallet` and `/me`) and no sandbox spend. This caller carries the
+ * sandbox wallet row read now and leaves today's spend to be read when asked; a new object (callers are
+ * shared and frozen), made once per seeding request.
+ */
+export async function callerAfterSandboxSeeding(db: Db, caller: ApiCaller): Promise<ApiCaller> {
+  const walletRow = await dbWalletSource.read(db, caller.actor);
+  return Object.freeze({
+    ...caller,
+    sandboxSeeded: true,
+    walletRow,
+    integration: Object.freeze({ ...caller.integration, spentTodayMinor: undefined }),
+  });
+}
+
+/**
+ * The `GET /wallet` body read now from the database, never from what was read with the key: for an answer
+ * after a change of the wallet in the same request (`POST /test-helpers/wallet`), in `db`'s transaction.
+ */
+export async function readWalletBody(db: Db, caller: ApiCaller): Promise<WalletBody> {
+  const limit = caller.integration.dailySpendLimitMinor;
+  const w = await readWallet(db, caller.actor);
+  const spend = await dailySpend(db, caller.integrationId, caller.actor.livemode, new Date(), limit);
   return walletBody(caller, w, spend);
 }
 

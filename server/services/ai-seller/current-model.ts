@@ -34,9 +34,10 @@ const offline = catalogModel();
 /**
  * The model an operation of this mode runs (issue 76 item 3; DESIGN "Test mode": the offline
  * implementation is used in test mode): a live operation gets the process's model ({@link languageModel},
- * `AI_PROVIDER`), a test-mode one (`operations.livemode` false, a test key's) always the offline `catalog`
- * model, whatever `AI_PROVIDER`, the preview flags or {@link setLanguageModel} say, so a test key, which
- * holds and charges nothing, can never make the process call an external model.
+ * `AI_PROVIDER`), a test-mode one (`operations.livemode` false: a test key's, in the tenant's sandbox or,
+ * without the preview `test-mode`, in live data; and any reply in a sandbox conversation) always the offline
+ * `catalog` model, whatever `AI_PROVIDER`, the preview flags or {@link setLanguageModel} say, so a test key
+ * can never make the process call an external model.
  */
 export function languageModelFor(livemode: boolean): LanguageModel {
   return livemode ? languageModel() : offline;

@@ -10,6 +10,7 @@ import {
   type ArticleSummary,
 } from "@/server/schemas/articles";
 import type { Actor } from "../actor";
+import { ownedBy } from "../tenant-scope";
 import { articleBlocks, articleMarkdown, cleanArticleHtml, htmlBytes } from "./article-html";
 import { editorDocumentToHtml } from "./editor-document";
 
@@ -22,15 +23,12 @@ export type ArticlePosition = [string | null, string];
 export const ARTICLE_HTML_MAX_BYTES = 2_000_000;
 
 /**
- * What a tenant may see: its own blog (the platform's shared blog is never listed and reads as missing)
- * and only the statuses of the spec (`handed_off` belongs to a planned feature and is not answered).
+ * What an actor may see: its tenant's own blog in the actor's mode (live or the sandbox; tenant-scope.ts),
+ * never the platform's shared blog (never listed, reads as missing), and only the statuses of the spec
+ * (`handed_off` belongs to a planned feature and is not answered).
  */
-function visible(tenantId: string): SQL {
-  return and(
-    eq(articles.tenantId, tenantId),
-    ne(articles.blog, "shared"),
-    inArray(articles.status, [...ARTICLE_STATUSES]),
-  )!;
+function visible(actor: Actor): SQL {
+  return and(ownedBy(articles, actor), ne(articles.blog, "shared"), inArray(articles.status, [...ARTICLE_STATUSES]))!;
 }
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
@@ -68,7 +66,7 @@ function afterPosition([updatedAt, id]: ArticlePosition): SQL {
 }
 
 /**
- * `GET /articles`: a page of ArticleSummary ordered by `updated_at` descending (undated last), then `id`
+ * `GET /articles`: a page of the ArticleSummary items the actor may see ({@link visible}) ordered by `updated_at` descending (undated last), then `id`
  * descending, strictly after `after`. `updatedAfter` keeps rows updated strictly later (undated rows never
  * match). Fetches `limit + 1` rows to know whether a next page exists.
  */
@@ -77,7 +75,7 @@ export async function listArticles(
   actor: Actor,
   q: { limit: number; status?: ArticleStatus; updatedAfter?: Date; after?: ArticlePosition },
 ): Promise<{ articles: ArticleSummary[]; next: ArticlePosition | null }> {
-  const conds: SQL[] = [visible(actor.tenantId)];
+  const conds: SQL[] = [visible(actor)];
   if (q.status) conds.push(eq(articles.status, q.status));
   if (q.updatedAfter) conds.push(gt(articles.updatedAt, q.updatedAfter));
   if (q.after) conds.push(afterPosition(q.after));
@@ -132,14 +130,15 @@ export function articleContent(
 
 /**
  * `GET /articles/{id}`: the Article with `content` in `format` and `publication`.
- * @throws ApiError 404 `not_found` for a missing or foreign article, a shared-blog one or a planned status;
+ * @throws ApiError 404 `not_found` for a missing or foreign article, one of the other mode, a shared-blog
+ *   one or a planned status;
  *   422 on `/content` per {@link articleContent}.
  */
 export async function getArticle(db: Db, actor: Actor, id: string, format: ArticleFormat): Promise<Article> {
   const [row] = await db
     .select()
     .from(articles)
-    .where(and(visible(actor.tenantId), eq(articles.id, id)));
+    .where(and(visible(actor), eq(articles.id, id)));
   if (!row) throw notFound("Article");
   return {
     ...toArticleSummary(row),

@@ -9,6 +9,7 @@ import { validationError } from "@/server/lib/validation";
 import type { Card, CardCreate, CardUpdate } from "@/server/schemas/cards";
 import type { Actor } from "../actor";
 import type { RecordCompletion } from "../idempotency/one-statement";
+import { livemodeOf, ownedBy } from "../tenant-scope";
 import { checkCardAddresses } from "./card-addresses";
 import { CARD_FROM, CARD_JSON, cardIdOf, cardText, toCard, type CardRecord, type ProductRow } from "./card-view";
 
@@ -32,8 +33,8 @@ export async function tenantContext(db: Db, actor: Actor): Promise<{ mainDomain:
 }
 
 /**
- * A page of cards ordered by `sort`, then creation (`created_at`, `id`), strictly after `after`.
- * Fetches `limit + 1` rows to know whether a next page exists.
+ * A page of the actor's cards (its tenant and mode) ordered by `sort`, then creation (`created_at`, `id`),
+ * strictly after `after`. Fetches `limit + 1` rows to know whether a next page exists.
  * @returns each card as the JSON text of the spec's Card (`texts`, {@link cardText}) with its id at the
  * same index in `ids`, and the position of the last one when more follow (else null).
  */
@@ -46,7 +47,11 @@ export async function listCards(
   const ai = q.aiEnabled !== undefined;
   const after = q.after !== undefined;
   const rows = await preparedRows<{ json: string }>(db, `cards:list:${ai}:${after}:${q.limit + 1}`, () => {
-    const conds = [eq(products.tenantId, sql.placeholder("tenant")), isNotNull(products.code)];
+    const conds = [
+      eq(products.tenantId, sql.placeholder("tenant")),
+      eq(products.livemode, sql.placeholder("livemode")),
+      isNotNull(products.code),
+    ];
     if (ai) conds.push(eq(products.aiEnabled, sql.placeholder("ai")));
     if (after)
       conds.push(
@@ -56,6 +61,7 @@ export async function listCards(
       order by ${products.sort}, ${products.createdAt}, ${products.id} limit ${literalLimit(q.limit + 1)}`;
   }).execute({
     tenant: actor.tenantId,
+    livemode: livemodeOf(actor),
     ai: q.aiEnabled,
     sort: q.after?.[0],
     created: q.after?.[1],
@@ -70,18 +76,22 @@ export async function listCards(
   };
 }
 
-async function findByCode(db: Db, tenantId: string, code: string, lock = false): Promise<ProductRow | undefined> {
+/** The actor's card (its tenant and mode) with `code`, locked for update with `lock`; undefined when there is none. */
+async function findByCode(db: Db, actor: Actor, code: string, lock = false): Promise<ProductRow | undefined> {
   const q = db
     .select()
     .from(products)
-    .where(and(eq(products.tenantId, tenantId), eq(products.code, code)));
+    .where(and(ownedBy(products, actor), eq(products.code, code)));
   const [row] = await (lock ? q.for("update") : q);
   return row;
 }
 
-/** `GET /cards/{code}`. @throws ApiError 404 `not_found` for a missing or foreign card. */
+/**
+ * `GET /cards/{code}`.
+ * @throws ApiError 404 `not_found` for a missing card, another tenant's, or one of the other mode (live or sandbox).
+ */
 export async function getCard(db: Db, actor: Actor, code: string): Promise<Card> {
-  const row = await findByCode(db, actor.tenantId, code);
+  const row = await findByCode(db, actor, code);
   if (!row) throw notFound(`Card "${code}"`);
   const t = await tenantContext(db, actor);
   return toCard(row, t.mainDomain, t.cell);
@@ -92,7 +102,7 @@ export async function getCardById(db: Db, actor: Actor, id: string): Promise<Car
   const [row] = await db
     .select()
     .from(products)
-    .where(and(eq(products.tenantId, actor.tenantId), eq(products.id, id), isNotNull(products.code)));
+    .where(and(ownedBy(products, actor), eq(products.id, id), isNotNull(products.code)));
   if (!row) throw notFound("Card");
   const t = await tenantContext(db, actor);
   return toCard(row, t.mainDomain, t.cell);
@@ -103,7 +113,8 @@ const isUniqueViolation = (err: unknown) => hasErrorCode(err, "23505"); // uniqu
 const CODE_TAKEN = () => invalidField("/code", "taken", "this code is already used by another card of the account");
 
 /**
- * `POST /cards`: creates a product with a card, in one statement. With `completion` (the route runs it
+ * `POST /cards`: creates a product with a card in the actor's mode (a code is unique per tenant and mode), in
+ * one statement. With `completion` (the route runs it
  * under an `Idempotency-Key`), the idempotency record is made or completed in that same statement, so the
  * card and its record commit together without a transaction; the product id is drawn here for the record
  * to name, and the card takes it from the record.
@@ -129,6 +140,7 @@ export async function createCard(
         // Under a key, the id its record names: no record made or completed, no card (one-statement.ts).
         id: completion ? sql`${completion.resourceId}::uuid` : sql.placeholder("id"),
         tenantId: sql.placeholder("tenant"),
+        livemode: sql.placeholder("livemode"),
         code: sql.placeholder("code"),
         name: sql.placeholder("name"),
         description: sql.placeholder("description"),
@@ -145,6 +157,7 @@ export async function createCard(
     }).execute({
       id,
       tenant: actor.tenantId,
+      livemode: livemodeOf(actor),
       code: input.code,
       name: input.name,
       description: input.description ?? null,
@@ -170,13 +183,12 @@ export async function createCard(
  * @throws ApiError 404 for a missing card, 422 for a taken code or a bad address.
  */
 export async function updateCard(db: Db, actor: Actor, code: string, input: CardUpdate): Promise<Card> {
-  const current = await findByCode(db, actor.tenantId, code, true);
+  const current = await findByCode(db, actor, code, true);
   if (!current) throw notFound(`Card "${code}"`);
   const t = await tenantContext(db, actor);
   const errors = checkCardAddresses(input, { tenantId: actor.tenantId, mainDomain: t.mainDomain });
   if (errors.length) throw validationError(errors);
-  if (input.code !== undefined && input.code !== code && (await findByCode(db, actor.tenantId, input.code)))
-    throw CODE_TAKEN();
+  if (input.code !== undefined && input.code !== code && (await findByCode(db, actor, input.code))) throw CODE_TAKEN();
   const set: Partial<typeof products.$inferInsert> = { updatedAt: sql`now()` as unknown as Date };
   if (input.code !== undefined) set.code = input.code;
   if (input.name !== undefined) set.name = input.name;
@@ -206,7 +218,7 @@ export async function deleteCard(db: Db, actor: Actor, code: string): Promise<vo
   const done = await db
     .update(products)
     .set({ code: null, imageUrl: null, buttons: [], aiEnabled: false, updatedAt: sql`now()` as unknown as Date })
-    .where(and(eq(products.tenantId, actor.tenantId), eq(products.code, code)))
+    .where(and(ownedBy(products, actor), eq(products.code, code)))
     .returning({ id: products.id });
   if (!done.length) throw notFound(`Card "${code}"`);
 }

@@ -5,8 +5,11 @@ import type { Operation } from "@/server/schemas/operations";
 import type { ChatTurn, SellerInput, SellerOutput } from "../ai-seller/language-model";
 import { costMinor } from "../ai-seller/prices";
 import { messageCardCopy } from "../cards/card-view";
+import type { SystemActor } from "../actor";
 import { recordEvent } from "../events/outbox";
 import { finishOperation } from "../operations/operation-runs";
+import { livemodeOf, ownedBy, ownerOf } from "../tenant-scope";
+import { sandboxFailure } from "./sandbox-magic";
 
 type OperationRow = typeof operations.$inferSelect;
 
@@ -15,28 +18,79 @@ const RECENT_MESSAGES = 20;
 /** Cards the AI seller ranks at most (the tenant's first active cards in list order). */
 const MAX_CATALOG_CARDS = 500;
 
-/** What a run of an AI reply needs: the model's input, or why the reply is no longer wanted. */
-export type AiReplyContext = { kind: "reply"; input: SellerInput } | { kind: "cancel"; reason: string };
+/** How a run of an AI reply ends without a reply: `failed` with an error, or `canceled` (no longer wanted). */
+export type AiReplyEnd = { status: "failed"; code: string; message: string } | { status: "canceled" };
+
+/** The model could not answer (or the sandbox's `test:ai_unavailable`): the answer is `ai_unavailable_handoff`. */
+export const AI_UNAVAILABLE = {
+  status: "failed",
+  code: "ai_unavailable",
+  message:
+    "The AI seller could not answer; the conversation was handed to an operator and the reserved funds returned.",
+} as const satisfies AiReplyEnd;
+
+/** The operation passed its deadline (or the sandbox's `test:fail`). */
+export const OPERATION_TIMEOUT = {
+  status: "failed",
+  code: "operation_timeout",
+  message: "The operation did not finish in time; its reserved funds were returned.",
+} as const satisfies AiReplyEnd;
+
+/**
+ * What a run of an AI reply needs: the model's input and the mode of the conversation's data (`livemode`
+ * false: the sandbox, whose replies only the offline model writes), why the reply is no longer wanted, or
+ * the failure a sandbox's magic content forces (sandbox-magic.ts).
+ */
+export type AiReplyContext =
+  | { kind: "reply"; input: SellerInput; livemode: boolean }
+  | { kind: "cancel"; reason: string }
+  | { kind: "fail"; end: AiReplyEnd };
+
+/**
+ * The owner of the rows an operation's run reads and writes: the operation's tenant and the mode of its
+ * conversation (a background job takes the mode from the row it works on, tenant-scope.ts). The mode is the
+ * conversation's, not the operation's: a test key of a tenant without the preview `test-mode` writes live
+ * conversations under operations of `livemode` false (held and charged nothing).
+ */
+function rowOwner(tenantId: string, livemode: boolean): SystemActor {
+  return { via: "system", tenantId, livemode };
+}
 
 /**
  * Reads what the AI seller answers from: the shop's name, the conversation's recent messages (oldest
- * first, internal notes and deleted ones left out) and the tenant's active cards. A conversation that an
- * operator took over or that was closed meanwhile gives `cancel`.
+ * first, internal notes and deleted ones left out) and the tenant's active cards of the conversation's
+ * mode. A conversation that an operator took over or that was closed meanwhile gives `cancel`; in the
+ * sandbox, a customer message `test:ai_unavailable` or `test:fail` gives `fail`.
  */
 export async function aiReplyContext(db: Db, op: OperationRow): Promise<AiReplyContext> {
   const [c] = await db
-    .select({ mode: conversations.mode, status: conversations.status, shop: tenants.name })
+    .select({
+      mode: conversations.mode,
+      status: conversations.status,
+      livemode: conversations.livemode,
+      shop: tenants.name,
+    })
     .from(conversations)
     .innerJoin(tenants, eq(tenants.id, conversations.tenantId))
     .where(and(eq(conversations.id, op.conversationId!), eq(conversations.tenantId, op.tenantId)));
   if (!c) return { kind: "cancel", reason: "the conversation no longer exists" };
   if (c.mode === "operator") return { kind: "cancel", reason: "an operator took the conversation over" };
   if (c.status === "closed") return { kind: "cancel", reason: "the conversation was closed" };
+  const owner = rowOwner(op.tenantId, c.livemode);
+  if (!c.livemode) {
+    const [m] = await db
+      .select({ content: messages.content })
+      .from(messages)
+      .where(and(ownedBy(messages, owner), eq(messages.id, op.messageId!)));
+    const failure = sandboxFailure(c.livemode, m?.content ?? null);
+    if (failure) return { kind: "fail", end: failure === "fail" ? OPERATION_TIMEOUT : AI_UNAVAILABLE };
+  }
   const recent = await db
     .select({ sender: messages.sender, content: messages.content })
     .from(messages)
     .where(
       and(
+        ownedBy(messages, owner),
         eq(messages.conversationId, op.conversationId!),
         eq(messages.internal, false),
         sql`${messages.deletedAt} is null`,
@@ -60,18 +114,20 @@ export async function aiReplyContext(db: Db, op: OperationRow): Promise<AiReplyC
       priceText: products.priceText,
     })
     .from(products)
-    .where(and(eq(products.tenantId, op.tenantId), eq(products.active, true), sql`${products.code} is not null`))
+    .where(and(ownedBy(products, owner), eq(products.active, true), sql`${products.code} is not null`))
     .orderBy(products.sort, products.createdAt, products.id)
     .limit(MAX_CATALOG_CARDS);
   // `code` is set: the query reads cards only (`code is not null`).
   const cards = rows.map((r) => ({ ...r, code: r.code! }));
-  return { kind: "reply", input: { shopName: c.shop, turns, cards } };
+  return { kind: "reply", input: { shopName: c.shop, turns, cards }, livemode: c.livemode };
 }
 
 /**
  * Records the AI's reply for run `attempt`: a message with sender `ai` holding copies of the recommended
- * cards, `message.created` for it, the operation `succeeded` with `resource` {message} and `usage` (the
- * cost priced from the table, charged from the hold; 0 in test mode), all in one transaction.
+ * cards (of the conversation's mode), `message.created` for it, the operation `succeeded` with `resource`
+ * {message} and `usage` (the cost priced from the table and charged from the hold, so an operation without
+ * a hold, a test key's outside the sandbox, is charged nothing), all in one transaction, in the mode of the
+ * conversation. A conversation deleted meanwhile cancels the operation instead.
  * @returns the Operation, or null when this run no longer owns the operation.
  */
 export async function completeAiReply(
@@ -81,25 +137,28 @@ export async function completeAiReply(
   out: SellerOutput,
 ): Promise<Operation | null> {
   return finishOperation(db, id, attempt, async (tx, op) => {
-    const [shop] = await tx
-      .select({ mainDomain: tenants.mainDomain, cell: tenants.cell })
-      .from(tenants)
-      .where(eq(tenants.id, op.tenantId));
+    const [c] = await tx
+      .select({ livemode: conversations.livemode, mainDomain: tenants.mainDomain, cell: tenants.cell })
+      .from(conversations)
+      .innerJoin(tenants, eq(tenants.id, conversations.tenantId))
+      .where(and(eq(conversations.id, op.conversationId!), eq(conversations.tenantId, op.tenantId)));
+    if (!c) return { status: "canceled", costMinor: 0n };
+    const owner = rowOwner(op.tenantId, c.livemode);
     const rows = out.cardCodes.length
       ? await tx
           .select()
           .from(products)
-          .where(and(eq(products.tenantId, op.tenantId), inArray(products.code, out.cardCodes)))
+          .where(and(ownedBy(products, owner), inArray(products.code, out.cardCodes)))
       : [];
     const byCode = new Map(rows.map((p) => [p.code!, p]));
     const cards: MessageCardCopy[] = out.cardCodes
-      .filter((c) => byCode.has(c))
+      .filter((code) => byCode.has(code))
       .slice(0, 3)
-      .map((code) => messageCardCopy(byCode.get(code)!, shop?.mainDomain ?? null, shop?.cell ?? "ru"));
+      .map((code) => messageCardCopy(byCode.get(code)!, c.mainDomain, c.cell));
     const [m] = await tx
       .insert(messages)
       .values({
-        tenantId: op.tenantId,
+        ...ownerOf(owner),
         conversationId: op.conversationId!,
         sender: "ai",
         content: out.content,
@@ -111,12 +170,14 @@ export async function completeAiReply(
     await recordEvent(tx, {
       tenantId: op.tenantId,
       type: "message.created",
-      livemode: op.livemode,
+      livemode: livemodeOf(owner),
       data: { conversation_id: op.conversationId, message_id: m!.id, sender: "ai" },
     });
     return {
       status: "succeeded",
-      costMinor: op.livemode ? costMinor(out.model, out) : 0n,
+      // Priced whatever the mode: the engine charges only an open hold (settleHold), so a free test-mode
+      // operation costs nothing and a sandbox one is charged to the sandbox wallet (issue 69).
+      costMinor: costMinor(out.model, out),
       model: out.model,
       resource: { type: "message", id: m!.id },
     };
@@ -129,43 +190,38 @@ export async function completeAiReply(
  * wanted). The whole hold is released.
  * @returns the Operation, or null when this run no longer owns the operation.
  */
-export async function endAiReply(
-  db: Db,
-  id: string,
-  attempt: number,
-  end: { status: "failed"; code: string; message: string } | { status: "canceled" },
-): Promise<Operation | null> {
+export async function endAiReply(db: Db, id: string, attempt: number, end: AiReplyEnd): Promise<Operation | null> {
   return finishOperation(db, id, attempt, async (tx, op) => {
     if (end.status === "canceled") return { status: "canceled", costMinor: 0n };
-    await requestHandoff(tx, op.tenantId, op.conversationId!, op.livemode);
+    await requestHandoff(tx, op.tenantId, op.conversationId!);
     return { status: "failed", costMinor: 0n, error: { code: end.code, message: end.message } };
   });
 }
 
 /**
  * The conversation waits for an operator: `handoff_pending` and `conversation.handoff_requested`
- * (`conversation_id`, and `lead_id` of its newest lead when it has one), in `db`'s transaction.
+ * (`conversation_id`, and `lead_id` of its newest lead of the same mode when it has one), in `db`'s
+ * transaction. The event carries the conversation's mode, read from its row (a sandbox conversation's
+ * handoff is a sandbox event, `livemode` false). Nothing happens when the conversation no longer exists.
  */
-export async function requestHandoff(
-  db: Db,
-  tenantId: string,
-  conversationId: string,
-  livemode: boolean,
-): Promise<void> {
-  await db
+export async function requestHandoff(db: Db, tenantId: string, conversationId: string): Promise<void> {
+  const [c] = await db
     .update(conversations)
     .set({ status: "handoff_pending", updatedAt: sql`now()` })
-    .where(and(eq(conversations.id, conversationId), eq(conversations.tenantId, tenantId)));
+    .where(and(eq(conversations.id, conversationId), eq(conversations.tenantId, tenantId)))
+    .returning({ livemode: conversations.livemode });
+  if (!c) return;
+  const owner = rowOwner(tenantId, c.livemode);
   const [lead] = await db
     .select({ id: leads.id })
     .from(leads)
-    .where(and(eq(leads.tenantId, tenantId), eq(leads.conversationId, conversationId)))
+    .where(and(ownedBy(leads, owner), eq(leads.conversationId, conversationId)))
     .orderBy(desc(leads.createdAt))
     .limit(1);
   await recordEvent(db, {
     tenantId,
     type: "conversation.handoff_requested",
-    livemode,
+    livemode: livemodeOf(owner),
     data: { conversation_id: conversationId, ...(lead ? { lead_id: lead.id } : {}) },
   });
 }

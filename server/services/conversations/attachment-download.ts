@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { messageAttachments, messages } from "@/db/schema";
 import { readStoredFile } from "../storage/file-store";
@@ -14,7 +14,8 @@ export type AttachmentDownload =
 
 /**
  * Resolves a signed attachment link (`/files/attachments/{id}?expires=&signature=`, spec "Message":
- * temporary signed links). The signature is the permission, so no actor: `link_invalid` for an expired or
+ * temporary signed links). The signature is the permission, so no actor and no mode (a link is only ever
+ * made for a message its reader could see, in its own mode): `link_invalid` for an expired or
  * altered link; `gone` when the file is missing or its message was deleted (a deleted message's files
  * stop being served at once).
  */
@@ -33,7 +34,15 @@ export async function downloadAttachment(
       deletedAt: messages.deletedAt,
     })
     .from(messageAttachments)
-    .innerJoin(messages, eq(messages.id, messageAttachments.messageId))
+    // The file's message must be of the file's tenant and mode (rows join only rows of their own mode).
+    .innerJoin(
+      messages,
+      and(
+        eq(messages.id, messageAttachments.messageId),
+        eq(messages.tenantId, messageAttachments.tenantId),
+        eq(messages.livemode, messageAttachments.livemode),
+      ),
+    )
     .where(eq(messageAttachments.id, id));
   const bytes = row?.storagePath && row.deletedAt === null ? await readStoredFile(row.storagePath) : null;
   if (!row || !bytes) return { kind: "gone" };

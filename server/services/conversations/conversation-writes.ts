@@ -6,6 +6,7 @@ import type { CreateConversation, OperatorMessage } from "@/server/schemas/conve
 import type { Conversation, Message } from "@/server/schemas/conversations";
 import type { IntegrationActor } from "../actor";
 import { recordEvent } from "../events/outbox";
+import { livemodeOf, ownedBy, ownerOf } from "../tenant-scope";
 import { findConversation, toConversation } from "./conversations";
 import { toMessage } from "./messages";
 
@@ -33,8 +34,10 @@ export async function apiChannel(db: Db, actor: IntegrationActor): Promise<typeo
 
 /**
  * `POST /conversations` (spec "Planned conversation write routes"): the conversation of
- * `external_customer_id` in the integration's `api` channel, made with its contact and the event
- * `conversation.created` on first sight; a repeat returns the same conversation unchanged.
+ * `external_customer_id` in the integration's `api` channel and the actor's mode, made with its contact and
+ * the event `conversation.created` on first sight; a repeat returns the same conversation unchanged. The
+ * `api` channel is the integration's in both modes; the same customer id in the sandbox and in live data
+ * names two conversations.
  * @returns the conversation and whether it was made now.
  */
 export async function createConversation(
@@ -50,7 +53,7 @@ export async function createConversation(
     .from(conversations)
     .where(
       and(
-        eq(conversations.tenantId, actor.tenantId),
+        ownedBy(conversations, actor),
         eq(conversations.channelId, channel.id),
         eq(conversations.externalCustomerId, input.external_customer_id),
       ),
@@ -61,7 +64,7 @@ export async function createConversation(
   const [made] = await db
     .insert(conversations)
     .values({
-      tenantId: actor.tenantId,
+      ...ownerOf(actor),
       channelId: channel.id,
       channelType: "api",
       externalCustomerId: input.external_customer_id,
@@ -70,7 +73,7 @@ export async function createConversation(
   const [contact] = await db
     .insert(contacts)
     .values({
-      tenantId: actor.tenantId,
+      ...ownerOf(actor),
       firstName: input.name?.trim() || null,
       email: input.email?.trim() || null,
       phone: input.phone?.trim() || null,
@@ -84,7 +87,7 @@ export async function createConversation(
   await recordEvent(db, {
     tenantId: actor.tenantId,
     type: "conversation.created",
-    livemode: actor.keyMode === "live",
+    livemode: livemodeOf(actor),
     data: { conversation_id: made!.id },
   });
   return { conversation: toConversation(row!), created: true };
@@ -144,13 +147,13 @@ export async function postOperatorMessage(
   if (c.status === "closed") throw new ApiError("invalid_state", "The conversation is closed.");
   const [m] = await db
     .insert(messages)
-    .values({ tenantId: actor.tenantId, conversationId: c.id, sender: "operator", content: input.content })
+    .values({ ...ownerOf(actor), conversationId: c.id, sender: "operator", content: input.content })
     .returning();
   await db.update(conversations).set({ updatedAt: m!.createdAt }).where(eq(conversations.id, c.id));
   await recordEvent(db, {
     tenantId: actor.tenantId,
     type: "message.created",
-    livemode: actor.keyMode === "live",
+    livemode: livemodeOf(actor),
     data: { conversation_id: c.id, message_id: m!.id, sender: "operator" },
   });
   return toMessage(m!, []);
@@ -161,7 +164,7 @@ export async function getMessage(db: Db, actor: IntegrationActor, messageId: str
   const [m] = await db
     .select()
     .from(messages)
-    .where(and(eq(messages.tenantId, actor.tenantId), eq(messages.id, messageId), eq(messages.internal, false)));
+    .where(and(ownedBy(messages, actor), eq(messages.id, messageId), eq(messages.internal, false)));
   if (!m) throw new ApiError("not_found", "Message was not found.");
   await findConversation(db, actor, m.conversationId);
   return toMessage(m, []);

@@ -5,19 +5,43 @@ import { conversations } from "@/db/schema";
 import { notFound } from "@/server/errors";
 import type { Conversation } from "@/server/schemas/conversations";
 import type { Actor } from "../actor";
+import { livemodeOf, ownedBy } from "../tenant-scope";
 
 type ConversationRow = typeof conversations.$inferSelect;
 
 /** Keyset position of a conversation in list order: (updated_at ISO, id). */
 export type ConversationPosition = [string, string];
 
-/**
- * Conversations the API may show: the tenant's own and of kind `customer`. Personal-mailbox and
- * student-cabinet conversations never appear anywhere (spec general fact 6), so they read as missing.
- */
-export function visibleTo(actor: Actor | { tenantId: Placeholder }) {
-  return and(eq(conversations.tenantId, actor.tenantId), eq(conversations.kind, "customer"));
+/** The owner of a prepared statement's rows: placeholders for the tenant and the mode (`livemode`). */
+export interface OwnerPlaceholders {
+  tenantId: Placeholder;
+  livemode: Placeholder;
 }
+
+/**
+ * Conversations the API may show: the actor's own (its tenant and mode, tenant-scope.ts) and of kind
+ * `customer`. Personal-mailbox and student-cabinet conversations never appear anywhere (spec general
+ * fact 6), so they read as missing, as do another tenant's and those of the other mode (live or sandbox).
+ * A prepared statement passes {@link OwnerPlaceholders} and binds them to the actor's tenant and mode.
+ */
+export function visibleTo(actor: Actor | OwnerPlaceholders) {
+  const owner =
+    "via" in actor
+      ? ownedBy(conversations, actor)
+      : and(eq(conversations.tenantId, actor.tenantId), eq(conversations.livemode, actor.livemode));
+  return and(owner, eq(conversations.kind, "customer"));
+}
+
+/** The values of {@link OwnerPlaceholders} named `tenant` and `livemode` for `actor`. */
+export function ownerValues(actor: Actor): { tenant: string; livemode: boolean } {
+  return { tenant: actor.tenantId, livemode: livemodeOf(actor) };
+}
+
+/** {@link OwnerPlaceholders} named `tenant` and `livemode`, as {@link ownerValues} fills them. */
+export const OWNER_PLACEHOLDERS: OwnerPlaceholders = {
+  tenantId: sql.placeholder("tenant"),
+  livemode: sql.placeholder("livemode"),
+};
 
 /** Row → the spec's Conversation; `external_customer_id` only for channel `api` (null for messengers). */
 export function toConversation(c: ConversationRow): Conversation {
@@ -73,8 +97,8 @@ export async function listConversations(
 }
 
 /**
- * A visible conversation row of the actor's tenant.
- * @throws ApiError 404 `not_found` when missing, of another tenant, or a mailbox / cabinet conversation.
+ * A visible conversation row of the actor's tenant and mode.
+ * @throws ApiError 404 `not_found` when missing, of another tenant or mode, or a mailbox / cabinet conversation.
  */
 export async function findConversation(db: Db, actor: Actor, id: string, lock = false): Promise<ConversationRow> {
   const [row] = lock
@@ -87,8 +111,8 @@ export async function findConversation(db: Db, actor: Actor, id: string, lock = 
         d
           .select()
           .from(conversations)
-          .where(and(visibleTo({ tenantId: sql.placeholder("tenant") }), eq(conversations.id, sql.placeholder("id")))),
-      ).execute({ tenant: actor.tenantId, id });
+          .where(and(visibleTo(OWNER_PLACEHOLDERS), eq(conversations.id, sql.placeholder("id")))),
+      ).execute({ ...ownerValues(actor), id });
   if (!row) throw notFound("Conversation");
   return row;
 }

@@ -10,8 +10,10 @@ import { announceOperations } from "../events/work-notifier";
 import { toOperation } from "../operations/operations";
 import { createPaidOperation, utcDay } from "../operations/paid-operations";
 import { requestHandoff } from "./ai-reply";
+import { livemodeOf, ownedBy, ownerOf } from "../tenant-scope";
 import { findConversation } from "./conversations";
 import { toMessage } from "./messages";
+import { isSandboxSpam } from "./sandbox-magic";
 import { isSpam } from "./spam";
 
 /** What the door supplies for a paid reply: the model to price the hold and the concurrency limit. */
@@ -25,7 +27,10 @@ export interface PaidReplyOptions {
 type ConversationRow = typeof conversations.$inferSelect;
 type ChannelRow = typeof channels.$inferSelect;
 
-/** Why the AI seller will not answer this message, or null when it will (rules of {@link postCustomerMessage}). */
+/**
+ * Why the AI seller will not answer this message, or null when it will (rules of {@link postCustomerMessage});
+ * in a sandbox conversation the content `test:spam` is spam (sandbox-magic.ts).
+ */
 async function skipReason(
   db: Db,
   c: ConversationRow,
@@ -40,8 +45,8 @@ async function skipReason(
     .where(and(eq(messages.conversationId, c.id), eq(messages.sender, "customer")))
     .orderBy(desc(messages.createdAt))
     .limit(3);
-  if (isSpam(content, previous)) return "spam";
-  if ((await repliesToday(db, channel.id)) >= channel.aiDailyLimit) return "daily_limit";
+  if (isSandboxSpam(c.livemode, content) || isSpam(content, previous)) return "spam";
+  if ((await repliesToday(db, channel.id, c.livemode)) >= channel.aiDailyLimit) return "daily_limit";
   return null;
 }
 
@@ -70,6 +75,9 @@ export async function aiWouldReply(
  * `ai_seller:invoke` (the door counted the paid rate before, see {@link aiWouldReply}) and a paid operation `conversation.ai_reply` is queued with its
  * hold (createPaidOperation) and announced to the jobs driver after the commit. `message.created` with
  * `ai_reply` is recorded in the same transaction. Call with the request's transaction.
+ * The message, its event and its conversation are the actor's mode's; a sandbox actor's operation has
+ * `livemode` false and is answered by the offline model only, and its magic contents force outcomes
+ * (sandbox-magic.ts: `test:spam` is skipped `spam` here, `test:ai_unavailable` and `test:fail` fail the run).
  * @returns the customer message's id (the idempotent resource).
  * @throws ApiError 404; 403 `scope_missing`; and what createPaidOperation throws.
  */
@@ -91,15 +99,14 @@ export async function postCustomerMessage(
   const [m] = await db
     .insert(messages)
     .values({
-      tenantId: actor.tenantId,
+      ...ownerOf(actor),
       conversationId: c.id,
       sender: "customer",
       content: input.content,
       ...(reason ? { aiReplyStatus: "skipped", aiReplyReason: reason } : { aiReplyStatus: "queued" }),
     })
     .returning();
-  if (reason === "daily_limit") await requestHandoff(db, actor.tenantId, c.id, actor.keyMode === "live");
-  const livemode = actor.keyMode === "live";
+  if (reason === "daily_limit") await requestHandoff(db, actor.tenantId, c.id);
   await db
     .update(conversations)
     .set({ updatedAt: m!.createdAt, ...(c.status === "closed" ? { status: "open" } : {}) })
@@ -107,7 +114,7 @@ export async function postCustomerMessage(
   await recordEvent(db, {
     tenantId: actor.tenantId,
     type: "message.created",
-    livemode,
+    livemode: livemodeOf(actor),
     data: {
       conversation_id: c.id,
       message_id: m!.id,
@@ -132,14 +139,20 @@ export async function postCustomerMessage(
   return m!.id;
 }
 
-/** AI replies of a channel today (UTC): its `conversation.ai_reply` operations not failed or canceled. */
-async function repliesToday(db: Db, channelId: string): Promise<number> {
+/**
+ * AI replies of a channel today (UTC) in one mode: its `conversation.ai_reply` operations not failed or
+ * canceled, for conversations of mode `livemode` (the channel is shared by both modes, its daily limit is
+ * counted for each apart: sandbox replies never use up the live limit).
+ */
+async function repliesToday(db: Db, channelId: string, livemode: boolean): Promise<number> {
   const [r] = await db
     .select({ n: sql<number>`count(*)::int` })
     .from(operations)
+    .innerJoin(conversations, eq(conversations.id, operations.conversationId))
     .where(
       and(
         eq(operations.channelId, channelId),
+        eq(conversations.livemode, livemode),
         eq(operations.type, "conversation.ai_reply"),
         gte(operations.createdAt, new Date(`${utcDay()}T00:00:00Z`)),
         notInArray(operations.status, ["failed", "canceled"]),
@@ -165,7 +178,7 @@ export async function customerMessageAnswer(
   const [m] = await db
     .select()
     .from(messages)
-    .where(and(eq(messages.tenantId, actor.tenantId), eq(messages.id, messageId)));
+    .where(and(ownedBy(messages, actor), eq(messages.id, messageId)));
   if (!m) throw notFound("Message");
   await findConversation(db, actor, m.conversationId);
   const message = toMessage(m, []);

@@ -8,7 +8,7 @@ import { nowMs } from "@/server/lib/clock";
 import type { Message } from "@/server/schemas/conversations";
 import type { Actor } from "../actor";
 import { signAttachmentLink } from "./attachment-links";
-import { visibleTo } from "./conversations";
+import { OWNER_PLACEHOLDERS, ownerValues, visibleTo } from "./conversations";
 
 type MessageRow = typeof messages.$inferSelect;
 
@@ -90,7 +90,8 @@ export function toMessage(m: MessageRow, files: (typeof messageAttachments.$infe
  * One page of `GET /conversations/{id}/messages`: oldest first by `(created_at, id)`, strictly after
  * `after`. Internal operator notes never appear. Deleted messages appear only with `includeDeleted`, as
  * tombstones, while their deletion is under 30 days old.
- * @throws ApiError 404 `not_found` when the conversation is missing, foreign, or a mailbox / cabinet one.
+ * @throws ApiError 404 `not_found` when the conversation is missing, foreign, of the other mode, or a
+ *   mailbox / cabinet one.
  */
 export async function listMessages(
   db: Db,
@@ -105,6 +106,7 @@ export async function listMessages(
     const f = messageAttachments;
     const conds = [
       eq(m.tenantId, c.tenantId),
+      eq(m.livemode, c.livemode),
       eq(m.conversationId, c.id),
       eq(m.internal, false),
       q.includeDeleted
@@ -129,14 +131,14 @@ export async function listMessages(
         from ${m} left join lateral (
           select ${f.id} as id, ${f.fileName} as file_name, ${f.mimeType} as mime_type, ${f.sizeBytes} as size_bytes
           from ${f}
-          where ${f.tenantId} = ${m.tenantId} and ${f.messageId} = ${m.id} and ${f.storagePath} is not null
-            and ${m.deletedAt} is null
+          where ${f.tenantId} = ${m.tenantId} and ${f.livemode} = ${m.livemode} and ${f.messageId} = ${m.id}
+            and ${f.storagePath} is not null and ${m.deletedAt} is null
           order by ${f.position}, ${f.id} limit 1) a on true
         where ${and(...conds)} order by ${m.createdAt}, ${m.id} limit ${literalLimit(q.limit + 1)}) p on true
-      where ${and(visibleTo({ tenantId: sql.placeholder("tenant") }), eq(c.id, sql.placeholder("conversation")))}
+      where ${and(visibleTo(OWNER_PLACEHOLDERS), eq(c.id, sql.placeholder("conversation")))}
       order by p.sort_at, p.id`;
   }).execute({
-    tenant: actor.tenantId,
+    ...ownerValues(actor),
     conversation: conversationId,
     tombstonesSince: new Date(nowMs() - TOMBSTONE_RETENTION_MS).toISOString(),
     afterAt: q.after?.[0],

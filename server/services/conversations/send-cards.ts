@@ -7,6 +7,7 @@ import { recordEvent } from "../events/outbox";
 import type { IntegrationActor } from "../actor";
 import { tenantContext } from "../cards/cards";
 import { messageCardCopy } from "../cards/card-view";
+import { livemodeOf, ownedBy, ownerOf } from "../tenant-scope";
 import { findConversation } from "./conversations";
 
 /** Channels whose messengers show cards in their own format (spec: Telegram, VK, Max). */
@@ -31,7 +32,8 @@ function asText(comment: string | null, cards: MessageCardCopy[]): string {
  * `POST /conversations/{id}/cards`: writes an operator message holding COPIES of the cards (later card
  * edits leave it unchanged), moves the conversation's `updated_at`, and records `message.created` in the
  * same transaction (outbox). Call with the request's transaction.
- * @throws ApiError 404 `not_found` for a missing, foreign, mailbox or cabinet conversation; 422
+ * Cards and conversation are the actor's mode's: a card of the other mode is unknown there.
+ * @throws ApiError 404 `not_found` for a missing, foreign, other-mode, mailbox or cabinet conversation; 422
  *   `validation_failed` on `/codes` for a repeated, unknown or inactive code.
  */
 export async function sendCards(
@@ -47,7 +49,7 @@ export async function sendCards(
   const rows = await db
     .select()
     .from(products)
-    .where(and(eq(products.tenantId, actor.tenantId), inArray(products.code, codes)));
+    .where(and(ownedBy(products, actor), inArray(products.code, codes)));
   const byCode = new Map(rows.map((p) => [p.code!, p]));
   const unusable = codes.filter((c) => !byCode.get(c)?.active);
   if (unusable.length) {
@@ -66,7 +68,7 @@ export async function sendCards(
   const [message] = await db
     .insert(messages)
     .values({
-      tenantId: actor.tenantId,
+      ...ownerOf(actor),
       conversationId,
       sender: "operator",
       contentType: "cards",
@@ -79,7 +81,7 @@ export async function sendCards(
   await recordEvent(db, {
     tenantId: actor.tenantId,
     type: "message.created",
-    livemode: actor.keyMode === "live",
+    livemode: livemodeOf(actor),
     data: { conversation_id: conversationId, message_id: message.id, sender: "operator" },
   });
   return toSentCards(message, delivery);
@@ -104,7 +106,7 @@ export async function getSentCards(db: Db, actor: IntegrationActor, messageId: s
   const [m] = await db
     .select()
     .from(messages)
-    .where(and(eq(messages.tenantId, actor.tenantId), eq(messages.id, messageId)));
+    .where(and(ownedBy(messages, actor), eq(messages.id, messageId)));
   if (!m) throw notFound("Message");
   const conversation = await findConversation(db, actor, m.conversationId);
   return toSentCards(m, deliveryFor(conversation.channelType));

@@ -1,4 +1,4 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, inArray } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { dashboardBlocks } from "@/db/schema";
 import { ApiError, invalidField } from "@/server/errors";
@@ -10,6 +10,7 @@ import {
   type DashboardOverview,
 } from "@/server/schemas/dashboards";
 import type { IntegrationActor } from "../actor";
+import { ownedBy } from "../tenant-scope";
 
 const DAY_MS = 86_400_000;
 
@@ -34,7 +35,8 @@ export function overviewPeriod(q: { from?: string; to?: string }, at: number = n
 }
 
 /**
- * `GET /dashboards/overview`: the requested blocks (default all eleven) as their sources last produced them,
+ * `GET /dashboards/overview`: the requested blocks (default all eleven) of the actor's tenant and mode
+ * (tenant-scope.ts; the sandbox has its own blocks) as their sources last produced them,
  * keyed by name in the spec's order; a block without a row is `not_connected` with empty `data_as_of`.
  * @throws ApiError 503 `service_unavailable` (Retry-After) when any requested block's source is failing now:
  *   a failing source is never shown as an empty block.
@@ -49,7 +51,7 @@ export async function getOverview(
   const rows = await db
     .select()
     .from(dashboardBlocks)
-    .where(and(eq(dashboardBlocks.tenantId, actor.tenantId), inArray(dashboardBlocks.block, names)));
+    .where(and(ownedBy(dashboardBlocks, actor), inArray(dashboardBlocks.block, names)));
   if (rows.some((r) => r.sourceError !== null)) {
     throw new ApiError(
       "service_unavailable",

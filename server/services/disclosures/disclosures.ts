@@ -8,10 +8,13 @@ import { log } from "@/server/log";
 
 /**
  * One disclosure: who (`apiKeyId` the key's row id; null for webhook deliveries) received which personal
- * records (`resourceType` and ids) through which door (`route`, e.g. `GET /leads/{id}` or `webhook lead.created`).
+ * records (`resourceType` and ids) through which door (`route`, e.g. `GET /leads/{id}` or `webhook lead.created`),
+ * in which mode (`livemode`: that of the request that disclosed, `livemodeOf(actor)`, or of the delivery).
  */
 export interface DisclosureRow {
   tenantId: string;
+  /** The mode of the data disclosed (issue 69): the console's journal lists only rows of its own mode. */
+  livemode: boolean;
   integrationId: string;
   apiKeyId: string | null;
   route: string;
@@ -51,7 +54,7 @@ export async function recordDisclosure(db: Db, row: DisclosureRow): Promise<void
  */
 export const GROUP_COMMIT_WINDOW_MS = 2;
 
-/** The most rows one insert carries (7 parameters a row, well under PostgreSQL's 65,535). */
+/** The most rows one insert carries (8 values a row in one JSON parameter). */
 const MAX_BATCH_ROWS = 1000;
 
 /**
@@ -94,6 +97,7 @@ async function insertBatch(db: Db, rows: readonly DisclosureRow[]): Promise<void
   const json = JSON.stringify(
     rows.map((r) => ({
       tenant_id: r.tenantId,
+      livemode: r.livemode,
       integration_id: r.integrationId,
       api_key_id: r.apiKeyId,
       route: r.route,
@@ -106,10 +110,11 @@ async function insertBatch(db: Db, rows: readonly DisclosureRow[]): Promise<void
     db,
     "disclosures_insert",
     sql`
-    insert into ${disclosures} (tenant_id, integration_id, api_key_id, route, resource_type, resource_ids, request_id)
-    select tenant_id, integration_id, api_key_id, route, resource_type, resource_ids, request_id
-    from json_to_recordset(${json}::json) as x(tenant_id uuid, integration_id uuid, api_key_id uuid, route text,
-      resource_type text, resource_ids text[], request_id text)`,
+    insert into ${disclosures} (tenant_id, livemode, integration_id, api_key_id, route, resource_type, resource_ids,
+      request_id)
+    select tenant_id, livemode, integration_id, api_key_id, route, resource_type, resource_ids, request_id
+    from json_to_recordset(${json}::json) as x(tenant_id uuid, livemode boolean, integration_id uuid, api_key_id uuid,
+      route text, resource_type text, resource_ids text[], request_id text)`,
   );
 }
 

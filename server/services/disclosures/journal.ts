@@ -4,6 +4,7 @@ import type { Db } from "@/db/client";
 import { apiKeys, disclosures, integrations } from "@/db/schema";
 import { ApiError } from "@/server/errors";
 import type { StaffActor } from "../actor";
+import { ownedBy } from "../tenant-scope";
 
 /** Filters of the journal as staff set them; every one optional. `from`/`to` are ISO dates (UTC days). */
 export interface JournalFilters {
@@ -52,7 +53,8 @@ function assertMayRead(actor: StaffActor): void {
 function conditions(actor: StaffActor, f: JournalFilters, after: JournalCursor | null): SQL {
   const day = (d: string) => new Date(`${d}T00:00:00.000Z`);
   const parts: (SQL | undefined)[] = [
-    eq(disclosures.tenantId, actor.tenantId),
+    // The console's mode: in Test mode only the sandbox's disclosures, else only live ones.
+    ownedBy(disclosures, actor),
     f.integrationId ? eq(disclosures.integrationId, f.integrationId) : undefined,
     f.resourceType ? eq(disclosures.resourceType, f.resourceType) : undefined,
     f.requestId ? eq(disclosures.requestId, f.requestId.trim()) : undefined,
@@ -96,7 +98,8 @@ export function spreadsheetSafe(text: string): string {
 }
 
 /**
- * A page of the tenant's disclosure journal, newest first, keyset on (created_at, id).
+ * A page of the tenant's disclosure journal in the actor's mode (tenant-scope.ts), newest first, keyset on
+ * (created_at, id).
  * @param limit rows per page (1–200)
  * @param after the previous page's `next`, or null for the first page
  * @throws ApiError 403 `scope_missing` without `view_personal_data`
@@ -116,7 +119,7 @@ export async function journalPage(
 }
 
 /**
- * The journal under `filters` as CSV (RFC 4180, header row, newest first, at most
+ * The journal of the actor's mode under `filters` as CSV (RFC 4180, header row, newest first, at most
  * {@link JOURNAL_EXPORT_MAX_ROWS} rows; `truncated` says when more matched). Resource ids are joined by
  * spaces in one cell. The integration's name is the only text staff wrote; it is kept from being read
  * as a spreadsheet formula (OWASP "CSV injection").

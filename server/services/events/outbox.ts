@@ -9,20 +9,27 @@ export interface EventInput {
   /** An event type of the spec's catalog, e.g. `message.created`. */
   type: string;
   data: Record<string, unknown>;
-  /** False for `webhook.test` and sandbox data. */
-  livemode?: boolean;
+  /**
+   * The world the event belongs to (issue 69): `livemodeOf(actor)` for an actor's change, the row's mode
+   * for a background job; false = the tenant's sandbox. Required, so that no caller can forget it and send
+   * a sandbox event to live subscriptions. A `webhook.test` takes its subscription's mode (its envelope says
+   * `livemode: false` whatever the mode: server/webhook-transport/envelope.ts).
+   */
+  livemode: boolean;
 }
 
 /** What {@link recordEventWithDeliveries} wrote: the event and the deliveries queued for it. */
 export interface RecordedEvent {
   eventId: string;
+  /** The event's `created_at` (the database clock), as its envelope carries it. */
+  createdAt: Date;
   /** `webhook_deliveries` ids queued in the same transaction (pending, due now). */
   deliveryIds: string[];
 }
 
 /**
  * Records an event in the outbox and fans it out to the matching active webhook subscriptions of its
- * tenant ({@link fanOutEvent}). Call it with the transaction of the change that causes the event, so
+ * tenant and mode ({@link fanOutEvent}). Call it with the transaction of the change that causes the event, so
  * the event and its deliveries exist exactly when the change does (none for a rolled-back write).
  * The jobs driver is told about the deliveries once the request's transaction commits (work-notifier.ts).
  */
@@ -33,16 +40,16 @@ export async function recordEventWithDeliveries(
 ): Promise<RecordedEvent> {
   const [row] = await db
     .insert(events)
-    .values({ tenantId: input.tenantId, type: input.type, data: input.data, livemode: input.livemode ?? true })
-    .returning({ id: events.id });
+    .values({ tenantId: input.tenantId, type: input.type, data: input.data, livemode: input.livemode })
+    .returning({ id: events.id, createdAt: events.createdAt });
   const eventId = row!.id;
   const deliveryIds = await fanOutEvent(
     db,
-    { id: eventId, tenantId: input.tenantId, type: input.type, data: input.data },
+    { id: eventId, tenantId: input.tenantId, livemode: input.livemode, type: input.type, data: input.data },
     opts,
   );
   announceDeliveries(deliveryIds);
-  return { eventId, deliveryIds };
+  return { eventId, createdAt: row!.createdAt, deliveryIds };
 }
 
 /**

@@ -22,6 +22,27 @@ describe("work notifier", () => {
     }
   });
 
+  it("announces a wallet's resumed exchange (with its mode) inside afterCommit only after the commit, never after a rollback", async () => {
+    const l = listener();
+    const off = registerWorkListener(l);
+    try {
+      await afterCommit(async () => {
+        announceExchangeResumed("t1", false);
+        expect(l.exchangeResumed).not.toHaveBeenCalled();
+      });
+      expect(l.exchangeResumed.mock.calls).toEqual([["t1", false]]);
+      await expect(
+        afterCommit(async () => {
+          announceExchangeResumed("t2", true);
+          throw new Error("rollback");
+        }),
+      ).rejects.toThrow("rollback");
+      expect(l.exchangeResumed.mock.calls).toEqual([["t1", false]]);
+    } finally {
+      off();
+    }
+  });
+
   it("announces nothing when the work throws (rolled back) or queued nothing", async () => {
     const l = listener();
     const off = registerWorkListener(l);
@@ -45,13 +66,16 @@ describe("work notifier", () => {
     const offA = registerWorkListener(a);
     const offB = registerWorkListener(b);
     announceDeliveries(["d1"]);
-    announceExchangeResumed("t1");
+    announceExchangeResumed("t1", true);
     offA();
-    announceExchangeResumed("t2");
+    announceExchangeResumed("t2", false);
     offB();
     expect(a.deliveriesDue).toHaveBeenCalledWith(["d1"]);
-    expect(a.exchangeResumed.mock.calls).toEqual([["t1"]]);
-    expect(b.exchangeResumed.mock.calls).toEqual([["t1"], ["t2"]]);
+    expect(a.exchangeResumed.mock.calls).toEqual([["t1", true]]);
+    expect(b.exchangeResumed.mock.calls).toEqual([
+      ["t1", true],
+      ["t2", false],
+    ]);
   });
 
   it("never throws when a listener fails (the sweep recovers)", async () => {
@@ -63,7 +87,7 @@ describe("work notifier", () => {
     });
     try {
       expect(() => announceDeliveries(["d1"])).not.toThrow();
-      expect(() => announceExchangeResumed("t1")).not.toThrow();
+      expect(() => announceExchangeResumed("t1", true)).not.toThrow();
       await new Promise((r) => setImmediate(r));
     } finally {
       off();

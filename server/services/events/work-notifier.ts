@@ -12,8 +12,11 @@ import { log } from "@/server/log";
 export interface WorkListener {
   /** Webhook deliveries (`webhook_deliveries` ids) became due now. */
   deliveriesDue(ids: string[]): void | Promise<void>;
-  /** A tenant's exchange resumed (spec "Wallet and exchange": deferred webhooks are delivered). */
-  exchangeResumed(tenantId: string): void | Promise<void>;
+  /**
+   * A tenant's exchange resumed (spec "Wallet and exchange": deferred webhooks are delivered), for its live
+   * wallet or, `livemode` false, its sandbox wallet (issue 69).
+   */
+  exchangeResumed(tenantId: string, livemode: boolean): void | Promise<void>;
   /**
    * Operations (`operations` ids) were queued and can run now (`runOperation`); `livemode` false for
    * test-mode ones, which run in a lane of their own (issue 76 item 3).
@@ -30,11 +33,15 @@ type Holder = { [KEY]?: Set<WorkListener> };
  * the driver found their work only at its next poll (the Inngest driver: at the minute sweep).
  */
 const listeners = ((globalThis as Holder)[KEY] ??= new Set());
-/** The deliveries and live and test-mode operations a write inside {@link afterCommit} queued, announced after its commit. */
+/**
+ * The deliveries, live and test-mode operations and resumed wallets a write inside {@link afterCommit}
+ * queued, announced after its commit.
+ */
 const announcedInTransaction = new AsyncLocalStorage<{
   ids: string[];
   operationIds: string[];
   testOperationIds: string[];
+  resumed: { tenantId: string; livemode: boolean }[];
 }>();
 
 /** Registers a listener; returns the function that unregisters it. */
@@ -49,8 +56,14 @@ export function registerWorkListener(listener: WorkListener): () => void {
  * (rolled back), nothing is announced.
  */
 export async function afterCommit<T>(work: () => Promise<T>): Promise<T> {
-  const store = { ids: [] as string[], operationIds: [] as string[], testOperationIds: [] as string[] };
+  const store = {
+    ids: [] as string[],
+    operationIds: [] as string[],
+    testOperationIds: [] as string[],
+    resumed: [] as { tenantId: string; livemode: boolean }[],
+  };
   const result = await announcedInTransaction.run(store, work);
+  for (const r of store.resumed) notify((l) => l.exchangeResumed(r.tenantId, r.livemode));
   if (store.ids.length) notify((l) => l.deliveriesDue(store.ids));
   if (store.operationIds.length) notify((l) => l.operationsDue?.(store.operationIds, true));
   if (store.testOperationIds.length) notify((l) => l.operationsDue?.(store.testOperationIds, false));
@@ -80,9 +93,16 @@ export function announceDeliveries(ids: string[]): void {
   else notify((l) => l.deliveriesDue(ids));
 }
 
-/** Announces that a tenant's exchange resumed (after a top-up or unblock has committed). */
-export function announceExchangeResumed(tenantId: string): void {
-  notify((l) => l.exchangeResumed(tenantId));
+/**
+ * Announces that the exchange of a tenant's wallet resumed (a top-up or unblock): its live wallet, or its
+ * sandbox wallet for `livemode` false. Inside {@link afterCommit} the announcement waits for the commit
+ * (a test helper's change runs in the request's transaction); outside it goes at once (call it after the
+ * change's own commit).
+ */
+export function announceExchangeResumed(tenantId: string, livemode: boolean): void {
+  const store = announcedInTransaction.getStore();
+  if (store) store.resumed.push({ tenantId, livemode });
+  else notify((l) => l.exchangeResumed(tenantId, livemode));
 }
 
 /** Calls every listener; never throws: a failing listener is logged and the sweep recovers. */

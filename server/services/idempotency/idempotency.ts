@@ -15,11 +15,14 @@ export const IDEMPOTENCY_KEY_MAX = 255;
 
 /**
  * Where a key is unique and what it stands for: keys are per integration (two integrations of a tenant
- * may pick the same key), and the fingerprint covers the method, the concrete path and the body, so the
+ * may pick the same key) and per mode (a key used in the sandbox never replays in live data nor the other
+ * way round: issue 69), and the fingerprint covers the method, the concrete path and the body, so the
  * same key on another route or another resource is a different request (409), also for routes without a body.
  */
 export interface IdempotencyScope {
   tenantId: string;
+  /** The actor's mode (`livemodeOf(actor)`): false = the tenant's sandbox. */
+  livemode: boolean;
   keyMode: string;
   /** `integration:<id>`: the namespace of the caller's keys. */
   scope: string;
@@ -47,6 +50,7 @@ export async function beginIdempotency(db: Db, s: IdempotencyScope): Promise<Beg
         .insert(idempotencyRecords)
         .values({
           tenantId: sql.placeholder("tenantId"),
+          livemode: sql`${sql.placeholder("livemode")}::boolean`,
           keyMode: sql.placeholder("keyMode"),
           scope: sql.placeholder("scope"),
           idempotencyKey: sql.placeholder("key"),
@@ -65,6 +69,7 @@ export async function beginIdempotency(db: Db, s: IdempotencyScope): Promise<Beg
 
     const where = and(
       eq(idempotencyRecords.tenantId, s.tenantId),
+      eq(idempotencyRecords.livemode, s.livemode),
       eq(idempotencyRecords.keyMode, s.keyMode),
       eq(idempotencyRecords.scope, s.scope),
       eq(idempotencyRecords.idempotencyKey, s.key),

@@ -48,6 +48,7 @@ function firstUseInsert(db: Db) {
     .insert(idempotencyRecords)
     .values({
       tenantId: sql.placeholder("idem_tenant"),
+      livemode: sql`${sql.placeholder("idem_livemode")}::boolean`,
       keyMode: sql.placeholder("idem_key_mode"),
       scope: sql.placeholder("idem_scope"),
       idempotencyKey: sql.placeholder("idem_key"),
@@ -71,6 +72,7 @@ function firstUseValues(
 ): Record<string, unknown> {
   return {
     idem_tenant: s.tenantId,
+    idem_livemode: s.livemode,
     idem_key_mode: s.keyMode,
     idem_scope: s.scope,
     idem_key: s.key,

@@ -5,6 +5,8 @@ import { nowMs } from "@/server/lib/clock";
 import { notFound } from "@/server/errors";
 import type { Scope } from "@/server/schemas/scopes";
 import { effectiveScopes, explainScopes, type ScopeVerdict } from "../access/scopes";
+import type { Actor } from "../actor";
+import { keysOf } from "../keys/key-world";
 import { integrationScopeVerdicts, scopeInputsOf } from "./integrations";
 
 /** An integration as the console lists it, with its effective scopes and `api` channel. */
@@ -92,8 +94,12 @@ export interface KeyView {
   cutByIssuer: { scope: Scope; reason: string }[];
 }
 
-/** Keys of an integration of the tenant, newest first, with their issuer and what the issuer's rights cut. */
-export async function listKeys(db: Db, tenantId: string, integrationId: string): Promise<KeyView[]> {
+/**
+ * Keys of an integration of the actor's tenant that work in the actor's world (the console's Test mode:
+ * test keys only in it, the keys of live data out of it; server/services/keys/key-world.ts), newest first,
+ * with their issuer and what the issuer's rights cut.
+ */
+export async function listKeys(db: Db, actor: Actor, integrationId: string): Promise<KeyView[]> {
   const rows = await db
     .select({
       k: apiKeys,
@@ -107,7 +113,7 @@ export async function listKeys(db: Db, tenantId: string, integrationId: string):
       memberships,
       and(eq(memberships.tenantId, apiKeys.tenantId), eq(memberships.staffUserId, apiKeys.issuedByStaffUserId)),
     )
-    .where(and(eq(apiKeys.tenantId, tenantId), eq(apiKeys.integrationId, integrationId)))
+    .where(and(keysOf(actor), eq(apiKeys.integrationId, integrationId)))
     .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
   const now = nowMs();
   const scope = rows.some((r) => r.k.issuedByStaffUserId !== null) ? await scopeInputsOf(db, integrationId) : null;

@@ -4,6 +4,7 @@ import { apiKeys, rateLimitOverrides } from "@/db/schema";
 import { ApiError, invalidField, notFound } from "@/server/errors";
 import { nowMs } from "@/server/lib/clock";
 import type { StaffActor } from "../actor";
+import { keysOf } from "./key-world";
 import { issueKey, MAX_KEY_LIFETIME_MS, type IssuedKey } from "./keys";
 
 /**
@@ -38,7 +39,8 @@ export interface RolledKey {
  * @param input.issuer the staff member rolling in the console: the same rights as issuing a key (the
  *   new key's scopes must be covered by them), and they become the new key's issuer (its scopes cut by
  *   their current rights, issue 76 item 1); absent for operators, whose roll keeps the old key's issuer.
- * @throws ApiError `not_found` (key, or another tenant's when `tenantId` is given), `invalid_state` (the
+ * @throws ApiError `not_found` (key, or another tenant's when `tenantId` is given, or with `issuer` one of
+ *   another tenant or of the other world than the issuer's Test mode), `invalid_state` (the
  *   key is revoked, expired, already rolled, or its integration is not active), `validation_failed` on
  *   `/delay`, 403 `scope_missing` as {@link issueKey}.
  */
@@ -50,9 +52,12 @@ export async function rollKey(
     throw invalidField("/delay", "invalid_value", `delay must be one of ${ROLL_DELAY_NAMES.join(", ")}.`);
   const delayMs = ROLL_DELAYS[input.delay as RollDelay];
   return db.transaction(async (tx) => {
-    const where = input.tenantId
-      ? and(eq(apiKeys.keyId, input.keyId), eq(apiKeys.tenantId, input.tenantId))
-      : eq(apiKeys.keyId, input.keyId);
+    // The console's issuer reaches only keys of their tenant and world (its Test mode, key-world.ts).
+    const where = input.issuer
+      ? and(eq(apiKeys.keyId, input.keyId), keysOf(input.issuer))
+      : input.tenantId
+        ? and(eq(apiKeys.keyId, input.keyId), eq(apiKeys.tenantId, input.tenantId))
+        : eq(apiKeys.keyId, input.keyId);
     const [old] = await tx.select().from(apiKeys).where(where).for("update");
     if (!old) throw notFound("Key");
     const now = nowMs();

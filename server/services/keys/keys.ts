@@ -6,9 +6,10 @@ import { ApiError, type FieldError, notFound } from "@/server/errors";
 import { nowMs } from "@/server/lib/clock";
 import { allowlistInput } from "../access/ip-allowlist";
 import { missingRightsText, rightsMissingToIssue } from "../access/scopes";
-import type { StaffActor } from "../actor";
+import type { Actor, StaffActor } from "../actor";
 import { integrationEffectiveScopes } from "../integrations/integrations";
 import { generateKey, type KeyMode } from "./key-format";
+import { checkIssuedKeyWorld, keysOf } from "./key-world";
 
 /** Default lifetime of a key when no expiry is given, ms (one year). */
 export const DEFAULT_KEY_LIFETIME_MS = 365 * 24 * 3600 * 1000;
@@ -53,11 +54,12 @@ export function keyNameInput(name: string | null | undefined, errors: FieldError
  *   the key would carry ({@link rightsMissingToIssue}), and they are recorded as the key's issuer
  *   (`issued_by_staff_user_id`), whose current rights cut the key at every request and whose removal from
  *   the tenant revokes it (issue 76 item 1). Absent for platform staff (operator CLI, demo seed).
+ *   The key must also work in the issuer's world (the console's Test mode, {@link checkIssuedKeyWorld}).
  * @param input.issuedByStaffUserId without `issuer`: the staff member recorded as the key's issuer (a roll
  *   by an operator keeps the old key's); null or absent = none.
  * @throws ApiError `not_found` (integration, or another tenant's when `tenantId` is given),
- *   `invalid_state` (integration not active), `validation_failed` (name, mode, expiry, allowlist),
- *   403 `scope_missing` naming the right the issuer lacks.
+ *   `invalid_state` (integration not active), `validation_failed` (name, mode, expiry, allowlist; `/mode`
+ *   for a key of the other world than the issuer's), 403 `scope_missing` naming the right the issuer lacks.
  */
 export async function issueKey(
   db: Db,
@@ -76,7 +78,13 @@ export async function issueKey(
     ? and(eq(integrations.id, input.integrationId), eq(integrations.tenantId, input.tenantId))
     : eq(integrations.id, input.integrationId);
   const [i] = await db
-    .select({ id: integrations.id, tenantId: integrations.tenantId, status: integrations.status, cell: tenants.cell })
+    .select({
+      id: integrations.id,
+      tenantId: integrations.tenantId,
+      status: integrations.status,
+      cell: tenants.cell,
+      previews: tenants.previews,
+    })
     .from(integrations)
     .innerJoin(tenants, eq(tenants.id, integrations.tenantId))
     .where(where);
@@ -109,6 +117,7 @@ export async function issueKey(
   const { allowlist, errors: allowlistErrors } = allowlistInput(input.ipAllowlist);
   errors.push(...allowlistErrors);
   if (errors.length) throw new ApiError("validation_failed", "The key settings are not valid.", { errors });
+  if (input.issuer) checkIssuedKeyWorld(input.issuer, mode, i.previews);
   const g = generateKey(mode as KeyMode, i.cell as Cell);
   const [row] = await db
     .insert(apiKeys)
@@ -140,10 +149,12 @@ export async function issueKey(
 /**
  * Revokes a key by its public `key_id`; the next request with it answers 401 `invalid_api_key`.
  * Revoking twice is harmless and keeps the first time.
- * @throws ApiError `not_found`.
+ * @param actor the console's staff actor: only a key of their tenant and world ({@link keysOf}); absent
+ *   for platform staff (operator CLI), who reach any key.
+ * @throws ApiError `not_found` (also another tenant's key, or a key of the other world, with `actor`).
  */
-export async function revokeKey(db: Db, keyId: string, tenantId?: string): Promise<{ keyId: string; revokedAt: Date }> {
-  const where = tenantId ? and(eq(apiKeys.keyId, keyId), eq(apiKeys.tenantId, tenantId)) : eq(apiKeys.keyId, keyId);
+export async function revokeKey(db: Db, keyId: string, actor?: Actor): Promise<{ keyId: string; revokedAt: Date }> {
+  const where = actor ? and(eq(apiKeys.keyId, keyId), keysOf(actor)) : eq(apiKeys.keyId, keyId);
   await db
     .update(apiKeys)
     .set({ revokedAt: new Date() })
@@ -156,18 +167,20 @@ export async function revokeKey(db: Db, keyId: string, tenantId?: string): Promi
 /**
  * Names or renames a key by its public `key_id` (the console); an empty name clears it. Revoked and
  * expired keys may be renamed too: the name only labels the row.
- * @throws ApiError `not_found` (also another tenant's key when `tenantId` is given), `validation_failed` on `/name`.
+ * @param actor the console's staff actor: only a key of their tenant and world ({@link keysOf}).
+ * @throws ApiError `not_found` (also another tenant's key, or one of the other world, with `actor`),
+ *   `validation_failed` on `/name`.
  */
 export async function renameKey(
   db: Db,
   keyId: string,
   name: string | null,
-  tenantId?: string,
+  actor?: Actor,
 ): Promise<{ keyId: string; name: string | null }> {
   const errors: FieldError[] = [];
   const stored = keyNameInput(name, errors);
   if (errors.length) throw new ApiError("validation_failed", "The key name is not valid.", { errors });
-  const where = tenantId ? and(eq(apiKeys.keyId, keyId), eq(apiKeys.tenantId, tenantId)) : eq(apiKeys.keyId, keyId);
+  const where = actor ? and(eq(apiKeys.keyId, keyId), keysOf(actor)) : eq(apiKeys.keyId, keyId);
   const [row] = await db
     .update(apiKeys)
     .set({ name: stored })

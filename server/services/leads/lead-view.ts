@@ -32,11 +32,13 @@ export const LEAD_SELECT = sql`${leads.apiHead} || to_json(${leads.etag})::text 
 
 /**
  * The FROM list of a lead query read with {@link LEAD_SELECT}: leads and their contact (left join, within the
- * tenant: a contact id can never pull another tenant's person), with a lateral row of the contact's fields in
- * the spec's order; PostgreSQL flattens the lateral row into the same scan.
+ * tenant and the lead's mode: a contact id can never pull another tenant's person, nor a sandbox lead a live
+ * one), with a lateral row of the contact's fields in the spec's order; PostgreSQL flattens the lateral row
+ * into the same scan.
  */
 export const LEAD_FROM = sql`${leads} left join ${contacts}
   on ${contacts.id} = ${leads.contactId} and ${contacts.tenantId} = ${leads.tenantId}
+    and ${contacts.livemode} = ${leads.livemode}
   cross join lateral (select ${contacts.id} as id, ${contacts.firstName} as first_name,
     ${contacts.lastName} as last_name, ${contacts.email} as email, ${contacts.phone} as phone,
     ${contacts.tags} as tags, ${contacts.geoCountry} as geo_country, ${contacts.geoCity} as geo_city) contact_row`;

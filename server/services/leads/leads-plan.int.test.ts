@@ -28,6 +28,7 @@ describe.skipIf(!process.env.DATABASE_URL)("GET /leads's statement on PostgreSQL
         integrationId: t.integrationId,
         keyId: t.keyId,
         keyMode: "live",
+        livemode: true,
         scopes: [],
         cell: "ru",
       });

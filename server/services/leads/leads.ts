@@ -5,6 +5,7 @@ import { leads } from "@/db/schema";
 import { notFound } from "@/server/errors";
 import type { Lead, LeadStatus } from "@/server/schemas/leads";
 import type { Actor } from "../actor";
+import { livemodeOf } from "../tenant-scope";
 import { LEAD_FROM, LEAD_SELECT, leadIdOf, leadUpdatedAtOf, type LeadTextRow } from "./lead-view";
 
 /**
@@ -23,8 +24,8 @@ export interface LeadFilters {
 }
 
 /**
- * One page of `GET /leads` of the actor's tenant: ascending by `(updated_at, id)`, strictly after `after`.
- * Fetches `limit + 1` rows to know whether another page follows.
+ * One page of `GET /leads` of the actor's tenant and mode (tenant-scope.ts): ascending by `(updated_at, id)`,
+ * strictly after `after`. Fetches `limit + 1` rows to know whether another page follows.
  * @returns each lead as the JSON text of the spec's Lead (in `texts`, with its id at the same index in
  * `ids`) and the position of the last one when more follow (else null).
  */
@@ -43,10 +44,14 @@ export async function listLeads(
   const shape = `leads:list:${Object.values(has).map(Number).join("")}:${q.limit + 1}`;
   const rows = await preparedRows<LeadTextRow>(db, shape, () => {
     const l = leads;
-    // Every value through an initplan: the one index (tenant, archived, updated_at, id) is the plan for every
-    // value, and a large tenant's statement would otherwise be planned again on every run (planlessPlaceholder).
+    // Every value through an initplan: the one index (tenant, livemode, archived, updated_at, id) is the plan for
+    // every value, and a large tenant's statement would otherwise be planned again on every run (planlessPlaceholder).
     const v = planlessPlaceholder;
-    const conds = [sql`${l.tenantId} = ${v("tenant", "uuid")}`, sql`${l.archived} = ${v("archived", "boolean")}`];
+    const conds = [
+      sql`${l.tenantId} = ${v("tenant", "uuid")}`,
+      sql`${l.livemode} = ${v("livemode", "boolean")}`,
+      sql`${l.archived} = ${v("archived", "boolean")}`,
+    ];
     if (has.status) conds.push(sql`${l.status} = ${v("status", "text")}`);
     if (has.source) conds.push(sql`${l.source} = ${v("source", "text")}`);
     if (has.since) conds.push(sql`${l.updatedAt} >= ${v("since", "timestamptz")}`);
@@ -57,6 +62,7 @@ export async function listLeads(
       where ${and(...conds)} order by ${l.updatedAt}, ${l.id} limit ${literalLimit(q.limit + 1)}`;
   }).execute({
     tenant: actor.tenantId,
+    livemode: livemodeOf(actor),
     archived: q.archived,
     status: q.status,
     source: q.source,
@@ -74,14 +80,15 @@ export async function listLeads(
   };
 }
 
-/** `GET /leads/{id}`. @throws ApiError 404 `not_found` for a missing lead or one of another tenant. */
+/** `GET /leads/{id}`. @throws ApiError 404 `not_found` for a missing lead, one of another tenant or of the other mode. */
 export async function getLead(db: Db, actor: Actor, id: string): Promise<Lead> {
   const [row] = await preparedRows<LeadTextRow>(
     db,
     "leads:get",
     () => sql`select ${LEAD_SELECT} from ${LEAD_FROM}
-      where ${leads.tenantId} = ${sql.placeholder("tenant")} and ${leads.id} = ${sql.placeholder("id")}`,
-  ).execute({ tenant: actor.tenantId, id });
+      where ${leads.tenantId} = ${sql.placeholder("tenant")} and ${leads.livemode} = ${sql.placeholder("livemode")}
+        and ${leads.id} = ${sql.placeholder("id")}`,
+  ).execute({ tenant: actor.tenantId, livemode: livemodeOf(actor), id });
   if (!row) throw notFound("Lead");
   return JSON.parse(row.json) as Lead;
 }

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { operations, walletLedger, wallets } from "@/db/schema";
 import { runOperation } from "@/server/jobs/run-operation";
@@ -51,14 +51,17 @@ beforeAll(async () => {
 afterAll(async () => db.drop());
 
 async function check(t: TenantFixture, debited: boolean): Promise<void> {
-  const [w] = await db.db.select().from(wallets).where(eq(wallets.tenantId, t.tenantId));
+  const [w] = await db.db
+    .select()
+    .from(wallets)
+    .where(and(eq(wallets.tenantId, t.tenantId), eq(wallets.livemode, true)));
   const [sum] = await db.db
     .select({
       amount: sql<string>`coalesce(sum(${walletLedger.amountMinor}), 0)::text`,
       hold: sql<string>`coalesce(sum(${walletLedger.holdMinor}), 0)::text`,
     })
     .from(walletLedger)
-    .where(eq(walletLedger.tenantId, t.tenantId));
+    .where(and(eq(walletLedger.tenantId, t.tenantId), eq(walletLedger.livemode, true)));
   expect(w!.balanceMinor).toBe(BigInt(sum!.amount));
   expect(w!.heldMinor).toBe(BigInt(sum!.hold));
   const ops = await db.db.select().from(operations).where(eq(operations.tenantId, t.tenantId));
@@ -147,7 +150,10 @@ it("keeps the money invariants under random interleavings", { timeout: 600_000 }
         // Finish everything: every hold closes, and the wallet holds nothing more.
         for (const o of await open()) await runOperation(db.db, o.id, { model: catalogModel() });
         await check(t, debited);
-        const [w] = await db.db.select().from(wallets).where(eq(wallets.tenantId, t.tenantId));
+        const [w] = await db.db
+          .select()
+          .from(wallets)
+          .where(and(eq(wallets.tenantId, t.tenantId), eq(wallets.livemode, true)));
         expect(w!.heldMinor).toBe(0n);
       },
     ),

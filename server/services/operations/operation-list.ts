@@ -3,6 +3,7 @@ import type { Db } from "@/db/client";
 import { channels, integrations, operations } from "@/db/schema";
 import { formatMinor } from "@/server/lib/money";
 import type { StaffActor } from "../actor";
+import { ownedBy } from "../tenant-scope";
 
 /** An operation as the console's Operations page shows it; money as decimal RUB strings. */
 export interface OperationView {
@@ -22,7 +23,9 @@ export interface OperationView {
 }
 
 /**
- * A page of the tenant's operations, newest first, keyset on (created_at, id) (console Operations page).
+ * A page of the tenant's operations of the actor's mode, newest first, keyset on (created_at, id) (console
+ * Operations page): live operations, or with the console's Test mode (`livemode` false) the test-mode ones
+ * (the sandbox's, and those of test keys of a tenant without the preview).
  * @param after the `next` of the previous page, or null.
  */
 export async function listTenantOperations(
@@ -34,13 +37,13 @@ export async function listTenantOperations(
   const o = operations;
   const where = after
     ? and(
-        eq(o.tenantId, actor.tenantId),
+        ownedBy(o, actor),
         or(
           lt(o.createdAt, new Date(after.createdAt)),
           and(eq(o.createdAt, new Date(after.createdAt)), lt(o.id, after.id)),
         ),
       )
-    : eq(o.tenantId, actor.tenantId);
+    : ownedBy(o, actor);
   const rows = await db
     .select({ op: o, integrationName: integrations.name })
     .from(o)

@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { executePrepared } from "@/db/prepared";
-import { operations } from "@/db/schema";
+import { operations, tenants } from "@/db/schema";
 import { formatMinor } from "@/server/lib/money";
 import type { Operation } from "@/server/schemas/operations";
 import { recordEvent } from "../events/outbox";
@@ -71,6 +71,21 @@ export async function dueOperationIds(db: Db, limit: number, livemode?: boolean)
   return rows.map((r) => r.id);
 }
 
+/**
+ * The `livemode` of an operation's events: the mode of the data it worked in. A live operation's is live;
+ * a test-mode one's is the sandbox's when the tenant has the preview `test-mode` (a sandbox key's), and
+ * live otherwise: a test key without the preview works in live data, so its events go to the tenant's
+ * live subscriptions as before test mode (the rule authentication gives the actor, issue 69).
+ */
+async function eventLivemode(db: Db, op: OperationRow): Promise<boolean> {
+  if (op.livemode) return true;
+  const [t] = await db
+    .select({ sandbox: sql<boolean>`'test-mode' = any(${tenants.previews})` })
+    .from(tenants)
+    .where(eq(tenants.id, op.tenantId));
+  return !t?.sandbox;
+}
+
 /** How a run ended, as {@link finishOperation} records it. */
 export interface RunOutcome {
   status: "succeeded" | "failed" | "canceled";
@@ -127,7 +142,7 @@ export async function finishOperation(
     await recordEvent(tx, {
       tenantId: op.tenantId,
       type: "operation.completed",
-      livemode: op.livemode,
+      livemode: await eventLivemode(tx, op),
       data: envelope as unknown as Record<string, unknown>,
     });
     // The tenant's wallet row is locked last, so a tenant's operations wait on each other only for the

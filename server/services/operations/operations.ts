@@ -4,6 +4,7 @@ import { operations } from "@/db/schema";
 import { notFound } from "@/server/errors";
 import type { Operation } from "@/server/schemas/operations";
 import type { IntegrationActor } from "../actor";
+import { operationLivemode } from "./paid-operations";
 
 type OperationRow = typeof operations.$inferSelect;
 
@@ -29,8 +30,10 @@ export function toOperation(o: OperationRow): Operation {
 }
 
 /**
- * `GET /operations/{id}`: an operation the caller's integration started.
- * @throws ApiError 404 `not_found` for a missing one, or one of another integration or tenant.
+ * `GET /operations/{id}`: an operation the caller's integration started with a key of the same kind: a
+ * live key reads live operations, a test key test-mode ones (a sandbox key's are the sandbox's, issue 69;
+ * see operationLivemode).
+ * @throws ApiError 404 `not_found` for a missing one, or one of another integration, tenant or mode.
  */
 export async function getOperation(db: Db, actor: IntegrationActor, id: string): Promise<Operation> {
   const [row] = await db
@@ -41,6 +44,7 @@ export async function getOperation(db: Db, actor: IntegrationActor, id: string):
         eq(operations.id, id),
         eq(operations.tenantId, actor.tenantId),
         eq(operations.integrationId, actor.integrationId),
+        eq(operations.livemode, operationLivemode(actor)),
       ),
     );
   if (!row) throw notFound("Operation");

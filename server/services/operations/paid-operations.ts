@@ -4,6 +4,7 @@ import { integrationDailySpend, integrations, operations, walletLedger, wallets 
 import { ApiError } from "@/server/errors";
 import { formatMinor } from "@/server/lib/money";
 import { actorLabel, type IntegrationActor } from "../actor";
+import { ownedBy } from "../tenant-scope";
 import { readWallet } from "../wallet/wallet-state";
 
 type OperationRow = typeof operations.$inferSelect;
@@ -71,14 +72,31 @@ async function checkConcurrency(db: Db, tenantId: string, livemode: boolean, lim
 }
 
 /**
+ * The `livemode` of the operations an integration actor starts: true for a live key only. A sandbox
+ * actor's (a test key with the preview `test-mode`) are false and paid from the sandbox wallet; a test
+ * key without the preview works in live data but its operations are false too, and free (as before test
+ * mode). `GET /operations/{id}` scopes by this value, so a key reads the operations of its own kind.
+ */
+export function operationLivemode(actor: IntegrationActor): boolean {
+  return actor.keyMode === "live";
+}
+
+/**
  * Creates a `queued` paid operation (spec "Operation", DESIGN "Money"). Call it in the request's
- * transaction. For a live key, in that transaction: the wallet row is locked, then, in this order, the
- * per-operation maximum, the tenant's simultaneous paid operations, the tenant's daily spend limit and the
- * integration's daily limit (`wallet.daily_spend.limit`) are checked (today's spend plus open holds plus
- * this hold), then the available balance (balance minus open holds); a `hold` of `maxCostMinor` is written
- * to the ledger with `wallets.held_minor`. A test-mode key's operation has `livemode` false and holds
- * nothing, but the tenant's simultaneous test-mode operations are limited by the same `paidConcurrency`
- * (issue 76 item 3; its paid rate is counted by the door, whatever the key's mode).
+ * transaction. Three kinds of actor:
+ * - a live key: the live wallet pays; `livemode` true;
+ * - a sandbox actor (a test key of a tenant with the preview `test-mode`, issue 69): the tenant's sandbox
+ *   wallet pays, by exactly the same rules and refusals as live money; `livemode` false; the live wallet
+ *   and ledger are never read or written;
+ * - a test key without the preview: free, as before test mode: nothing held or charged, `livemode` false.
+ * For a paying actor, in that transaction: the wallet row of the actor's mode is locked, then, in this
+ * order, the per-operation maximum, the tenant's simultaneous paid operations of that mode, the wallet's
+ * daily spend limit and the integration's daily limit (`wallet.daily_spend.limit`; both against that
+ * mode's spend today plus its open holds plus this hold) are checked, then the available balance (balance
+ * minus open holds); a `hold` of `maxCostMinor` is written to that wallet's ledger with
+ * `wallets.held_minor`. Test-mode operations (both kinds) are counted against the same `paidConcurrency`
+ * among the tenant's test-mode operations only, under a lock of their own, so test work can never make a
+ * live request fail (issue 76 item 3; the paid rate is counted by the door, whatever the key's mode).
  * @throws ApiError 503 `upstream_unavailable` (wallet state unknown); 402 `spend_limit_reached` with a
  *   detail naming the limit; 402 `insufficient_funds`.
  */
@@ -87,9 +105,11 @@ export async function createPaidOperation(
   actor: IntegrationActor,
   input: PaidOperationInput,
 ): Promise<OperationRow> {
+  const livemode = operationLivemode(actor);
   const base = {
     tenantId: actor.tenantId,
     integrationId: actor.integrationId,
+    livemode,
     type: input.type,
     status: "queued",
     conversationId: input.conversationId,
@@ -97,20 +117,18 @@ export async function createPaidOperation(
     channelId: input.channelId,
     deadlineAt: sql`now() + ${`${OPERATION_TIMEOUT_MS} milliseconds`}::interval`,
   };
-  if (actor.keyMode === "test") {
-    // Test-mode operations hold and charge nothing, but count in the tenant's paid concurrency limit like
-    // live ones (issue 76 item 3), among the tenant's test-mode operations: test work can never make a
-    // live request fail. The tenant's test count is serialized by a transaction lock of its own (the
-    // wallet row stays for live money).
+  // The tenant's test-mode count is serialized by a transaction lock of its own (taken before the sandbox
+  // wallet's row, which a free operation never takes): the live wallet row stays for live money.
+  if (!livemode) {
     await db.execute(sql`select pg_advisory_xact_lock(${TEST_CONCURRENCY_LOCK}, hashtext(${actor.tenantId}))`);
-    await checkConcurrency(db, actor.tenantId, false, input.paidConcurrency);
-    const [op] = await db
-      .insert(operations)
-      .values({ ...base, livemode: false })
-      .returning();
-    return op!;
+    if (actor.livemode) {
+      await checkConcurrency(db, actor.tenantId, false, input.paidConcurrency);
+      const [op] = await db.insert(operations).values(base).returning();
+      return op!;
+    }
   }
-  const state = await readWallet(db, actor.tenantId);
+  const wallet = { tenantId: actor.tenantId, livemode };
+  const state = await readWallet(db, wallet);
   if (state.state === "unknown")
     throw new ApiError(
       "upstream_unavailable",
@@ -123,20 +141,26 @@ export async function createPaidOperation(
     .select({ limit: integrations.dailySpendLimitMinor })
     .from(integrations)
     .where(eq(integrations.id, actor.integrationId));
-  const [w] = await db.select().from(wallets).where(eq(wallets.tenantId, actor.tenantId)).for("update");
+  const [w] = await db.select().from(wallets).where(ownedBy(wallets, wallet)).for("update");
   if (!w)
     throw new ApiError("upstream_unavailable", "The tenant's wallet cannot be read.", {}, { "retry-after": "30" });
   const hold = input.maxCostMinor;
   if (hold > w.maxOperationCostMinor)
     throw spendLimit(`maximum cost of one operation (${formatMinor(w.maxOperationCostMinor)} RUB)`);
-  await checkConcurrency(db, actor.tenantId, true, input.paidConcurrency);
+  await checkConcurrency(db, actor.tenantId, livemode, input.paidConcurrency);
   const day = utcDay();
   if (w.dailySpendLimitMinor !== null) {
     const [spent] = await db
       .select({ used: sql<string>`coalesce(sum(${integrationDailySpend.usedMinor}), 0)::text` })
       .from(integrationDailySpend)
       .innerJoin(integrations, eq(integrations.id, integrationDailySpend.integrationId))
-      .where(and(eq(integrations.tenantId, actor.tenantId), eq(integrationDailySpend.day, day)));
+      .where(
+        and(
+          eq(integrations.tenantId, actor.tenantId),
+          eq(integrationDailySpend.livemode, livemode),
+          eq(integrationDailySpend.day, day),
+        ),
+      );
     if (BigInt(spent?.used ?? "0") + w.heldMinor + hold > w.dailySpendLimitMinor)
       throw spendLimit(`tenant's daily spend limit (${formatMinor(w.dailySpendLimitMinor)} RUB)`);
   }
@@ -144,11 +168,23 @@ export async function createPaidOperation(
     const [used] = await db
       .select({ used: integrationDailySpend.usedMinor })
       .from(integrationDailySpend)
-      .where(and(eq(integrationDailySpend.integrationId, actor.integrationId), eq(integrationDailySpend.day, day)));
+      .where(
+        and(
+          eq(integrationDailySpend.integrationId, actor.integrationId),
+          eq(integrationDailySpend.livemode, livemode),
+          eq(integrationDailySpend.day, day),
+        ),
+      );
     const [held] = await db
       .select({ held: sql<string>`coalesce(sum(${operations.holdMinor}), 0)::text` })
       .from(operations)
-      .where(and(eq(operations.integrationId, actor.integrationId), eq(operations.holdOpen, true)));
+      .where(
+        and(
+          eq(operations.integrationId, actor.integrationId),
+          eq(operations.livemode, livemode),
+          eq(operations.holdOpen, true),
+        ),
+      );
     if ((used?.used ?? 0n) + BigInt(held?.held ?? "0") + hold > integ.limit)
       throw spendLimit(`integration's daily spend limit (${formatMinor(integ.limit)} RUB)`);
   }
@@ -159,15 +195,15 @@ export async function createPaidOperation(
     );
   const [op] = await db
     .insert(operations)
-    .values({ ...base, livemode: true, holdMinor: hold, holdOpen: hold > 0n })
+    .values({ ...base, holdMinor: hold, holdOpen: hold > 0n })
     .returning();
   if (hold > 0n) {
     await db
       .update(wallets)
       .set({ heldMinor: sql`${wallets.heldMinor} + ${hold.toString()}::bigint`, updatedAt: new Date() })
-      .where(eq(wallets.tenantId, actor.tenantId));
+      .where(ownedBy(wallets, wallet));
     await db.insert(walletLedger).values({
-      tenantId: actor.tenantId,
+      ...wallet,
       kind: "hold",
       amountMinor: 0n,
       holdMinor: hold,
@@ -184,9 +220,10 @@ export async function createPaidOperation(
 /**
  * Closes an operation's hold exactly once, in the caller's transaction (the one that finishes the
  * operation): charges `costMinor` (at most the hold) as a `charge` and releases the rest as a `release`,
- * and adds the charge to the integration's spend of today (`wallet.daily_spend.used`). `costMinor` 0 (a
- * failure, cancel or timeout) releases everything. Nothing happens when the hold is already closed or
- * there was none (test mode).
+ * on the wallet of the operation's mode (the sandbox wallet for a sandbox operation, `livemode` false),
+ * and adds the charge to the integration's spend of today in that mode (`wallet.daily_spend.used`).
+ * `costMinor` 0 (a failure, cancel or timeout) releases everything. Nothing happens when the hold is
+ * already closed or there was none (a free operation of a test key without the preview).
  * @returns the amount charged, RUB minor units.
  */
 export async function settleHold(db: Db, op: OperationRow, costMinor: bigint): Promise<bigint> {
@@ -205,10 +242,11 @@ export async function settleHold(db: Db, op: OperationRow, costMinor: bigint): P
       heldMinor: sql`${wallets.heldMinor} - ${hold.toString()}::bigint`,
       updatedAt: new Date(),
     })
-    .where(eq(wallets.tenantId, op.tenantId))
+    .where(ownedBy(wallets, op))
     .returning({ balance: wallets.balanceMinor });
   const common = {
     tenantId: op.tenantId,
+    livemode: op.livemode,
     integrationId: op.integrationId,
     operationId: op.id,
     balanceAfterMinor: w!.balance,
@@ -224,9 +262,9 @@ export async function settleHold(db: Db, op: OperationRow, costMinor: bigint): P
     });
     await db
       .insert(integrationDailySpend)
-      .values({ integrationId: op.integrationId, day: utcDay(), usedMinor: charge })
+      .values({ integrationId: op.integrationId, livemode: op.livemode, day: utcDay(), usedMinor: charge })
       .onConflictDoUpdate({
-        target: [integrationDailySpend.integrationId, integrationDailySpend.day],
+        target: [integrationDailySpend.integrationId, integrationDailySpend.livemode, integrationDailySpend.day],
         set: { usedMinor: sql`${integrationDailySpend.usedMinor} + ${charge.toString()}::bigint` },
       });
   }

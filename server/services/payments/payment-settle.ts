@@ -7,6 +7,7 @@ import { announceExchangeResumed } from "../events/work-notifier";
 import { changeBalanceInTransaction } from "../wallet/wallet-ledger";
 import type { ProviderId, ProviderPayment } from "./provider";
 import { paymentProvider } from "./providers";
+import { sandboxProvider } from "./sandbox-provider";
 
 /**
  * What settling did: `credited` (the wallet got the amount, once), `canceled`, `pending` (the provider
@@ -22,18 +23,22 @@ export type SettleOutcome =
  * transaction: the payment row is locked, a pending payment whose provider payment succeeded with
  * the same amount and currency becomes `succeeded` together with its `topup` ledger row (naming the
  * payment, by the staff user who started it); a canceled one becomes `canceled`. Anything else
- * changes nothing. Exchange resumes through the ledger's resume path, announced after the commit.
+ * changes nothing. A sandbox payment (`livemode` false, test mode) credits the tenant's sandbox wallet,
+ * never the live one. Exchange resumes through the ledger's resume path, announced after the commit.
  * @param eventId the provider's event id, recorded so the same event is handled once (null: none).
+ * @param opts.sandboxOnly settle only a sandbox payment: the sandbox provider answering while another
+ *   provider is configured speaks for test money only, so a live payment it names is `unknown`.
  */
 export async function settlePayment(
   db: Db,
   provider: ProviderId,
   remote: ProviderPayment,
   eventId: string | null,
+  opts: { sandboxOnly?: boolean } = {},
 ): Promise<SettleOutcome> {
   const { outcome, resumedTenant } = await db.transaction(async (t) => {
     const tx = t as unknown as Db;
-    const none = { resumedTenant: null as string | null };
+    const none = { resumedTenant: null as { tenantId: string; livemode: boolean } | null };
     if (eventId) {
       const fresh = await tx.insert(paymentEvents).values({ provider, eventId }).onConflictDoNothing().returning();
       if (!fresh.length) return { outcome: "duplicate_event" as const, ...none };
@@ -41,7 +46,13 @@ export async function settlePayment(
     const [p] = await tx
       .select()
       .from(payments)
-      .where(and(eq(payments.provider, provider), eq(payments.providerPaymentId, remote.providerPaymentId)))
+      .where(
+        and(
+          eq(payments.provider, provider),
+          eq(payments.providerPaymentId, remote.providerPaymentId),
+          opts.sandboxOnly ? eq(payments.livemode, false) : undefined,
+        ),
+      )
       .for("update");
     if (!p) return { outcome: "unknown" as const, ...none };
     if (p.status !== "pending") return { outcome: "settled_before" as const, ...none };
@@ -55,6 +66,7 @@ export async function settlePayment(
       return { outcome: "mismatch" as const, ...none };
     const { change, resumed } = await changeBalanceInTransaction(tx, {
       tenantId: p.tenantId,
+      livemode: p.livemode,
       amountMinor: p.amountMinor,
       kind: "topup",
       actor: `staff:${p.staffUserId}`,
@@ -64,9 +76,12 @@ export async function settlePayment(
       .update(payments)
       .set({ status: "succeeded", ledgerId: change.ledgerId, settledAt: new Date() })
       .where(eq(payments.id, p.id));
-    return { outcome: "credited" as const, resumedTenant: resumed ? p.tenantId : null };
+    return {
+      outcome: "credited" as const,
+      resumedTenant: resumed ? { tenantId: p.tenantId, livemode: p.livemode } : null,
+    };
   });
-  if (resumedTenant) announceExchangeResumed(resumedTenant);
+  if (resumedTenant) announceExchangeResumed(resumedTenant.tenantId, resumedTenant.livemode);
   const level = outcome === "mismatch" ? "error" : outcome === "unknown" ? "warn" : "info";
   log()[level]({ provider, providerPaymentId: remote.providerPaymentId, eventId, outcome }, "payment settled");
   return outcome;
@@ -76,8 +91,9 @@ export async function settlePayment(
  * A provider's notification (`POST /api/payments/{provider}`), trusted for nothing until verified:
  * the provider checks the signature (Stripe, sandbox) and the payment is read back from the provider
  * when the body is not signed (YooKassa) or carries no state (sandbox). A payment that is not ours
- * is ignored without calling the provider.
- * @throws ApiError `not_found` (that provider is not the configured one), `signature_invalid`,
+ * is ignored without calling the provider. The built-in sandbox provider is always heard for test-mode
+ * (sandbox) payments, whatever provider is configured (issue 69): then it settles sandbox payments only.
+ * @throws ApiError `not_found` (that provider is not the configured one, nor the sandbox), `signature_invalid`,
  *   `bad_request`, `upstream_unavailable` (the read-back failed: the provider should resend).
  */
 export async function handlePaymentNotification(
@@ -86,16 +102,25 @@ export async function handlePaymentNotification(
   rawBody: string,
   headers: Headers,
 ): Promise<SettleOutcome | "ignored"> {
-  const provider = paymentProvider();
+  const configured = paymentProvider();
+  // The sandbox, when not the configured provider, takes test money only.
+  const sandboxOnly = configured.id !== providerId && providerId === sandboxProvider.id;
+  const provider = sandboxOnly ? sandboxProvider : configured;
   if (provider.id !== providerId)
     throw new ApiError("not_found", `Payments through ${providerId} are not configured on this platform.`);
   const verified = provider.verifyNotification(rawBody, headers);
   if (!verified) return "ignored";
-  if (verified.payment) return settlePayment(db, provider.id, verified.payment, verified.eventId);
+  if (verified.payment) return settlePayment(db, provider.id, verified.payment, verified.eventId, { sandboxOnly });
   const [ours] = await db
     .select({ id: payments.id })
     .from(payments)
-    .where(and(eq(payments.provider, provider.id), eq(payments.providerPaymentId, verified.providerPaymentId)));
+    .where(
+      and(
+        eq(payments.provider, provider.id),
+        eq(payments.providerPaymentId, verified.providerPaymentId),
+        sandboxOnly ? eq(payments.livemode, false) : undefined,
+      ),
+    );
   if (!ours) {
     log().warn(
       { provider: provider.id, providerPaymentId: verified.providerPaymentId },
@@ -105,5 +130,5 @@ export async function handlePaymentNotification(
   }
   const remote = await provider.readPayment(db, verified.providerPaymentId);
   if (remote.providerPaymentId !== verified.providerPaymentId) return "mismatch";
-  return settlePayment(db, provider.id, remote, verified.eventId);
+  return settlePayment(db, provider.id, remote, verified.eventId, { sandboxOnly });
 }

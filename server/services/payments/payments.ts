@@ -7,7 +7,8 @@ import { ApiError, invalidField, notFound } from "@/server/errors";
 import { formatMinor } from "@/server/lib/money";
 import { log } from "@/server/log";
 import type { StaffActor } from "../actor";
-import { paymentProvider } from "./providers";
+import { livemodeOf, ownedBy, ownerOf, type Owner } from "../tenant-scope";
+import { paymentProviderFor } from "./providers";
 import { settlePayment } from "./payment-settle";
 
 /** Smallest and largest top-up, RUB minor units (100.00 and 1,000,000.00 RUB). */
@@ -52,7 +53,9 @@ export function paymentReturnUrl(tenantId: string, paymentId: string): string {
 /**
  * Starts a wallet top-up (spec "Wallet" `topup_url`; DESIGN "Money"): a `pending` payment of
  * `amountMinor` RUB kopecks (100.00 to 1,000,000.00 RUB) by the staff actor, then a checkout at the
- * configured provider. Nothing is credited here: only a verified notification or status check does.
+ * configured provider. A staff actor in Test mode (`livemode` false) tops up the sandbox wallet: the
+ * payment is the sandbox's and its checkout is always the built-in sandbox provider's (a real provider
+ * never sees test mode, issue 69). Nothing is credited here: only a verified notification or status check does.
  * The same `idempotencyKey` (a UUID made by the form) returns the payment it already started.
  * @returns the payment, whose `confirmationUrl` is where to send the payer.
  * @throws ApiError `validation_failed` (/amount out of range), `upstream_unavailable` (the provider did
@@ -65,12 +68,12 @@ export async function startPayment(
 ): Promise<PaymentView> {
   if (input.amountMinor < TOPUP_MIN_MINOR || input.amountMinor > TOPUP_MAX_MINOR)
     throw invalidField("/amount", "out_of_range", "A top-up is from 100.00 to 1,000,000.00 RUB.");
-  const provider = paymentProvider();
+  const provider = paymentProviderFor(livemodeOf(actor));
   const key = input.idempotencyKey ?? randomUUID();
   const [created] = await db
     .insert(payments)
     .values({
-      tenantId: actor.tenantId,
+      ...ownerOf(actor),
       amountMinor: input.amountMinor,
       provider: provider.id,
       idempotencyKey: `${actor.tenantId}:${key}`,
@@ -82,7 +85,7 @@ export async function startPayment(
     const [same] = await db
       .select()
       .from(payments)
-      .where(and(eq(payments.tenantId, actor.tenantId), eq(payments.idempotencyKey, `${actor.tenantId}:${key}`)));
+      .where(and(ownedBy(payments, actor), eq(payments.idempotencyKey, `${actor.tenantId}:${key}`)));
     if (!same || same.amountMinor !== input.amountMinor)
       throw new ApiError("idempotency_conflict", "This top-up form was already sent with another amount.");
     if (same.confirmationUrl) return getPayment(db, actor, same.id);
@@ -113,26 +116,26 @@ export async function startPayment(
 }
 
 /**
- * One payment of the actor's tenant.
- * @throws ApiError `not_found` (no such payment in this tenant).
+ * One payment of the actor's tenant and mode (the sandbox's for a staff actor in Test mode).
+ * @throws ApiError `not_found` (no such payment in this tenant and mode).
  */
-export async function getPayment(db: Db, actor: { tenantId: string }, paymentId: string): Promise<PaymentView> {
+export async function getPayment(db: Db, actor: Owner, paymentId: string): Promise<PaymentView> {
   const [r] = await db
     .select({ p: payments, email: staffUsers.email })
     .from(payments)
     .leftJoin(staffUsers, eq(staffUsers.id, payments.staffUserId))
-    .where(and(eq(payments.tenantId, actor.tenantId), eq(payments.id, paymentId)));
+    .where(and(ownedBy(payments, actor), eq(payments.id, paymentId)));
   if (!r) throw notFound("Payment");
   return viewOf(r.p, r.email);
 }
 
-/** The tenant's payments, newest first (at most `limit`, 1-100). */
-export async function listPayments(db: Db, actor: { tenantId: string }, limit = 50): Promise<PaymentView[]> {
+/** The payments of the actor's tenant and mode, newest first (at most `limit`, 1-100). */
+export async function listPayments(db: Db, actor: Owner, limit = 50): Promise<PaymentView[]> {
   const rows = await db
     .select({ p: payments, email: staffUsers.email })
     .from(payments)
     .leftJoin(staffUsers, eq(staffUsers.id, payments.staffUserId))
-    .where(eq(payments.tenantId, actor.tenantId))
+    .where(ownedBy(payments, actor))
     .orderBy(desc(payments.createdAt), desc(payments.id))
     .limit(Math.min(Math.max(limit, 1), 100));
   return rows.map((r) => viewOf(r.p, r.email));
@@ -142,22 +145,22 @@ export async function listPayments(db: Db, actor: { tenantId: string }, limit = 
  * The status check of the return page: a pending payment is read back from its provider and settled
  * like a notification would (so a payment whose notification never came is still credited once).
  * A provider that does not answer leaves the payment pending; `checkFailed` says so and the page
- * asks again.
+ * asks again. A sandbox payment (test mode) is read back from the sandbox provider.
  * @throws ApiError `not_found`.
  */
 export async function refreshPayment(
   db: Db,
-  actor: { tenantId: string },
+  actor: Owner,
   paymentId: string,
 ): Promise<PaymentView & { checkFailed: boolean }> {
   const before = await getPayment(db, actor, paymentId);
   if (before.status !== "pending") return { ...before, checkFailed: false };
   const [row] = await db.select().from(payments).where(eq(payments.id, paymentId));
-  const provider = paymentProvider();
+  const provider = paymentProviderFor(row.livemode);
   if (!row.providerPaymentId || row.provider !== provider.id) return { ...before, checkFailed: true };
   try {
     const remote = await provider.readPayment(db, row.providerPaymentId);
-    await settlePayment(db, provider.id, remote, null);
+    await settlePayment(db, provider.id, remote, null, { sandboxOnly: !row.livemode });
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     log().warn({ paymentId, code: err.code }, "payment status check failed; the payment stays pending");

@@ -20,3 +20,12 @@ export function paymentProvider(): PaymentProvider {
   }
   return p;
 }
+
+/**
+ * The provider that takes payments of a mode: the configured one ({@link paymentProvider}) for live money;
+ * the built-in sandbox for test mode, whatever is configured (issue 69: test top-ups credit only the
+ * sandbox wallet, and a real provider never sees test mode).
+ */
+export function paymentProviderFor(livemode: boolean): PaymentProvider {
+  return livemode ? paymentProvider() : sandboxProvider;
+}

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { executePrepared } from "@/db/prepared";
-import { apiKeys, requestLog } from "@/db/schema";
+import { apiKeys, requestLog, tenants } from "@/db/schema";
 import { RowBuffer } from "./row-buffer";
 
 /**
@@ -13,6 +13,12 @@ export interface RequestLogEntry {
   createdAt: Date;
   /** Null when the request was refused before a key was verified (401, unknown path, the address's 429). */
   tenantId: string | null;
+  /**
+   * The data mode the request worked in (issue 69): the actor's `livemode` (false for a test key of a
+   * tenant with the preview `test-mode`); true when no key was verified. A row attributed at flush to a
+   * verified-but-refused key ({@link refusedKeyId}) takes that key's mode instead.
+   */
+  livemode: boolean;
   integrationId: string | null;
   /** Internal `api_keys.id` of the verified key; null like `tenantId`. */
   apiKeyId: string | null;
@@ -49,6 +55,7 @@ export function requestLogRowText(e: RequestLogEntry): string {
     // Milliseconds since the epoch: a number costs less to write than an ISO text (toISOString).
     c: e.createdAt.getTime(),
     t: e.tenantId,
+    v: e.livemode,
     i: e.integrationId,
     a: e.apiKeyId,
     k: e.keyId,
@@ -81,7 +88,8 @@ export async function writeRequestLog(db: Db, entries: readonly RequestLogEntry[
  * Writes one batch of request-log rows in one statement: the rows travel as one JSON array parameter
  * (texts of {@link requestLogRowText}) expanded by `json_to_recordset`. In the same statement:
  * - a row of a refused-but-verified key (`r`) is attributed to that key's tenant, integration and key
- *   (a key deleted meanwhile leaves it unattributed);
+ *   (a key deleted meanwhile leaves it unattributed), and to that key's data mode: the sandbox for a test
+ *   key of a tenant with the preview `test-mode`, as authentication would have set it (issue 69);
  * - each verified key's `last_used_at` and `last_used_address` take its latest request of the batch (a
  *   refused request is no use of the key; a stamp never moves backwards when batches of two processes
  *   cross).
@@ -96,19 +104,22 @@ export async function writeRequestLogRows(db: Db, rows: string): Promise<void> {
     "request_log_write",
     sql`
     with x as (
-      select to_timestamp(c / 1000) as c, t, i, a, k, r, m, p, s, e, l, q, ip, n
-      from rows from (json_to_recordset(${rows}::json) as (c float8, t uuid, i uuid, a uuid, k text, r text, m text,
-        p text, s smallint, e text, l real, q text, ip text)) with ordinality as x(c, t, i, a, k, r, m, p, s, e, l, q,
-        ip, n)
+      select to_timestamp(c / 1000) as c, t, v, i, a, k, r, m, p, s, e, l, q, ip, n
+      from rows from (json_to_recordset(${rows}::json) as (c float8, t uuid, v boolean, i uuid, a uuid, k text, r text,
+        m text, p text, s smallint, e text, l real, q text, ip text)) with ordinality as x(c, t, v, i, a, k, r, m, p, s,
+        e, l, q, ip, n)
     ), logged as (
-      insert into ${requestLog} (created_at, tenant_id, integration_id, api_key_id, key_id, method, path, status,
-                                 problem_code, latency_ms, request_id, caller_address)
-      select x.c, coalesce(x.t, o.tenant_id), coalesce(x.i, o.integration_id), coalesce(x.a, o.id),
-             coalesce(x.k, o.key_id), x.m, x.p, x.s, x.e, x.l, x.q, x.ip
+      insert into ${requestLog} (created_at, tenant_id, livemode, integration_id, api_key_id, key_id, method, path,
+                                 status, problem_code, latency_ms, request_id, caller_address)
+      select x.c, coalesce(x.t, o.tenant_id), coalesce(o.livemode, x.v, true), coalesce(x.i, o.integration_id),
+             coalesce(x.a, o.id), coalesce(x.k, o.key_id), x.m, x.p, x.s, x.e, x.l, x.q, x.ip
       -- OFFSET 0 keeps the lookup per row, by the key_id index and only where r is set, instead of a join
       -- the planner may make by reading every key.
       from x left join lateral (
-        select id, tenant_id, integration_id, key_id from ${apiKeys} where x.r is not null and key_id = x.r offset 0
+        select k.id, k.tenant_id, k.integration_id, k.key_id,
+               not (k.mode = 'test' and 'test-mode' = any(tn.previews)) as livemode
+        from ${apiKeys} k join ${tenants} tn on tn.id = k.tenant_id
+        where x.r is not null and k.key_id = x.r offset 0
       ) o on true
       -- Ids in the order the rows were queued (the join's plan may emit them in another).
       order by x.n

@@ -1,8 +1,9 @@
-import { and, desc, eq, gte, like, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, gte, like, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { integrations, requestLog } from "@/db/schema";
 import { nowMs } from "@/server/lib/clock";
 import type { StaffActor } from "../actor";
+import { ownedBy } from "../tenant-scope";
 
 /** How long request-log rows are kept: 30 days (issue 19 item 5; server/jobs/retention.ts deletes older). */
 export const REQUEST_LOG_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
@@ -56,7 +57,8 @@ function conditions(actor: StaffActor, f: RequestLogFilters, after: RequestLogCu
   const low = f.statusClass ? Number(f.statusClass[0]) * 100 : 0;
   const path = f.path?.trim();
   const parts: (SQL | undefined)[] = [
-    eq(r.tenantId, actor.tenantId),
+    // The console's mode: in Test mode only the test key's sandbox requests, else only live ones.
+    ownedBy(r, actor),
     // Rows older than the retention are invisible even before the daily job deletes them.
     gte(r.createdAt, new Date(nowMs() - REQUEST_LOG_RETENTION_MS)),
     f.integrationId ? eq(r.integrationId, f.integrationId) : undefined,
@@ -78,9 +80,10 @@ function conditions(actor: StaffActor, f: RequestLogFilters, after: RequestLogCu
 }
 
 /**
- * A page of the tenant's request log (issue 19 item 5), newest first, keyset on (created_at, id) over
- * the index `request_log_tenant_created_idx`. Any member of the tenant may read it: it holds ids, paths
- * and statuses, no personal data. Requests refused before a key was verified belong to no tenant and
+ * A page of the tenant's request log (issue 19 item 5) in the actor's mode (tenant-scope.ts; a row carries
+ * the mode its key worked in), newest first, keyset on (created_at, id) over the index
+ * `request_log_tenant_created_idx` (tenant, mode, created_at, id). Any member of the tenant may read it: it
+ * holds ids, paths and statuses, no personal data. Requests refused before a key was verified belong to no tenant and
  * are never listed. Rows appear about a second after their answer (the writer batches).
  * @param limit rows per page (1–200)
  * @param after the previous page's `next`, or null for the first page
@@ -111,7 +114,10 @@ export async function requestLogPage(
     .from(r)
     .leftJoin(integrations, and(eq(integrations.id, r.integrationId), eq(integrations.tenantId, actor.tenantId)))
     .where(conditions(actor, filters, after))
-    .orderBy(desc(r.createdAt), desc(r.id))
+    // NULLS LAST as the indexes are declared (both columns are never null): PostgreSQL reads an index in
+    // order only for the nulls placement it was built with, and `desc` alone means NULLS FIRST, which made
+    // every page a read of the tenant's whole log and a sort.
+    .orderBy(sql`${r.createdAt} desc nulls last`, sql`${r.id} desc nulls last`)
     .limit(limit + 1);
   const rows = found.slice(0, limit).map((x): RequestLogRow => ({ ...x, createdAt: x.createdAt.toISOString() }));
   const last = rows[rows.length - 1];

@@ -121,6 +121,7 @@ describe("batching", () => {
       writer.push({
         createdAt: new Date(at + i),
         tenantId: t.tenantId,
+        livemode: true,
         integrationId: t.integrationId,
         apiKeyId: null,
         keyId: t.keyId,
@@ -229,6 +230,7 @@ describe("last use of a key", () => {
       {
         createdAt: new Date(first.lastUsedAt!.getTime() - 60_000),
         tenantId: k.tenantId,
+        livemode: true,
         integrationId: k.integrationId,
         apiKeyId: first.id,
         keyId: k.keyId,

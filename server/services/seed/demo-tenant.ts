@@ -1,16 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { products, tenants } from "@/db/schema";
+import { tenants } from "@/db/schema";
+import { insertSampleCards } from "./sample-cards";
 import { seedTenantData } from "./seed-data";
 import { SCOPES } from "@/server/schemas/scopes";
-import { createCard } from "@/server/services/cards/cards";
 import { createIntegration } from "@/server/services/integrations/integrations";
 import { issueKey } from "@/server/services/keys/keys";
 import { createStaffMember } from "@/server/services/tenants/staff";
 import { createTenant } from "@/server/services/tenants/tenants";
 import { changeBalance } from "@/server/services/wallet/wallet-ledger";
-import type { Actor } from "@/server/services/actor";
 
 /** What `npm run demo` prints and writes to `.data/demo.json`. */
 export interface DemoInfo {
@@ -52,32 +51,7 @@ export async function seedDemo(db: Db, origin: string): Promise<DemoInfo> {
     description: "Demo balance",
   });
 
-  const actor: Actor = { tenantId: tenant.id, via: "operator" };
-  await db.insert(products).values({
-    tenantId: tenant.id,
-    name: "Trail running shoes",
-    priceMinor: 1299000n,
-    currency: "RUB",
-    code: "trail-shoes",
-    pageUrl: "/catalog/trail-shoes",
-    aiEnabled: true,
-    sort: 1,
-  });
-  await createCard(db, actor, {
-    code: "rain-jacket",
-    name: "Rain jacket",
-    description: "Light, packable, taped seams.",
-    price_text: "from 8 990 ₽",
-    badge: "New",
-    page_url: "/catalog/rain-jacket",
-    buttons: [
-      { label: "Buy", url: "/cart/add?sku=rain-jacket" },
-      { label: "Sizes", url: "https://demo-shop.example/sizes" },
-    ],
-    ai_enabled: true,
-    sort: 2,
-  });
-  await createCard(db, actor, { code: "gift-card", name: "Gift card", price_text: "1 000 – 20 000 ₽", sort: 3 });
+  await insertSampleCards(db, { tenantId: tenant.id, livemode: true });
   // Conversations, messages, leads, articles, strategist and dashboard data at a small scale.
   await seedTenantData(db, tenant.id, 2, integration.id);
   return {

@@ -14,13 +14,11 @@ import {
   messageAttachments,
   messages,
   operations,
-  strategistActions,
-  strategistReports,
-  strategistSessions,
-  strategistTopics,
 } from "@/db/schema";
 import { DASHBOARD_BLOCKS } from "@/server/schemas/dashboards";
 import { storedFilePath } from "@/server/services/storage/file-store";
+import { prng } from "./prng";
+import { seedStrategist, type SeedOwner } from "./seed-strategist";
 
 /** How much `seedTenantData` makes at scale N: conversations, messages and leads grow linearly. */
 export interface SeedCounts {
@@ -30,28 +28,26 @@ export interface SeedCounts {
   articles: number;
 }
 
-/** Deterministic pseudo-random numbers (mulberry32), so every run with the same scale has the same shape. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    next,
-    int: (n: number) => Math.floor(next() * n),
-    pick: <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)],
-  };
+/** What {@link seedTenantData} may be told besides the scale. */
+export interface SeedOptions {
+  /**
+   * false: every row goes to the tenant's sandbox (test mode, server/services/sandbox). Then no channel is
+   * made (channels have no mode: sandbox conversations name their channel by type, the `api` ones the
+   * integration's own channel), the sample files are stored under `<tenant>/sandbox/attachments/`, and no
+   * operation is written (the sandbox seeds its own finished ones with their money). Default true (live).
+   */
+  livemode?: boolean;
+  /** Start of the seeded history, ms since the epoch; default 2026-10-01. */
+  start?: number;
 }
 
-const BASE = Date.UTC(2026, 9, 1); // 2026-10-01, the start of seeded history
+const BASE = Date.UTC(2026, 9, 1); // 2026-10-01, the default start of seeded history
 const MIN = 60_000;
 const FIRST = ["Anna", "Ivan", "Maria", "Oleg", "Sofia", "Dmitry", "Elena", "Pavel", "Olga", "Nikita"];
 const LAST = ["Petrova", "Smirnov", "Ivanova", "Kuznetsov", "Popova", "Volkov", "Sokolova", "Lebedev"];
 const CITY = ["Moscow", "Kazan", "Saint Petersburg", "Novosibirsk", "Yekaterinburg"];
+/** Channel types of the seeded conversations besides `api`. */
+const MESSENGERS = ["website", "telegram", "vk"];
 const CUSTOMER_LINES = [
   "Hello! Do you have trail shoes in size 42?",
   "How long is delivery to Kazan?",
@@ -89,15 +85,21 @@ async function insertBatched<T>(db: Db, table: Parameters<Db["insert"]>[0], rows
  * several channels; 4·N conversations (some hidden personal-mailbox and student-cabinet ones) with
  * 100·N messages (deleted ones, internal notes, attachments); 10·N leads in every status, some archived;
  * articles with hostile HTML, an editor document, a transferred one and a shared-blog one; strategist
- * reports (one creative), topics, sessions and actions; every dashboard block; two operations.
+ * reports (one creative), topics, sessions and actions; every dashboard block; two operations (live only).
+ * Every row is written with the mode of `opts.livemode` ({@link SeedOptions}), and only rows of that mode
+ * are changed afterwards.
  * @param integrationId the integration that owns the strategist session and operations; default the tenant's first.
+ * @throws Error when the tenant has no integration (live only: the sandbox then seeds no integration's session)
  */
 export async function seedTenantData(
   db: Db,
   tenantId: string,
   scale: number,
   integrationId?: string,
+  opts: SeedOptions = {},
 ): Promise<SeedCounts> {
+  const owner: SeedOwner = { tenantId, livemode: opts.livemode ?? true };
+  const base = opts.start ?? BASE;
   const r = prng(20261001 + scale);
   const [integration] = integrationId
     ? await db
@@ -105,20 +107,27 @@ export async function seedTenantData(
         .from(integrations)
         .where(and(eq(integrations.id, integrationId), eq(integrations.tenantId, tenantId)))
     : await db.select({ id: integrations.id }).from(integrations).where(eq(integrations.tenantId, tenantId)).limit(1);
-  if (!integration)
+  if (!integration && owner.livemode)
     throw new Error("The tenant needs an integration before seeding (npm run admin -- integration:create ...).");
-  const [apiChannel] = await db
-    .select({ id: channels.id })
-    .from(channels)
-    .where(and(eq(channels.integrationId, integration.id), eq(channels.type, "api")));
-  const chans = [{ id: apiChannel?.id ?? null, type: "api" }];
-  for (const type of ["website", "telegram", "vk"]) {
+  const [apiChannel] = integration
+    ? await db
+        .select({ id: channels.id })
+        .from(channels)
+        .where(and(eq(channels.integrationId, integration.id), eq(channels.type, "api")))
+    : [];
+  const chans: { id: string | null; type: string }[] = [{ id: apiChannel?.id ?? null, type: "api" }];
+  for (const type of MESSENGERS) {
+    if (!owner.livemode) {
+      chans.push({ id: null, type });
+      continue;
+    }
     const [c] = await db
       .insert(channels)
       .values({ tenantId, type, name: `Seeded ${type}` })
       .returning({ id: channels.id });
     chans.push({ id: c.id, type });
   }
+  const filePrefix = owner.livemode ? `${tenantId}/attachments` : `${tenantId}/sandbox/attachments`;
 
   const nConv = 4 * scale;
   const contactRows = Array.from({ length: nConv }, (_, i) => {
@@ -126,7 +135,7 @@ export async function seedTenantData(
     const last = r.pick(LAST);
     return {
       id: randomUUID(),
-      tenantId,
+      ...owner,
       firstName: first,
       lastName: last,
       email: `${first}.${last}.${i}@example.com`.toLowerCase(),
@@ -134,18 +143,18 @@ export async function seedTenantData(
       tags: r.next() < 0.3 ? ["vip"] : [],
       geoCountry: "RU",
       geoCity: r.pick(CITY),
-      createdAt: new Date(BASE + i * MIN),
-      updatedAt: new Date(BASE + i * MIN),
+      createdAt: new Date(base + i * MIN),
+      updatedAt: new Date(base + i * MIN),
     };
   });
-  await insertBatched(db, contacts, contactRows, 11);
+  await insertBatched(db, contacts, contactRows, 12);
 
   const convRows = contactRows.map((c, i) => {
     const ch = r.pick(chans);
     const kind = i % 20 === 7 ? "personal_mailbox" : i % 25 === 11 ? "student_cabinet" : "customer";
     return {
       id: randomUUID(),
-      tenantId,
+      ...owner,
       channelId: ch.id,
       channelType: ch.type,
       kind,
@@ -154,11 +163,11 @@ export async function seedTenantData(
       status: r.pick(["open", "open", "handoff_pending", "resolved", "closed"]),
       mode: r.next() < 0.75 ? "ai" : "operator",
       language: r.pick(["ru", "ru", "en"]),
-      createdAt: new Date(BASE + i * 3 * MIN),
-      updatedAt: new Date(BASE + i * 3 * MIN),
+      createdAt: new Date(base + i * 3 * MIN),
+      updatedAt: new Date(base + i * 3 * MIN),
     };
   });
-  await insertBatched(db, conversations, convRows, 12);
+  await insertBatched(db, conversations, convRows, 13);
 
   // Messages are made and written batch by batch, so a million of them never sit in memory at once.
   const nMsg = 100 * scale;
@@ -178,7 +187,7 @@ export async function seedTenantData(
       firstMessageId ??= id;
       msgRows.push({
         id,
-        tenantId,
+        ...owner,
         conversationId: conv.id,
         sender: note ? "operator" : turn % 2 === 0 ? "customer" : "ai",
         contentType: hasFile ? "image" : "text",
@@ -193,38 +202,37 @@ export async function seedTenantData(
       });
       if (hasFile) {
         attRows.push({
-          tenantId,
+          ...owner,
           messageId: id,
           fileName: `photo-${i}.jpg`,
           mimeType: "image/jpeg",
           sizeBytes: TINY_JPEG.length,
-          storagePath: `${tenantId}/attachments/sample-${i % SAMPLE_FILES}.jpg`,
+          storagePath: `${filePrefix}/sample-${i % SAMPLE_FILES}.jpg`,
           externalUrl:
             conv.channelType === "telegram" ? `https://api.telegram.org/file/bot-secret/photo-${i}.jpg` : null,
         });
       }
     }
-    await insertBatched(db, messages, msgRows, 10);
-    await insertBatched(db, messageAttachments, attRows, 8);
+    await insertBatched(db, messages, msgRows, 11);
+    await insertBatched(db, messageAttachments, attRows, 9);
   }
-  const dir = storedFilePath(`${tenantId}/attachments/sample-0.jpg`);
+  const dir = storedFilePath(`${filePrefix}/sample-0.jpg`);
   if (dir) {
     await mkdir(path.dirname(dir), { recursive: true });
-    for (let i = 0; i < SAMPLE_FILES; i++)
-      await writeFile(storedFilePath(`${tenantId}/attachments/sample-${i}.jpg`)!, TINY_JPEG);
+    for (let i = 0; i < SAMPLE_FILES; i++) await writeFile(storedFilePath(`${filePrefix}/sample-${i}.jpg`)!, TINY_JPEG);
   }
-  // A conversation's updated_at is its last message.
+  // A conversation's updated_at is its last message; only conversations of the seeded mode are touched.
   await db.execute(
-    sql`update conversations c set updated_at = m.last from (select conversation_id, max(created_at) as last from messages where tenant_id = ${tenantId} group by conversation_id) m where c.id = m.conversation_id`,
+    sql`update conversations c set updated_at = m.last from (select conversation_id, max(created_at) as last from messages where tenant_id = ${tenantId} and livemode = ${owner.livemode} group by conversation_id) m where c.id = m.conversation_id and c.tenant_id = ${tenantId} and c.livemode = ${owner.livemode}`,
   );
 
   const nLeads = 10 * scale;
   const leadRows = Array.from({ length: nLeads }, (_, i) => {
     const status = STATUSES[i % STATUSES.length];
-    const at = BASE + i * 5 * MIN;
+    const at = base + i * 5 * MIN;
     const c = contactRows[i % contactRows.length];
     return {
-      tenantId,
+      ...owner,
       status,
       archived: i % 10 === 4,
       archivedReason: i % 10 === 4 ? "ai_not_client" : null,
@@ -264,11 +272,11 @@ export async function seedTenantData(
       updatedAt: new Date(at + 2 * MIN),
     };
   });
-  await insertBatched(db, leads, leadRows, 34);
+  await insertBatched(db, leads, leadRows, 35);
 
   const nArticles = Math.min(200, 6 + 2 * scale);
   const articleRows = Array.from({ length: nArticles }, (_, i) => ({
-    tenantId,
+    ...owner,
     title: `How to choose running shoes, part ${i + 1}`,
     slug: `running-shoes-${i + 1}`,
     status: ["draft", "review", "approved", "published", "rejected"][i % 5] as string,
@@ -278,9 +286,9 @@ export async function seedTenantData(
     metaDescription: "What to look for in trail and road shoes.",
     wordCount: 300 + i,
     bodyHtml: `<h2>Fit</h2><p>Leave a thumb's width at the toe.</p><ul><li>Trail</li><li>Road</li></ul><p><a href="https://demo-shop.example/catalog">Catalog</a></p>`,
-    createdAt: new Date(BASE + i * 60 * MIN),
-    updatedAt: new Date(BASE + i * 60 * MIN),
-    publishedAt: i % 5 === 3 ? new Date(BASE + i * 60 * MIN) : null,
+    createdAt: new Date(base + i * 60 * MIN),
+    updatedAt: new Date(base + i * 60 * MIN),
+    publishedAt: i % 5 === 3 ? new Date(base + i * 60 * MIN) : null,
     publication:
       i % 5 === 3
         ? {
@@ -312,10 +320,10 @@ export async function seedTenantData(
       publishedAt: null,
     },
   );
-  await insertBatched(db, articles, articleRows, 20);
+  await insertBatched(db, articles, articleRows, 21);
   await db.insert(articles).values([
     {
-      tenantId,
+      ...owner,
       title: "Editor document sample",
       status: "draft",
       locale: "ru",
@@ -326,97 +334,19 @@ export async function seedTenantData(
           { type: "paragraph", content: [{ type: "text", text: "Dry shoes away from heaters." }] },
         ],
       },
-      updatedAt: new Date(BASE),
+      updatedAt: new Date(base),
     },
     {
-      tenantId,
+      ...owner,
       blog: "shared",
       title: "Platform blog post",
       status: "published",
       bodyHtml: "<p>shared</p>",
-      updatedAt: new Date(BASE),
+      updatedAt: new Date(base),
     },
   ]);
 
-  const reportRows = Array.from({ length: 14 }, (_, i) => ({
-    tenantId,
-    reportDate: new Date(BASE + i * 86_400_000).toISOString().slice(0, 10),
-    reportType: i % 7 === 6 ? "weekly" : "daily",
-    runKind: i === 13 ? "creative" : "regular",
-    summaryText: `Organic traffic grew ${i + 2}%; RivalSport gained positions on "trail shoes".`,
-    dataAsOf: {
-      snapshot: new Date(BASE + i * 86_400_000).toISOString().slice(0, 10),
-      sessions: new Date(BASE + (i - 1) * 86_400_000).toISOString().slice(0, 10),
-    },
-    highlights: [{ title: "Blog traffic up", detail: "Three articles reached the top 10." }],
-    concerns: [{ title: "Competitor pressure", detail: "RivalSport outranks us for trail shoes." }],
-    actions: [
-      {
-        title: "Refresh the trail shoes guide",
-        priority: "high",
-        rationale: "RivalSport updated theirs.",
-        target_ref: "/blog/running-shoes-1",
-        expected_effect: "+5% clicks",
-        check_after_days: 14,
-        basis: "search_console",
-      },
-    ],
-    evidence: {
-      actions: [{ index: 0, status: "supported", basis: "search_console", items: ["position 11 → 8"] }],
-      validation: { refs_valid: true, excerpts_valid: true, relevance_checked: true, limitations: [] },
-    },
-    snapshot: { raw: "internal" },
-    model: "strategist-large",
-    costMinor: 1234n,
-    competitorNames: ["RivalSport"],
-    deliveredAt: new Date(BASE + i * 86_400_000 + 8 * 3_600_000),
-    createdAt: new Date(BASE + i * 86_400_000),
-  }));
-  await db.insert(strategistReports).values(reportRows);
-
-  await db.insert(strategistTopics).values(
-    Array.from({ length: 20 }, (_, i) => ({
-      tenantId,
-      title: `Topic ${i + 1}: trail running in ${r.pick(CITY)}`,
-      rationale: "Rising searches",
-      trendScore: i % 6 === 5 ? null : Math.round(r.next() * 1000) / 10,
-      source: r.pick(["planner", "competitors", "chat"]),
-      status: (["proposed", "approved", "generating", "generated", "rejected", "duplicate", "expired"] as const)[i % 7],
-      competitorDomain: i % 3 === 0 ? "rivalsport.example" : null,
-      proposedAt: new Date(BASE + i * 3_600_000),
-      expiresAt: new Date(BASE + (i + 168) * 3_600_000),
-    })),
-  );
-  const [mine] = await db
-    .insert(strategistSessions)
-    .values({ tenantId, integrationId: integration.id })
-    .returning({ id: strategistSessions.id });
-  const [staffSession] = await db
-    .insert(strategistSessions)
-    .values({ tenantId, staffUserId: "seeded-staff" })
-    .returning({ id: strategistSessions.id });
-  await db.insert(strategistActions).values(
-    (["proposed", "confirmed", "executed", "failed", "cancelled", "expired"] as const).flatMap((status, i) => [
-      {
-        tenantId,
-        sessionId: mine.id,
-        title: `Propose topic ${i + 1}`,
-        status,
-        result: status === "executed" ? { topic_id: randomUUID() } : null,
-        error: status === "failed" ? { code: "internal_error", message: "Generation failed" } : null,
-        createdAt: new Date(BASE + i * 3_600_000),
-        expiresAt: new Date(BASE + i * 3_600_000 + 7 * 86_400_000),
-      },
-      {
-        tenantId,
-        sessionId: staffSession.id,
-        title: `Staff action ${i + 1}`,
-        status,
-        createdAt: new Date(BASE + i * 3_600_000),
-        expiresAt: new Date(BASE + i * 3_600_000 + 7 * 86_400_000),
-      },
-    ]),
-  );
+  await seedStrategist(db, owner, base, r, integration?.id ?? null);
 
   await db
     .insert(dashboardBlocks)
@@ -424,7 +354,7 @@ export async function seedTenantData(
       DASHBOARD_BLOCKS.map((block, i) => {
         const availability = AVAIL[i % AVAIL.length];
         return {
-          tenantId,
+          ...owner,
           block,
           availability,
           reason: availability === "ok" ? null : `${availability.replace("_", " ")} for ${block}`,
@@ -435,18 +365,19 @@ export async function seedTenantData(
     )
     .onConflictDoNothing();
 
-  await db.insert(operations).values([
-    {
-      tenantId,
-      integrationId: integration.id,
-      type: "conversation.ai_reply",
-      status: "succeeded",
-      resourceType: "message",
-      resourceId: firstMessageId,
-      usage: { cost: { amount: "1.50", currency: "RUB" }, model: "seller-1" },
-      completedAt: new Date(BASE + MIN),
-    },
-    { tenantId, integrationId: integration.id, type: "article.generation", status: "running" },
-  ]);
+  if (owner.livemode && integration)
+    await db.insert(operations).values([
+      {
+        tenantId,
+        integrationId: integration.id,
+        type: "conversation.ai_reply",
+        status: "succeeded",
+        resourceType: "message",
+        resourceId: firstMessageId,
+        usage: { cost: { amount: "1.50", currency: "RUB" }, model: "seller-1" },
+        completedAt: new Date(base + MIN),
+      },
+      { tenantId, integrationId: integration.id, type: "article.generation", status: "running" },
+    ]);
   return { conversations: convRows.length, messages: nMsg, leads: leadRows.length, articles: articleRows.length + 2 };
 }

@@ -5,6 +5,7 @@ import { notFound } from "@/server/errors";
 import { nowMs } from "@/server/lib/clock";
 import type { StrategistAction } from "@/server/schemas/strategist";
 import type { IntegrationActor } from "../actor";
+import { ownedBy } from "../tenant-scope";
 
 type ActionRow = typeof strategistActions.$inferSelect;
 
@@ -55,12 +56,12 @@ function statusCondition(status: string, at: number): SQL {
   return eq(a.status, status);
 }
 
-// Only actions of sessions this integration opened: staff sessions (integration_id null) and other
-// integrations' sessions are invisible (spec "Strategist reads").
+// Only actions of sessions this integration opened in the actor's mode: staff sessions (integration_id
+// null), other integrations' sessions and rows of the other mode are invisible (spec "Strategist reads").
 const visibleTo = (actor: IntegrationActor) =>
   and(
-    eq(strategistActions.tenantId, actor.tenantId),
-    eq(strategistSessions.tenantId, actor.tenantId),
+    ownedBy(strategistActions, actor),
+    ownedBy(strategistSessions, actor),
     eq(strategistSessions.integrationId, actor.integrationId),
   );
 
@@ -96,7 +97,7 @@ export async function listActions(
   };
 }
 
-/** `GET /strategist/actions/{id}`. @throws ApiError 404 `not_found` for a missing, foreign, staff or other integration's action. */
+/** `GET /strategist/actions/{id}`. @throws ApiError 404 `not_found` for a missing, foreign, other-mode, staff or other integration's action. */
 export async function getAction(db: Db, actor: IntegrationActor, id: string): Promise<StrategistAction> {
   const [row] = await db
     .select({ a: strategistActions })

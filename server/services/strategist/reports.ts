@@ -4,6 +4,7 @@ import { strategistReports } from "@/db/schema";
 import { notFound } from "@/server/errors";
 import type { StrategistReport, StrategistReportSummary } from "@/server/schemas/strategist";
 import type { IntegrationActor } from "../actor";
+import { ownedBy } from "../tenant-scope";
 import { competitorMasker, maskJson } from "./competitor-mask";
 
 type ReportRow = typeof strategistReports.$inferSelect;
@@ -48,7 +49,7 @@ export function toReport(r: ReportRow): StrategistReport {
 }
 
 /**
- * `GET /strategist/reports`: a page of report summaries, newest first (`created_at` DESC, `id` DESC), strictly
+ * `GET /strategist/reports`: a page of the summaries of the actor's tenant and mode (tenant-scope.ts), newest first (`created_at` DESC, `id` DESC), strictly
  * after `after`; creative runs never appear. Fetches `limit + 1` rows to know whether a next page exists.
  */
 export async function listReports(
@@ -56,7 +57,7 @@ export async function listReports(
   actor: IntegrationActor,
   q: { limit: number; reportType?: string; after?: ReportPosition },
 ): Promise<{ reports: StrategistReportSummary[]; next: ReportPosition | null }> {
-  const conds = [eq(strategistReports.tenantId, actor.tenantId), notCreative];
+  const conds = [ownedBy(strategistReports, actor), notCreative];
   if (q.reportType) conds.push(eq(strategistReports.reportType, q.reportType));
   if (q.after) {
     const [c, id] = q.after;
@@ -76,12 +77,12 @@ export async function listReports(
   };
 }
 
-/** `GET /strategist/reports/{id}`. @throws ApiError 404 `not_found` for a missing, foreign or creative report. */
+/** `GET /strategist/reports/{id}`. @throws ApiError 404 `not_found` for a missing, foreign, other-mode or creative report. */
 export async function getReport(db: Db, actor: IntegrationActor, id: string): Promise<StrategistReport> {
   const [row] = await db
     .select()
     .from(strategistReports)
-    .where(and(eq(strategistReports.tenantId, actor.tenantId), eq(strategistReports.id, id), notCreative));
+    .where(and(ownedBy(strategistReports, actor), eq(strategistReports.id, id), notCreative));
   if (!row) throw notFound("Strategist report");
   return toReport(row);
 }

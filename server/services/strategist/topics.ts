@@ -4,6 +4,7 @@ import { strategistTopics } from "@/db/schema";
 import { notFound } from "@/server/errors";
 import type { StrategistTopic } from "@/server/schemas/strategist";
 import type { IntegrationActor } from "../actor";
+import { ownedBy } from "../tenant-scope";
 import { competitorMasker } from "./competitor-mask";
 
 type TopicRow = typeof strategistTopics.$inferSelect;
@@ -45,7 +46,7 @@ function afterPosition([score, id]: TopicPosition) {
 }
 
 /**
- * `GET /strategist/topics`: a page ordered by trend score descending (not scored last), then id descending,
+ * `GET /strategist/topics`: a page of the topics of the actor's tenant and mode (tenant-scope.ts), ordered by trend score descending (not scored last), then id descending,
  * strictly after `after`. Fetches `limit + 1` rows to know whether a next page exists.
  */
 export async function listTopics(
@@ -53,7 +54,7 @@ export async function listTopics(
   actor: IntegrationActor,
   q: { limit: number; status?: string; after?: TopicPosition },
 ): Promise<{ topics: StrategistTopic[]; next: TopicPosition | null }> {
-  const conds = [eq(strategistTopics.tenantId, actor.tenantId)];
+  const conds = [ownedBy(strategistTopics, actor)];
   if (q.status) conds.push(eq(strategistTopics.status, q.status));
   if (q.after) conds.push(afterPosition(q.after)!);
   const rows = await db
@@ -67,12 +68,12 @@ export async function listTopics(
   return { topics: page.map(toTopic), next: rows.length > q.limit && last ? [last.trendScore, last.id] : null };
 }
 
-/** `GET /strategist/topics/{id}`. @throws ApiError 404 `not_found` for a missing or foreign topic. */
+/** `GET /strategist/topics/{id}`. @throws ApiError 404 `not_found` for a missing, foreign or other-mode topic. */
 export async function getTopic(db: Db, actor: IntegrationActor, id: string): Promise<StrategistTopic> {
   const [row] = await db
     .select()
     .from(strategistTopics)
-    .where(and(eq(strategistTopics.tenantId, actor.tenantId), eq(strategistTopics.id, id)));
+    .where(and(ownedBy(strategistTopics, actor), eq(strategistTopics.id, id)));
   if (!row) throw notFound("Strategist topic");
   return toTopic(row);
 }

@@ -5,6 +5,7 @@ import { integrations, requestLog, walletLedger, webhookDeliveries } from "@/db/
 import { nowMs } from "@/server/lib/clock";
 import { formatMinor } from "@/server/lib/money";
 import type { StaffActor } from "../actor";
+import { ownedBy } from "../tenant-scope";
 
 /** Days the usage charts cover, today (UTC) included. */
 export const USAGE_DAYS = 30;
@@ -58,6 +59,9 @@ const utcDay = (column: unknown) => sql<string>`to_char(${column} at time zone '
  * exactly this window), money spent a day (ledger `charge` and `debit`), and webhook deliveries a day by
  * their present state (`delivered`, `failed` = waiting for a retry, `dead`). Any member of the tenant
  * may read it; three grouped queries over the tenant's rows of the window.
+ * Only rows of the actor's mode count (issue 69): live usage and spend never include the sandbox's test
+ * requests, test charges or test deliveries; in the console's Test mode (`livemode` false) the sandbox's
+ * own usage is shown instead.
  */
 export async function usageSummary(db: Db, actor: StaffActor): Promise<UsageSummary> {
   const today = Math.floor(nowMs() / DAY_MS) * DAY_MS;
@@ -73,18 +77,18 @@ export async function usageSummary(db: Db, actor: StaffActor): Promise<UsageSumm
       select ${utcDay(requestLog.createdAt)} as day, (${requestLog.status} / 100)::int as cls,
              ${requestLog.integrationId} as integration_id, count(*)::int as n
       from ${requestLog}
-      where ${requestLog.tenantId} = ${t} and ${requestLog.createdAt} >= ${fromIso}::timestamptz
+      where ${ownedBy(requestLog, actor)} and ${requestLog.createdAt} >= ${fromIso}::timestamptz
       group by 1, 2, 3`),
     db.execute(sql`
       select ${utcDay(walletLedger.createdAt)} as day, (-sum(${walletLedger.amountMinor}))::text as minor
       from ${walletLedger}
-      where ${walletLedger.tenantId} = ${t} and ${walletLedger.createdAt} >= ${fromIso}::timestamptz
+      where ${ownedBy(walletLedger, actor)} and ${walletLedger.createdAt} >= ${fromIso}::timestamptz
         and ${walletLedger.kind} in ('charge', 'debit')
       group by 1`),
     db.execute(sql`
       select ${utcDay(webhookDeliveries.createdAt)} as day, ${webhookDeliveries.state} as state, count(*)::int as n
       from ${webhookDeliveries}
-      where ${webhookDeliveries.tenantId} = ${t} and ${webhookDeliveries.createdAt} >= ${fromIso}::timestamptz
+      where ${ownedBy(webhookDeliveries, actor)} and ${webhookDeliveries.createdAt} >= ${fromIso}::timestamptz
         and ${webhookDeliveries.state} in ('delivered', 'failed', 'dead')
       group by 1, 2`),
   ]);

@@ -1,8 +1,8 @@
-import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { wallets } from "@/db/schema";
 import { invalidField, notFound } from "@/server/errors";
 import { money, type Money } from "@/server/lib/money";
+import { ownedBy, type Owner } from "../tenant-scope";
 
 /** A tenant's spend limits (spec "Limits"): daily spend (null = none) and the maximum cost of one paid operation. */
 export interface SpendLimits {
@@ -11,13 +11,15 @@ export interface SpendLimits {
 }
 
 /**
- * Sets a tenant's spend limits (`npm run admin -- wallet:set-limits`, the console): `dailyLimitMinor`
- * (RUB minor units, null = none) and `maxOperationCostMinor` (> 0). Omitted fields stay as they are.
+ * Sets the spend limits of a tenant's wallet (`npm run admin -- wallet:set-limits`, the console): the live
+ * wallet's, or the sandbox wallet's for an owner with `livemode` false (the console in Test mode; each
+ * wallet has its own limits). `dailyLimitMinor` (RUB minor units, null = none) and
+ * `maxOperationCostMinor` (> 0). Omitted fields stay as they are.
  * @throws ApiError `not_found` (no wallet); `validation_failed` for a maximum of 0.
  */
 export async function setSpendLimits(
   db: Db,
-  tenantId: string,
+  owner: Owner,
   input: { dailyLimitMinor?: bigint | null; maxOperationCostMinor?: bigint },
 ): Promise<SpendLimits> {
   if (input.maxOperationCostMinor !== undefined && input.maxOperationCostMinor <= 0n)
@@ -25,14 +27,14 @@ export async function setSpendLimits(
   const patch: Partial<typeof wallets.$inferInsert> = { updatedAt: new Date() };
   if (input.dailyLimitMinor !== undefined) patch.dailySpendLimitMinor = input.dailyLimitMinor;
   if (input.maxOperationCostMinor !== undefined) patch.maxOperationCostMinor = input.maxOperationCostMinor;
-  const [w] = await db.update(wallets).set(patch).where(eq(wallets.tenantId, tenantId)).returning();
+  const [w] = await db.update(wallets).set(patch).where(ownedBy(wallets, owner)).returning();
   if (!w) throw notFound("Wallet");
   return toLimits(w);
 }
 
-/** A tenant's spend limits. @throws ApiError `not_found`. */
-export async function getSpendLimits(db: Db, tenantId: string): Promise<SpendLimits> {
-  const [w] = await db.select().from(wallets).where(eq(wallets.tenantId, tenantId));
+/** The spend limits of a tenant's wallet of `owner`'s mode (live, or the sandbox's). @throws ApiError `not_found`. */
+export async function getSpendLimits(db: Db, owner: Owner): Promise<SpendLimits> {
+  const [w] = await db.select().from(wallets).where(ownedBy(wallets, owner));
   if (!w) throw notFound("Wallet");
   return toLimits(w);
 }

@@ -3,6 +3,7 @@ import type { Db } from "@/db/client";
 import { integrationDailySpend, integrations, walletLedger } from "@/db/schema";
 import { ApiError, notFound } from "@/server/errors";
 import { formatMinor } from "@/server/lib/money";
+import { livemodeOf, ownedBy, type Owner } from "../tenant-scope";
 
 /** A ledger entry as the console shows it; amounts are decimal RUB strings. */
 export interface LedgerEntryView {
@@ -18,24 +19,25 @@ export interface LedgerEntryView {
 }
 
 /**
- * A page of the tenant's ledger, newest first, keyset on (created_at, id).
+ * A page of the ledger of a tenant's wallet of `owner`'s mode (live, or the sandbox wallet's for
+ * `livemode` false), newest first, keyset on (created_at, id).
  * @param after the `next` of the previous page, or null for the first page.
  */
 export async function ledgerPage(
   db: Db,
-  tenantId: string,
+  owner: Owner,
   limit: number,
   after: { createdAt: string; id: string } | null,
 ): Promise<{ entries: LedgerEntryView[]; next: { createdAt: string; id: string } | null }> {
   const where = after
     ? and(
-        eq(walletLedger.tenantId, tenantId),
+        ownedBy(walletLedger, owner),
         or(
           lt(walletLedger.createdAt, new Date(after.createdAt)),
           and(eq(walletLedger.createdAt, new Date(after.createdAt)), lt(walletLedger.id, after.id)),
         ),
       )
-    : eq(walletLedger.tenantId, tenantId);
+    : ownedBy(walletLedger, owner);
   const rows = await db
     .select()
     .from(walletLedger)
@@ -91,12 +93,13 @@ export interface IntegrationDailySpendView {
 }
 
 /**
- * Today's (UTC day) spend of each integration of the tenant against its daily limit (spec "Me":
- * `wallet.daily_spend`). One query, filtered by the tenant.
+ * Today's (UTC day) spend of each integration of the tenant in `owner`'s mode (live spend, or sandbox
+ * spend for `livemode` false) against its daily limit (spec "Me": `wallet.daily_spend`). One query,
+ * filtered by the tenant.
  */
 export async function dailySpendByIntegration(
   db: Db,
-  tenantId: string,
+  owner: Owner,
   day = new Date().toISOString().slice(0, 10),
 ): Promise<IntegrationDailySpendView[]> {
   const rows = await db
@@ -109,9 +112,13 @@ export async function dailySpendByIntegration(
     .from(integrations)
     .leftJoin(
       integrationDailySpend,
-      and(eq(integrationDailySpend.integrationId, integrations.id), eq(integrationDailySpend.day, day)),
+      and(
+        eq(integrationDailySpend.integrationId, integrations.id),
+        eq(integrationDailySpend.livemode, livemodeOf(owner)),
+        eq(integrationDailySpend.day, day),
+      ),
     )
-    .where(eq(integrations.tenantId, tenantId))
+    .where(eq(integrations.tenantId, owner.tenantId))
     .orderBy(integrations.createdAt);
   return rows.map((r) => ({
     integrationId: r.id,

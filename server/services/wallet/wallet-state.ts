@@ -3,6 +3,7 @@ import type { Db } from "@/db/client";
 import { integrationDailySpend, integrations, tenants, wallets } from "@/db/schema";
 import { env } from "@/server/env";
 import { money, type Money } from "@/server/lib/money";
+import { ownedBy, type Owner } from "../tenant-scope";
 
 /** Wallet states of the spec ("Wallet" resource, "States and transitions: Wallet and exchange"). */
 export type WalletStateName = "ok" | "low" | "negative" | "blocked" | "unknown";
@@ -16,19 +17,20 @@ export interface WalletSnapshot {
 
 /**
  * Where wallet state comes from. The default reads our ledger tables; the indirection exists so that a
- * failing or slow source is answered as `unknown` (reads go on, paid operations get 503).
+ * failing or slow source is answered as `unknown` (reads go on, paid operations get 503). `owner` names
+ * the wallet: the tenant's live one, or its sandbox's (`livemode` false; issue 69).
  */
 export interface WalletSource {
-  read(db: Db, tenantId: string): Promise<{ balanceMinor: bigint; blocked: boolean; lowMinor: bigint } | null>;
+  read(db: Db, owner: Owner): Promise<{ balanceMinor: bigint; blocked: boolean; lowMinor: bigint } | null>;
 }
 
 export const dbWalletSource: WalletSource = {
-  async read(db, tenantId) {
+  async read(db, owner) {
     const rows = await db
       .select({ balanceMinor: wallets.balanceMinor, blocked: wallets.blocked, lowMinor: tenants.lowBalanceMinor })
       .from(wallets)
       .innerJoin(tenants, eq(tenants.id, wallets.tenantId))
-      .where(eq(wallets.tenantId, tenantId));
+      .where(ownedBy(wallets, owner));
     return rows[0] ?? null;
   },
 };
@@ -78,12 +80,14 @@ export function prefetchedWallet(
 }
 
 /**
- * Reads the tenant's wallet (or classifies `prefetched`, the row read with the key). Never throws: a failing or slow source (over {@link WALLET_READ_TIMEOUT_MS})
- * gives `unknown` with exchange `active` (spec: "any | balance source fails | unknown, exchange stays active").
+ * Reads the wallet of `owner` (the tenant's live wallet, or its sandbox's for `livemode` false), or
+ * classifies `prefetched`, the row read with the key. Never throws: a failing or slow source (over
+ * {@link WALLET_READ_TIMEOUT_MS}) gives `unknown` with exchange `active` (spec: "any | balance source
+ * fails | unknown, exchange stays active"); so does a missing wallet row.
  */
 export async function readWallet(
   db: Db,
-  tenantId: string,
+  owner: Owner,
   prefetched?: { balanceMinor: bigint; blocked: boolean; lowMinor: bigint } | null,
 ): Promise<WalletSnapshot> {
   const known = prefetchedWallet(prefetched);
@@ -91,7 +95,7 @@ export async function readWallet(
   let timer: NodeJS.Timeout | undefined;
   try {
     const row = await Promise.race([
-      walletSource().read(db, tenantId),
+      walletSource().read(db, owner),
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error("wallet source timeout")), WALLET_READ_TIMEOUT_MS);
       }),
@@ -110,10 +114,14 @@ export function topupUrl(tenantId: string): string {
   return `${env().cellOrigins[env().cell]}/console/wallet?tenant=${tenantId}`;
 }
 
-/** Today's spend of an integration and its limit, as the spec's `daily_spend` object. */
+/**
+ * Today's spend of an integration in one mode (`livemode` false: its sandbox spend, counted apart from
+ * live spend) and its limit, as the spec's `daily_spend` object.
+ */
 export async function dailySpend(
   db: Db,
   integrationId: string,
+  livemode: boolean,
   now = new Date(),
   knownLimitMinor?: bigint | null,
 ): Promise<{ limit: Money | null; used: Money }> {
@@ -128,6 +136,12 @@ export async function dailySpend(
   const [used] = await db
     .select({ used: integrationDailySpend.usedMinor })
     .from(integrationDailySpend)
-    .where(and(eq(integrationDailySpend.integrationId, integrationId), eq(integrationDailySpend.day, day)));
+    .where(
+      and(
+        eq(integrationDailySpend.integrationId, integrationId),
+        eq(integrationDailySpend.livemode, livemode),
+        eq(integrationDailySpend.day, day),
+      ),
+    );
   return { limit: limitRow?.limit != null ? money(limitRow.limit) : null, used: money(used?.used ?? 0n) };
 }

@@ -69,13 +69,13 @@ describe("wallet states in GET /wallet and GET /me", () => {
 
   it("blocked wins over the balance, and unblocking restores the state", async () => {
     const t = await tenantWith(500_000n);
-    await setWalletBlocked(db.db, t.tenantId, true, "operator");
+    await setWalletBlocked(db.db, { tenantId: t.tenantId }, true, "operator");
     expect((await call("GET", "/wallet", { key: t.key })).body).toMatchObject({
       balance: rub("5000.00"),
       state: "blocked",
       exchange: "suspended",
     });
-    await setWalletBlocked(db.db, t.tenantId, false, "operator");
+    await setWalletBlocked(db.db, { tenantId: t.tenantId }, false, "operator");
     expect((await call("GET", "/wallet", { key: t.key })).body).toMatchObject({ state: "ok", exchange: "active" });
     expect((await ledgerRows(t.tenantId)).map((r) => [r.kind, r.amountMinor, r.balanceAfterMinor, r.actor])).toEqual([
       ["credit", 500_000n, 500_000n, "system"],
@@ -107,7 +107,11 @@ describe("the 402 gate while exchange is suspended", () => {
         changeBalance(db.db, { tenantId: t.tenantId, amountMinor: -100_050n, kind: "debit", actor: "system" }),
       rub("-0.50"),
     ],
-    ["blocked", async (t: TenantFixture) => setWalletBlocked(db.db, t.tenantId, true, "operator"), rub("1000.00")],
+    [
+      "blocked",
+      async (t: TenantFixture) => setWalletBlocked(db.db, { tenantId: t.tenantId }, true, "operator"),
+      rub("1000.00"),
+    ],
   ])(
     "answers every route but /me and /wallet with 402 wallet_suspended while %s, and resumes at once after",
     async (state, suspend, balance) => {
@@ -135,7 +139,7 @@ describe("the 402 gate while exchange is suspended", () => {
         balance,
       });
       expect((await call("GET", "/wallet", { key: t.key })).status).toBe(200);
-      if (state === "blocked") await setWalletBlocked(db.db, t.tenantId, false, "operator");
+      if (state === "blocked") await setWalletBlocked(db.db, { tenantId: t.tenantId }, false, "operator");
       else await changeBalance(db.db, { tenantId: t.tenantId, amountMinor: 100_050n, kind: "topup", actor: "system" });
       // Served again at once, and the refused POST wrote nothing.
       expect((await call("GET", "/cards", { key: t.key })).body.data).toEqual([]);

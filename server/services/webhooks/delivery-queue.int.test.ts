@@ -32,7 +32,7 @@ async function queue(t: TenantFixture, n: number): Promise<string[]> {
   for (let i = 0; i < n; i++) {
     const r = await recordEventWithDeliveries(
       db.db,
-      { tenantId: t.tenantId, type: "task.created", data: { task_id: String(i) } },
+      { tenantId: t.tenantId, livemode: true, type: "task.created", data: { task_id: String(i) } },
       { onlySubscriptionId: subs[t.tenantId] },
     );
     ids.push(...r.deliveryIds);
@@ -147,7 +147,7 @@ describe("resuming wallet-deferred deliveries", () => {
       .set({ state: "failed", attempt: 1, error: "http_500", nextAttemptAt: later })
       .where(eq(d.id, retrying!));
 
-    expect(await resumeDeferredDeliveries(db.db, a.tenantId)).toBe(2);
+    expect(await resumeDeferredDeliveries(db.db, { tenantId: a.tenantId })).toBe(2);
     const claimed = (await claimDueDeliveries(db.db, { limit: 10, leaseMs: 60_000 })).map((c) => c.id).sort();
     expect(claimed).toEqual([deferred, deferredFailed].sort());
     const rows = await db.db

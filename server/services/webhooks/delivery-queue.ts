@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { rowsOf } from "@/db/rows";
 import { executePrepared } from "@/db/prepared";
+import { livemodeOf, type Owner } from "../tenant-scope";
 
 /** Journal error of a delivery deferred, or given up, because the tenant's exchange is suspended. */
 export const WALLET_SUSPENDED = "wallet_suspended";
@@ -46,16 +47,19 @@ export async function claimDueDeliveries(db: Db, opts: { limit: number; leaseMs:
 }
 
 /**
- * Makes the tenant's deliveries deferred by a suspended exchange due now (spec "Wallet and exchange":
- * after a top-up "deferred webhooks are delivered"). Call it when the exchange becomes active again
- * (server/services/wallet/wallet-ledger.ts, when a balance change lifts the balance to >= 0).
- * Only rows marked `wallet_suspended` move, so ordinary retry pauses are kept.
+ * Makes the deliveries of one wallet's mode deferred by a suspended exchange due now (spec "Wallet and
+ * exchange": after a top-up "deferred webhooks are delivered"): `owner` is the tenant and the mode of the
+ * wallet whose exchange resumed (`livemode` false: the sandbox wallet, whose deliveries are the sandbox's;
+ * absent = live). Call it when the exchange becomes active again (server/services/wallet/wallet-ledger.ts,
+ * when a balance change lifts the balance to >= 0 or a wallet is unblocked). Only rows marked
+ * `wallet_suspended` move, so ordinary retry pauses are kept, and the other mode's rows never move.
  * @returns how many deliveries were made due
  */
-export async function resumeDeferredDeliveries(db: Db, tenantId: string): Promise<number> {
+export async function resumeDeferredDeliveries(db: Db, owner: Owner): Promise<number> {
   const result = await db.execute(sql`
     update webhook_deliveries set next_attempt_at = now()
-    where tenant_id = ${tenantId} and state in ('pending', 'failed') and error = ${WALLET_SUSPENDED}
+    where tenant_id = ${owner.tenantId} and livemode = ${livemodeOf(owner)}
+      and state in ('pending', 'failed') and error = ${WALLET_SUSPENDED}
       and next_attempt_at > now()
     returning id`);
   return rowsOf<{ id: string }>(result).length;

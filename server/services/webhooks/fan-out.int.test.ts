@@ -16,11 +16,13 @@ async function subscribe(
   t: Pick<TenantFixture, "tenantId" | "integrationId">,
   patterns: string[],
   status = "active",
+  livemode = true,
 ): Promise<string> {
   const [row] = await db.db
     .insert(webhookSubscriptions)
     .values({
       tenantId: t.tenantId,
+      livemode,
       integrationId: t.integrationId,
       url: "https://hooks.example.com/x",
       events: patterns,
@@ -55,6 +57,7 @@ describe("fan-out of recorded events", () => {
   it("queues one pending delivery per active subscription whose events match, in the event's tenant only", async () => {
     const r = await recordEventWithDeliveries(db.db, {
       tenantId: a.tenantId,
+      livemode: true,
       type: "lead.created",
       data: { lead_id: "x" },
     });
@@ -84,26 +87,26 @@ describe("fan-out of recorded events", () => {
     ["message.created", []],
     ["webhook.test", []],
   ])("%s reaches %j", async (type, names) => {
-    const id = await recordEvent(db.db, { tenantId: a.tenantId, type, data: {} });
+    const id = await recordEvent(db.db, { tenantId: a.tenantId, livemode: true, type, data: {} });
     expect(await receivers(id)).toEqual(ids(...names));
   });
 
   it("targets one active subscription of the tenant when asked, whatever its events", async () => {
     const id = await recordEvent(
       db.db,
-      { tenantId: a.tenantId, type: "webhook.test", data: {}, livemode: false },
+      { tenantId: a.tenantId, type: "webhook.test", data: {}, livemode: true },
       { onlySubscriptionId: sub.articles },
     );
     expect(await receivers(id)).toEqual([sub.articles]);
     const paused = await recordEventWithDeliveries(
       db.db,
-      { tenantId: a.tenantId, type: "webhook.test", data: {} },
+      { tenantId: a.tenantId, livemode: true, type: "webhook.test", data: {} },
       { onlySubscriptionId: sub.paused },
     );
     expect(paused.deliveryIds).toEqual([]);
     const foreign = await recordEventWithDeliveries(
       db.db,
-      { tenantId: a.tenantId, type: "webhook.test", data: {} },
+      { tenantId: a.tenantId, livemode: true, type: "webhook.test", data: {} },
       { onlySubscriptionId: sub.foreign },
     );
     expect(foreign.deliveryIds).toEqual([]);
@@ -115,6 +118,7 @@ describe("fan-out of recorded events", () => {
       db.db.transaction(async (tx) => {
         eventId = await recordEvent(tx as never, {
           tenantId: b.tenantId,
+          livemode: true,
           type: "lead.updated",
           data: { marker: "rolled-back" },
         });
@@ -129,7 +133,7 @@ describe("fan-out of recorded events", () => {
     expect(await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, eventId))).toHaveLength(0);
     // The same write committed does queue a delivery, so the empty result above is the rollback.
     const committed = await db.db.transaction((tx) =>
-      recordEvent(tx as never, { tenantId: b.tenantId, type: "lead.updated", data: {} }),
+      recordEvent(tx as never, { tenantId: b.tenantId, livemode: true, type: "lead.updated", data: {} }),
     );
     expect(await receivers(committed)).toEqual([sub.foreign]);
     const all = await db.db
@@ -137,6 +141,54 @@ describe("fan-out of recorded events", () => {
       .from(webhookDeliveries)
       .where(and(eq(webhookDeliveries.tenantId, b.tenantId)));
     expect(all.every((d) => d.subscriptionId === sub.foreign)).toBe(true);
+  });
+});
+
+describe("the mode of an event (issue 69)", () => {
+  let m: TenantFixture;
+  const mode: Record<string, string> = {};
+
+  beforeAll(async () => {
+    m = await makeTenant(db.db);
+    mode.live = await subscribe(m, ["lead.*", "task.created"]);
+    mode.test = await subscribe(m, ["lead.*", "task.created"], "active", false);
+    mode.testOther = await subscribe(m, ["task.*"], "active", false);
+  });
+
+  it("goes only to subscriptions of its own mode, and each delivery carries that mode", async () => {
+    const live = await recordEventWithDeliveries(db.db, {
+      tenantId: m.tenantId,
+      livemode: true,
+      type: "task.created",
+      data: {},
+    });
+    expect(await receivers(live.eventId)).toEqual([mode.live]);
+    const sandbox = await recordEventWithDeliveries(db.db, {
+      tenantId: m.tenantId,
+      livemode: false,
+      type: "task.created",
+      data: {},
+    });
+    expect(await receivers(sandbox.eventId)).toEqual([mode.test, mode.testOther].sort());
+    const rows = await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.tenantId, m.tenantId));
+    for (const d of rows) expect(d.livemode).toBe(d.eventId === sandbox.eventId ? false : true);
+    const [ev] = await db.db.select().from(events).where(eq(events.id, sandbox.eventId));
+    expect(ev!.livemode).toBe(false);
+  });
+
+  it("a targeted event (webhook.test) reaches its subscription only in that subscription's mode", async () => {
+    const other = await recordEventWithDeliveries(
+      db.db,
+      { tenantId: m.tenantId, livemode: true, type: "webhook.test", data: {} },
+      { onlySubscriptionId: mode.test },
+    );
+    expect(other.deliveryIds).toEqual([]);
+    const same = await recordEventWithDeliveries(
+      db.db,
+      { tenantId: m.tenantId, livemode: false, type: "webhook.test", data: {} },
+      { onlySubscriptionId: mode.test },
+    );
+    expect(await receivers(same.eventId)).toEqual([mode.test]);
   });
 });
 
@@ -182,7 +234,7 @@ describe("who may receive an event", () => {
     ["contact.merged", ["all", "leads", "conversations"]],
     ["task.created", ["all", "leads", "conversations", "none", "cutByRole"]],
   ])("%s goes only to integrations holding a matching read scope: %j", async (type, names) => {
-    const id = await recordEvent(db.db, { tenantId: c.tenantId, type, data: {} });
+    const id = await recordEvent(db.db, { tenantId: c.tenantId, livemode: true, type, data: {} });
     expect(await receivers(id)).toEqual(to(...names));
   });
 
@@ -193,6 +245,7 @@ describe("who may receive an event", () => {
       .where(eq(webhookSubscriptions.id, reach.none));
     const id = await recordEvent(db.db, {
       tenantId: c.tenantId,
+      livemode: true,
       type: "api_key.expiring",
       data: { key_id: "kid_x", integration_id: owner!.integrationId, days_left: 7 },
     });
@@ -200,6 +253,7 @@ describe("who may receive an event", () => {
     // Without the owner in the data nobody is told (never the whole tenant).
     const orphan = await recordEventWithDeliveries(db.db, {
       tenantId: c.tenantId,
+      livemode: true,
       type: "api_key.expiring",
       data: { key_id: "kid_x" },
     });

@@ -3,6 +3,7 @@ import type { Db } from "@/db/client";
 import { webhookDeliveries, webhookSubscriptions } from "@/db/schema";
 import { familyPattern, INTEGRATION_ADDRESSED, readScopesForEvent } from "@/server/webhook-transport/event-catalog";
 import { integrationEffectiveScopes } from "../integrations/integrations";
+import { ownedByOwner } from "./owner";
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -10,6 +11,8 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 export interface FanOutEvent {
   id: string;
   tenantId: string;
+  /** The event's mode: it goes only to subscriptions of the same mode (false = the tenant's sandbox). */
+  livemode: boolean;
   type: string;
   /** The event's `data`; read for the addressee of integration-addressed types (`api_key.expiring`). */
   data?: Record<string, unknown>;
@@ -19,7 +22,7 @@ export interface FanOutEvent {
 export interface FanOutOptions {
   /**
    * Queue only for this subscription, whatever its `events` (the `webhook.test` of
-   * `POST /webhooks/{id}/test`); it still has to be active and of the event's tenant.
+   * `POST /webhooks/{id}/test`); it still has to be active and of the event's tenant and mode.
    */
   onlySubscriptionId?: string;
 }
@@ -27,8 +30,9 @@ export interface FanOutOptions {
 /**
  * Queues an event for delivery (spec "States and transitions: Webhook delivery": (none) → `pending`):
  * one `webhook_deliveries` row, `pending` with `next_attempt_at` now, per ACTIVE subscription of the
- * event's tenant whose `events` hold the exact type or its `<family>.*` pattern, and whose integration
- * may receive it:
+ * event's tenant AND mode whose `events` hold the exact type or its `<family>.*` pattern, and whose
+ * integration may receive it. The mode (issue 69): a test subscription (made in the sandbox) gets only
+ * sandbox events, a live subscription never gets one; each delivery row takes the mode with it.
  * - `api_key.expiring` only to subscriptions of the integration that owns the key (`data.integration_id`;
  *   none when it is missing);
  * - events about personal-data resources (`conversation.*`, `message.created`, `lead.*`, `contact.*`) only
@@ -39,7 +43,7 @@ export interface FanOutOptions {
  */
 export async function fanOutEvent(db: Db, event: FanOutEvent, opts: FanOutOptions = {}): Promise<string[]> {
   const s = webhookSubscriptions;
-  const conds: SQL[] = [eq(s.tenantId, event.tenantId), eq(s.status, "active")];
+  const conds: SQL[] = [ownedByOwner(s, event), eq(s.status, "active")];
   if (opts.onlySubscriptionId) conds.push(eq(s.id, opts.onlySubscriptionId));
   else {
     conds.push(sql`(${event.type} = any(${s.events}) or ${familyPattern(event.type)} = any(${s.events}))`);
@@ -63,6 +67,7 @@ export async function fanOutEvent(db: Db, event: FanOutEvent, opts: FanOutOption
         .select({
           id: sql`gen_random_uuid()`.as("id"),
           tenantId: s.tenantId,
+          livemode: s.livemode,
           subscriptionId: s.id,
           eventId: sql`${event.id}::uuid`.as("event_id"),
           eventType: sql`${event.type}`.as("event_type"),

@@ -3,7 +3,7 @@ import type { Db } from "@/db/client";
 import { webhookDeliveries } from "@/db/schema";
 import { nowMs } from "@/server/lib/clock";
 import type { WebhookDelivery } from "@/server/schemas/webhooks";
-import type { WebhookOwner } from "./owner";
+import { ownedByOwner, type WebhookOwner } from "./owner";
 import { findSubscription } from "./subscriptions";
 
 /** How long the delivery journal is kept and shown (spec "Limits": 30 days), ms. */
@@ -33,8 +33,8 @@ export function toDelivery(row: DeliveryRow): WebhookDelivery {
 /**
  * `GET /webhooks/{id}/deliveries`: the journal of one subscription, newest first by (created_at, id),
  * strictly after `after`, optionally of one `state`. Rows older than 30 days are never returned, even
- * before the cleanup removes them.
- * @throws ApiError 404 when the subscription is missing or of another integration or tenant.
+ * before the cleanup removes them. Only rows of the owner's mode: a test subscription's journal is the sandbox's.
+ * @throws ApiError 404 when the subscription is missing or of another integration, tenant or mode.
  */
 export async function listDeliveries(
   db: Db,
@@ -45,7 +45,7 @@ export async function listDeliveries(
   await findSubscription(db, owner, subscriptionId);
   const d = webhookDeliveries;
   const conds = [
-    eq(d.tenantId, owner.tenantId),
+    ownedByOwner(d, owner),
     eq(d.subscriptionId, subscriptionId),
     gt(d.createdAt, new Date(nowMs() - JOURNAL_RETENTION_MS)),
   ];
@@ -84,7 +84,7 @@ export async function listDeliveriesWithTypes(
     ? await db
         .select({ id: webhookDeliveries.id, type: webhookDeliveries.eventType })
         .from(webhookDeliveries)
-        .where(and(eq(webhookDeliveries.tenantId, owner.tenantId), inArray(webhookDeliveries.id, ids)))
+        .where(and(ownedByOwner(webhookDeliveries, owner), inArray(webhookDeliveries.id, ids)))
     : [];
   const typeOf = new Map(types.map((t) => [t.id, t.type]));
   return { deliveries: page.deliveries.map((d) => ({ ...d, event_type: typeOf.get(d.id) ?? "" })), next: page.next };

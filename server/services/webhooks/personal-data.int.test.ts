@@ -51,7 +51,7 @@ async function deliver(subscriptionId: string, type: string, data: Record<string
   rx.requests.length = 0;
   const r = await recordEventWithDeliveries(
     db.db,
-    { tenantId: a.tenantId, type, data },
+    { tenantId: a.tenantId, livemode: true, type, data },
     { onlySubscriptionId: subscriptionId },
   );
   const deliveryId = r.deliveryIds[0]!;
@@ -194,7 +194,7 @@ describe("include_pii deliveries", () => {
     rx.requests.length = 0;
     const ev = await recordEventWithDeliveries(
       db.db,
-      { tenantId: a.tenantId, type: "lead.updated", data: { lead_id: leadId, version: 9 } },
+      { tenantId: a.tenantId, livemode: true, type: "lead.updated", data: { lead_id: leadId, version: 9 } },
       { onlySubscriptionId: sub },
     );
     const deliveryId = ev.deliveryIds[0]!;
@@ -240,7 +240,7 @@ describe("include_pii deliveries", () => {
     rx.requests.length = 0;
     const ev = await recordEventWithDeliveries(
       db.db,
-      { tenantId: b.tenantId, type: "lead.updated", data: { lead_id: l!.id, version: 1 } },
+      { tenantId: b.tenantId, livemode: true, type: "lead.updated", data: { lead_id: l!.id, version: 1 } },
       { onlySubscriptionId: sub!.id },
     );
     await attemptDelivery(db.db, ev.deliveryIds[0]!, new Date(), { client });

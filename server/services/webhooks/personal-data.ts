@@ -6,10 +6,13 @@ import { writeDisclosureRow } from "@/server/services/disclosures/disclosures";
 import { toLeadContact } from "@/server/services/leads/lead-view";
 import { integrationEffectiveScopes } from "@/server/services/integrations/integrations";
 import { familyOf, isPiiEnrichedType, PII_FAMILIES } from "@/server/webhook-transport/event-catalog";
+import { ownedByOwner } from "./owner";
 
 /** What {@link personalDataForDelivery} needs of a subscription row. */
 export interface PiiSubscription {
   tenantId: string;
+  /** The subscription's mode: a test subscription discloses only sandbox contacts. */
+  livemode: boolean;
   integrationId: string;
   includePii: boolean;
 }
@@ -42,7 +45,9 @@ const idOf = (v: unknown): string | null => (typeof v === "string" && /^[0-9a-f-
  * The rules are checked again at send time, because they may have changed since the subscription was
  * made: the integration must still be active and hold a matching read scope, and in the RU cell its
  * recipient country must be RU (spec "Authentication" 7). Otherwise, and for personal-mailbox and
- * student-cabinet conversations, the delivery goes out thin (returns null).
+ * student-cabinet conversations, the delivery goes out thin (returns null). Conversations, leads and
+ * contacts are read in the subscription's tenant and mode only (a sample event of the sandbox naming a
+ * live id finds nothing and goes out thin).
  * @returns null when the delivery carries no personal data
  */
 export async function personalDataForDelivery(
@@ -62,17 +67,17 @@ export async function personalDataForDelivery(
   const scopes = await integrationEffectiveScopes(db, sub.integrationId);
   if (!needed.some((s) => scopes.includes(s))) return null;
 
-  const contactId = await contactIdOf(db, sub.tenantId, event);
+  const contactId = await contactIdOf(db, sub, event);
   if (!contactId) return null;
   const [contact] = await db
     .select()
     .from(contacts)
-    .where(and(eq(contacts.tenantId, sub.tenantId), eq(contacts.id, contactId)));
+    .where(and(ownedByOwner(contacts, sub), eq(contacts.id, contactId)));
   if (!contact) return null;
   return { data: { ...event.data, contact: toLeadContact(contact) }, contactId: contact.id };
 }
 
-async function contactIdOf(db: Db, tenantId: string, event: PiiEvent): Promise<string | null> {
+async function contactIdOf(db: Db, sub: PiiSubscription, event: PiiEvent): Promise<string | null> {
   const family = familyOf(event.type);
   if (family === "conversation") {
     const id = idOf(event.data.conversation_id);
@@ -80,7 +85,7 @@ async function contactIdOf(db: Db, tenantId: string, event: PiiEvent): Promise<s
     const [c] = await db
       .select({ contactId: conversations.contactId, kind: conversations.kind })
       .from(conversations)
-      .where(and(eq(conversations.tenantId, tenantId), eq(conversations.id, id)));
+      .where(and(ownedByOwner(conversations, sub), eq(conversations.id, id)));
     return c && !HIDDEN_KINDS.has(c.kind) ? c.contactId : null;
   }
   if (family === "lead") {
@@ -89,7 +94,7 @@ async function contactIdOf(db: Db, tenantId: string, event: PiiEvent): Promise<s
     const [l] = await db
       .select({ contactId: leads.contactId })
       .from(leads)
-      .where(and(eq(leads.tenantId, tenantId), eq(leads.id, id)));
+      .where(and(ownedByOwner(leads, sub), eq(leads.id, id)));
     return l?.contactId ?? null;
   }
   return idOf(event.data.contact_id);
@@ -98,15 +103,25 @@ async function contactIdOf(db: Db, tenantId: string, event: PiiEvent): Promise<s
 /**
  * Writes the disclosure-journal row of one delivery attempt that carries personal data (spec "Events":
  * "each such delivery enters the personal-data disclosure journal"): route `webhook <event type>`,
- * resource `contact`, request id `delivery:<delivery id>`, no API key. Written before the POST; when it
- * fails the attempt is not made (the error propagates and the driver retries the step later).
+ * resource `contact`, request id `delivery:<delivery id>`, no API key, in the delivery's mode. Written
+ * before the POST; when it fails the attempt is not made (the error propagates and the driver retries the
+ * step later).
  */
 export async function recordDeliveryDisclosure(
   db: Db,
-  input: { tenantId: string; integrationId: string; deliveryId: string; eventType: string; contactId: string },
+  input: {
+    tenantId: string;
+    /** The delivery's mode: a sandbox delivery's disclosure is a sandbox journal row. */
+    livemode: boolean;
+    integrationId: string;
+    deliveryId: string;
+    eventType: string;
+    contactId: string;
+  },
 ): Promise<void> {
   await writeDisclosureRow(db, {
     tenantId: input.tenantId,
+    livemode: input.livemode,
     integrationId: input.integrationId,
     apiKeyId: null,
     route: `webhook ${input.eventType}`,

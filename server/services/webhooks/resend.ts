@@ -1,4 +1,6 @@
 import { and, eq } from "drizzle-orm";
+import type { Actor } from "../actor";
+import { ownedBy } from "../tenant-scope";
 import type { Db } from "@/db/client";
 import { webhookDeliveries } from "@/db/schema";
 import { ApiError, notFound } from "@/server/errors";
@@ -13,11 +15,12 @@ import { toDelivery } from "./journal";
  * `next_attempt_at` = now, `attempt` 0 and `error` null, and the jobs driver is told it is due (after the
  * commit when run inside `afterCommit`).
  * @returns the delivery as the journal shows it (WebhookDelivery).
- * @throws ApiError 404 `not_found` when the delivery is missing or of another tenant; 409 `invalid_state`
- *   when it is not `dead` (pending, failed and delivered rows are still scheduled or already done).
+ * @throws ApiError 404 `not_found` when the delivery is missing, of another tenant or of the other mode
+ *   (a sandbox delivery is resent only from Test mode); 409 `invalid_state` when it is not `dead` (pending,
+ *   failed and delivered rows are still scheduled or already done).
  */
-export async function resendDeadDelivery(db: Db, tenantId: string, deliveryId: string): Promise<WebhookDelivery> {
-  const mine = and(eq(webhookDeliveries.tenantId, tenantId), eq(webhookDeliveries.id, deliveryId));
+export async function resendDeadDelivery(db: Db, actor: Actor, deliveryId: string): Promise<WebhookDelivery> {
+  const mine = and(ownedBy(webhookDeliveries, actor), eq(webhookDeliveries.id, deliveryId));
   // The state condition sits in the UPDATE itself, so two clicks (or a worker) cannot both move the row.
   const [row] = await db
     .update(webhookDeliveries)

@@ -11,7 +11,7 @@ import { checkWebhookUrl } from "@/server/webhook-transport/url-check";
 import { assertPiiTransferAllowed } from "../access/pii-transfer";
 import { actorLabel, type Actor } from "../actor";
 import { recordEvent } from "../events/outbox";
-import type { WebhookOwner } from "./owner";
+import { ownedByOwner, type WebhookOwner } from "./owner";
 
 type SubscriptionRow = typeof webhookSubscriptions.$inferSelect;
 
@@ -40,10 +40,13 @@ export function toWebhook(row: SubscriptionRow): Webhook {
   };
 }
 
-/** Filter of what the owner may see: its own tenant and its own integration (spec: foreign ones are 404). */
+/**
+ * Filter of what the owner may see: its own tenant, mode and integration (spec: foreign ones are 404; a
+ * subscription of the other mode reads as missing too).
+ */
 const visibleTo = (owner: WebhookOwner, id: string) =>
   and(
-    eq(webhookSubscriptions.tenantId, owner.tenantId),
+    ownedByOwner(webhookSubscriptions, owner),
     eq(webhookSubscriptions.integrationId, owner.integrationId),
     eq(webhookSubscriptions.id, id),
   );
@@ -69,14 +72,14 @@ export async function getSubscription(db: Db, owner: WebhookOwner, id: string): 
   return toWebhook(await findSubscription(db, owner, id));
 }
 
-/** `GET /webhooks`: the integration's subscriptions ordered by (updated_at, id), strictly after `after`. */
+/** `GET /webhooks`: the integration's subscriptions of the owner's mode ordered by (updated_at, id), strictly after `after`. */
 export async function listSubscriptions(
   db: Db,
   owner: WebhookOwner,
   q: { limit: number; after?: SubscriptionPosition },
 ): Promise<{ webhooks: Webhook[]; next: SubscriptionPosition | null }> {
   const conds = [
-    eq(webhookSubscriptions.tenantId, owner.tenantId),
+    ownedByOwner(webhookSubscriptions, owner),
     eq(webhookSubscriptions.integrationId, owner.integrationId),
   ];
   if (q.after)
@@ -152,8 +155,10 @@ function logPiiEnabled(actor: Actor, owner: WebhookOwner, subscriptionId: string
 }
 
 /**
- * `POST /webhooks`: creates a subscription with a new signing secret. Call inside a transaction: the
- * integration row is locked so parallel creates cannot pass the limit together.
+ * `POST /webhooks`: creates a subscription with a new signing secret, in the owner's mode (one made in the
+ * sandbox is a test subscription: it receives only sandbox events). The limit of 10 counts the
+ * subscriptions of the owner's mode, since the sandbox is a separate copy of the tenant's world. Call inside
+ * a transaction: the integration row is locked so parallel creates cannot pass the limit together.
  * @returns the Webhook and its secret in clear (shown once; only the sealed form is stored).
  * @throws ApiError 409 `invalid_state` for the 11th subscription of the integration; 422 on `/url`
  *   ({@link checkWebhookUrl}) or `/include_pii`; 403 `scope_missing` / `pii_transfer_not_allowed`.
@@ -172,12 +177,7 @@ export async function createSubscription(
   const [{ n }] = await db
     .select({ n: count() })
     .from(webhookSubscriptions)
-    .where(
-      and(
-        eq(webhookSubscriptions.tenantId, owner.tenantId),
-        eq(webhookSubscriptions.integrationId, owner.integrationId),
-      ),
-    );
+    .where(and(ownedByOwner(webhookSubscriptions, owner), eq(webhookSubscriptions.integrationId, owner.integrationId)));
   if (n >= MAX_SUBSCRIPTIONS_PER_INTEGRATION) {
     throw new ApiError(
       "invalid_state",
@@ -191,6 +191,7 @@ export async function createSubscription(
     .insert(webhookSubscriptions)
     .values({
       tenantId: owner.tenantId,
+      livemode: owner.livemode,
       integrationId: owner.integrationId,
       url: input.url,
       events: input.events,
@@ -281,8 +282,10 @@ export async function rotateSecret(
 }
 
 /**
- * `POST /webhooks/{id}/test`: records event `webhook.test` (`livemode: false`, data `{webhook_id}`) and
- * queues it for this subscription only, whatever its `events` list. Call inside a transaction.
+ * `POST /webhooks/{id}/test`: records event `webhook.test` (data `{webhook_id}`) and queues it for this
+ * subscription only, whatever its `events` list. Call inside a transaction. The event row belongs to the
+ * subscription's mode (so the sandbox's reset and the mode scoping treat it with its delivery), while the
+ * envelope says `livemode: false` whatever that mode (spec "Delivery format"; envelope.ts).
  * @returns the event id (the `Service-Event-Id` of the delivery).
  * @throws ApiError 404 for a missing or foreign subscription; 409 `invalid_state` when it is paused.
  */
@@ -292,7 +295,7 @@ export async function sendTestEvent(db: Db, owner: WebhookOwner, id: string): Pr
     throw new ApiError("invalid_state", "Test deliveries need an active subscription; set status active first.");
   return recordEvent(
     db,
-    { tenantId: owner.tenantId, type: "webhook.test", data: { webhook_id: sub.id }, livemode: false },
+    { tenantId: owner.tenantId, type: "webhook.test", data: { webhook_id: sub.id }, livemode: sub.livemode },
     { onlySubscriptionId: sub.id },
   );
 }

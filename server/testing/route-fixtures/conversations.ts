@@ -35,4 +35,27 @@ export const CONVERSATION_FIXTURES: Record<string, IdRouteFixture> = {
     missing: async () => `${await missing()}/cards`,
     body: { codes: ["matrix-card"] },
   },
+  // The write routes of the preview `conversation-writes` (the mode matrix runs over them too).
+  postCustomerMessage: {
+    make: async (db, o) => `/conversations/${await conversation(db, o)}/messages`,
+    missing: async () => `${await missing()}/messages`,
+    body: { content: "Hello" },
+  },
+  postOperatorMessage: {
+    make: async (db, o) => `/conversations/${await conversation(db, o)}/operator-messages`,
+    missing: async () => `${await missing()}/operator-messages`,
+    body: { content: "Hello from the shop" },
+  },
+  takeOverConversation: {
+    make: async (db, o) => `/conversations/${await conversation(db, o)}/takeover`,
+    missing: async () => `${await missing()}/takeover`,
+  },
+  releaseConversation: {
+    make: async (db, o) => `/conversations/${await conversation(db, o)}/release`,
+    missing: async () => `${await missing()}/release`,
+  },
+  closeConversation: {
+    make: async (db, o) => `/conversations/${await conversation(db, o)}/close`,
+    missing: async () => `${await missing()}/close`,
+  },
 };

@@ -59,7 +59,7 @@ export const integrationsRouter = router({
     }),
   keys: tenantProcedure.input(z.object({ integrationId: z.uuid() })).query(async ({ ctx, input }) => {
     await getIntegration(ctx.db, ctx.actor.tenantId, input.integrationId);
-    return listKeys(ctx.db, ctx.actor.tenantId, input.integrationId);
+    return listKeys(ctx.db, ctx.actor, input.integrationId);
   }),
   issueKey: manage
     .input(
@@ -86,7 +86,7 @@ export const integrationsRouter = router({
     }),
   renameKey: manage
     .input(z.object({ keyId: z.string().min(1), name: keyName }))
-    .mutation(({ ctx, input }) => renameKey(ctx.db, input.keyId, input.name ?? null, ctx.actor.tenantId)),
+    .mutation(({ ctx, input }) => renameKey(ctx.db, input.keyId, input.name ?? null, ctx.actor)),
   /**
    * A new key with the old one's settings; the old key expires after `delay` (now, 1h, 24h, 7d). The
    * same rights as issuing a key: the new key's scopes must be covered by the member's rights.
@@ -111,7 +111,7 @@ export const integrationsRouter = router({
       };
     }),
   revokeKey: manage.input(z.object({ keyId: z.string().min(1) })).mutation(async ({ ctx, input }) => {
-    const r = await revokeKey(ctx.db, input.keyId, ctx.actor.tenantId);
+    const r = await revokeKey(ctx.db, input.keyId, ctx.actor);
     return { keyId: r.keyId, revokedAt: r.revokedAt.toISOString() };
   }),
 });

@@ -31,7 +31,7 @@ export const operationsRouter = router({
     )
     .query(({ ctx, input }) => listTenantOperations(ctx.db, ctx.actor, input.limit, input.cursor ?? null)),
   settings: tenantProcedure.query(async ({ ctx }) => ({
-    limits: await getSpendLimits(ctx.db, ctx.actor.tenantId),
+    limits: await getSpendLimits(ctx.db, ctx.actor),
     channels: await listChannelAi(ctx.db, ctx.actor),
     previews: await getPreviews(ctx.db, ctx.actor.tenantId),
     canEdit: ctx.rights.includes("manage_integrations"),
@@ -39,7 +39,7 @@ export const operationsRouter = router({
   setLimits: withRight("manage_integrations")
     .input(z.object({ dailyLimit: z.string().trim().nullable(), maxOperationCost: z.string().trim() }))
     .mutation(({ ctx, input }) =>
-      setSpendLimits(ctx.db, ctx.actor.tenantId, {
+      setSpendLimits(ctx.db, ctx.actor, {
         dailyLimitMinor: input.dailyLimit ? toMinor(input.dailyLimit, "dailyLimit") : null,
         maxOperationCostMinor: toMinor(input.maxOperationCost, "maxOperationCost"),
       }),

@@ -20,7 +20,7 @@ export const settingsRouter = router({
     return {
       mainDomain: t.mainDomain,
       crmMode: t.crmMode,
-      limits: await getSpendLimits(ctx.db, ctx.actor.tenantId),
+      limits: await getSpendLimits(ctx.db, ctx.actor),
       channels: await listTenantChannels(ctx.db, ctx.actor.tenantId),
       /** The UI hides edit controls without the right; the procedures below refuse regardless. */
       canEdit: ctx.rights.includes(SETTINGS_RIGHT),

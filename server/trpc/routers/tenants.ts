@@ -1,5 +1,6 @@
 import { baseUrl, env } from "@/server/env";
 import { listStaffTenants } from "@/server/services/tenants/memberships";
+import { livemodeOf } from "@/server/services/tenant-scope";
 import { getTenant } from "@/server/services/tenants/tenants";
 import { router, staffProcedure, tenantProcedure } from "../init";
 
@@ -21,6 +22,11 @@ export const tenantsRouter = router({
       baseUrl: baseUrl(),
       rights: ctx.rights,
       role: ctx.role,
+      /**
+       * The console's Test mode (issue 69 item 6): `available` when the tenant has the preview
+       * `test-mode`; `on` when this answer, and every other of the request, shows the sandbox.
+       */
+      testMode: { available: ctx.testModeAvailable, on: !livemodeOf(ctx.actor) },
     };
   }),
 });

@@ -3,7 +3,8 @@ import { formatMinor, parseAmount } from "@/server/lib/money";
 import { readWallet, topupUrl } from "@/server/services/wallet/wallet-state";
 import { dailySpendByIntegration, ledgerPage, setDailySpendLimit } from "@/server/services/wallet/wallet-history";
 import { getPayment, listPayments, refreshPayment, startPayment } from "@/server/services/payments/payments";
-import { paymentProvider } from "@/server/services/payments/providers";
+import { paymentProviderFor } from "@/server/services/payments/providers";
+import { livemodeOf } from "@/server/services/tenant-scope";
 import { ApiError } from "@/server/errors";
 import { router, tenantProcedure, withRight } from "../init";
 
@@ -20,11 +21,14 @@ function toMinor(text: string, field: string): bigint {
 
 /**
  * Wallet: balance, state, ledger, daily spend per integration, payments; a top-up (needs
- * `topup_wallet`) starts a payment at the configured provider and credits nothing by itself.
+ * `topup_wallet`) starts a payment at the configured provider and credits nothing by itself. Each reads
+ * and changes the wallet of the staff actor's mode: in the console's Test mode the sandbox wallet, whose
+ * top-ups go through the built-in sandbox provider only (issue 69).
  */
 export const walletRouter = router({
   get: tenantProcedure.query(async ({ ctx }) => {
-    const w = await readWallet(ctx.db, ctx.actor.tenantId);
+    const w = await readWallet(ctx.db, ctx.actor);
+    const provider = paymentProviderFor(livemodeOf(ctx.actor));
     return {
       balance: w.balanceMinor === null ? null : formatMinor(w.balanceMinor),
       currency: "RUB",
@@ -32,7 +36,7 @@ export const walletRouter = router({
       exchange: w.exchange,
       topupUrl: topupUrl(ctx.actor.tenantId),
       canTopUp: ctx.rights.includes("topup_wallet"),
-      provider: { id: paymentProvider().id, label: paymentProvider().label },
+      provider: { id: provider.id, label: provider.label },
     };
   }),
   ledger: tenantProcedure
@@ -50,8 +54,8 @@ export const walletRouter = router({
           .nullish(),
       }),
     )
-    .query(({ ctx, input }) => ledgerPage(ctx.db, ctx.actor.tenantId, input.limit, input.cursor ?? null)),
-  dailySpend: tenantProcedure.query(({ ctx }) => dailySpendByIntegration(ctx.db, ctx.actor.tenantId)),
+    .query(({ ctx, input }) => ledgerPage(ctx.db, ctx.actor, input.limit, input.cursor ?? null)),
+  dailySpend: tenantProcedure.query(({ ctx }) => dailySpendByIntegration(ctx.db, ctx.actor)),
   setDailyLimit: withRight("manage_integrations")
     .input(z.object({ integrationId: z.uuid(), limit: amountText.nullable() }))
     .mutation(async ({ ctx, input }) => {

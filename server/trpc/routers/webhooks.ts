@@ -169,7 +169,5 @@ export const webhooksRouter = router({
   /** Manual resend of a `dead` delivery: pending again, attempt 0, due now. Other states: CONFLICT invalid_state. */
   resend: manage
     .input(z.object({ deliveryId: z.uuid() }))
-    .mutation(async ({ ctx, input }) =>
-      write(ctx.db, (tx) => resendDeadDelivery(tx, ctx.actor.tenantId, input.deliveryId)),
-    ),
+    .mutation(async ({ ctx, input }) => write(ctx.db, (tx) => resendDeadDelivery(tx, ctx.actor, input.deliveryId))),
 });

@@ -132,6 +132,7 @@ export function IntegrationDetail({ tenantId, integrationId }: { tenantId: strin
             integrationId={integrationId}
             canManage={canManage && i.status === "active"}
             baseUrl={overview.data?.baseUrl ?? ""}
+            testMode={overview.data?.testMode ?? { available: false, on: false }}
           />
         </>
       )}

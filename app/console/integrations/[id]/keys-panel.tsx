@@ -18,17 +18,25 @@ interface ShownKey {
   old?: { keyId: string; expiresAt: string; stopped: boolean };
 }
 
-/** Keys of an integration: list, name, issue and roll (full key shown once), revoke (after a confirmation). */
+/**
+ * Keys of an integration: list, name, issue and roll (full key shown once), revoke (after a confirmation).
+ * For a tenant with the preview `test-mode` the list and the form follow the console's Test mode (issue 69
+ * item 6): in it, the test keys and "Create test key"; out of it, the keys of live data and "Issue key"
+ * for a live key. Without the preview a key's mode is chosen in the form, as before test mode.
+ */
 export function KeysPanel({
   tenantId,
   integrationId,
   canManage,
   baseUrl,
+  testMode,
 }: {
   tenantId: string;
   integrationId: string;
   canManage: boolean;
   baseUrl: string;
+  /** The tenant's Test mode (`tenants.overview`): whether it has the preview, and whether it is on. */
+  testMode: { available: boolean; on: boolean };
 }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
@@ -102,7 +110,7 @@ export function KeysPanel({
         isLoading={keys.isLoading}
         error={keys.error}
         empty={keys.data?.length === 0}
-        emptyText="No keys yet."
+        emptyText={testMode.on ? "No test keys yet." : "No keys yet."}
       >
         <TableWrap label="API keys">
           <table>
@@ -209,7 +217,14 @@ export function KeysPanel({
       <ErrorBox error={(revoke.error ?? roll.error) as ConsoleError | null} />
       {canManage && (
         <>
-          <h2>Issue a key</h2>
+          <h2>{testMode.on ? "Create a test key" : "Issue a key"}</h2>
+          {testMode.available && (
+            <p className="hint">
+              {testMode.on
+                ? "A test key works in this tenant's sandbox only: sample data and the test wallet, never a real charge."
+                : "Keys issued here work in live data. Test keys are created in Test mode."}
+            </p>
+          )}
           <form
             className="stack"
             onSubmit={(e) => {
@@ -220,7 +235,8 @@ export function KeysPanel({
                 tenantId,
                 integrationId,
                 name: String(f.get("name") ?? ""),
-                mode: f.get("mode") === "test" ? "test" : "live",
+                // With the preview the mode follows Test mode; without it the form's choice.
+                mode: testMode.available ? (testMode.on ? "test" : "live") : f.get("mode") === "test" ? "test" : "live",
                 expiresAt: date ? new Date(`${date}T23:59:59Z`).toISOString() : null,
                 ipAllowlist: parseList(String(f.get("ipAllowlist") ?? "")),
               });
@@ -236,13 +252,15 @@ export function KeysPanel({
               />
               <FieldMessage id="issue-key-name-error" message={nameError} />
             </label>
-            <label>
-              Mode
-              <select name="mode" defaultValue="live">
-                <option value="live">live</option>
-                <option value="test">test</option>
-              </select>
-            </label>
+            {!testMode.available && (
+              <label>
+                Mode
+                <select name="mode" defaultValue="live">
+                  <option value="live">live</option>
+                  <option value="test">test</option>
+                </select>
+              </label>
+            )}
             <label>
               Expires on <span className="hint">empty = one year from today; at most three years</span>
               <input name="expiresAt" type="date" />
@@ -256,7 +274,13 @@ export function KeysPanel({
             </label>
             <ErrorBox error={issue.error as ConsoleError | null} />
             <button type="submit" disabled={issue.isPending}>
-              {issue.isPending ? "Issuing…" : "Issue key"}
+              {testMode.on
+                ? issue.isPending
+                  ? "Creating…"
+                  : "Create test key"
+                : issue.isPending
+                  ? "Issuing…"
+                  : "Issue key"}
             </button>
           </form>
         </>

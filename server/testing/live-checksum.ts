@@ -1,0 +1,57 @@
+import { sql } from "drizzle-orm";
+import type { Db } from "@/db/client";
+import { rowsOf } from "@/db/rows";
+import { SANDBOX_TABLES } from "@/server/services/sandbox/sandbox-tables";
+
+/**
+ * A checksum of every live row of the database, by table (issue 69: `sandbox:reset` and test-mode work
+ * never change a live row): for each table of the schema, the number of rows and an MD5 of all of them
+ * as JSON, sorted; only rows with `livemode` true of the tables that have the column, every row of the
+ * others. `tenants.sandbox_seeded_at` is left out: it is the sandbox's own stamp on the tenant row.
+ * @returns table name → `<rows>:<md5>`
+ */
+export async function liveChecksums(db: Db): Promise<Record<string, string>> {
+  const tables = rowsOf<{ name: string; live: boolean }>(
+    await db.execute(sql`
+      select t.table_name as name,
+             exists (select 1 from information_schema.columns c
+                     where c.table_schema = t.table_schema and c.table_name = t.table_name
+                       and c.column_name = 'livemode') as live
+      from information_schema.tables t
+      where t.table_schema = current_schema() and t.table_type = 'BASE TABLE'
+      order by 1`),
+  );
+  const out: Record<string, string> = {};
+  for (const t of tables) {
+    const [row] = rowsOf<{ n: number; sum: string }>(
+      await db.execute(
+        sql`select count(*)::int as n, coalesce(md5(string_agg(x, '|' order by x)), '') as sum
+            from (select (to_jsonb(r) - 'sandbox_seeded_at')::text as x from ${sql.identifier(t.name)} r
+                  ${t.live ? sql`where r.livemode` : sql``}) s`,
+      ),
+    );
+    out[t.name] = `${row.n}:${row.sum}`;
+  }
+  return out;
+}
+
+/**
+ * A checksum of one tenant's sandbox rows, by table of SANDBOX_TABLES (server/services/sandbox): what a
+ * reset of another tenant's sandbox must leave as it is.
+ * @returns table name → `<rows>:<md5>`
+ */
+export async function sandboxChecksums(db: Db, tenantId: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const t of SANDBOX_TABLES) {
+    const whole = sql.identifier(t.name);
+    const [row] = rowsOf<{ n: number; sum: string }>(
+      await db.execute(
+        sql`select count(*)::int as n,
+                   coalesce(md5(string_agg(to_jsonb(${whole})::text, '|' order by to_jsonb(${whole})::text)), '') as sum
+            from ${t.table} where ${t.sandboxRows(tenantId)}`,
+      ),
+    );
+    out[t.name] = `${row.n}:${row.sum}`;
+  }
+  return out;
+}
