@@ -65,6 +65,12 @@ describe("parseTour", () => {
     expect(parseTour("docs/y.md", "# Y\n```sh\ncurl -s x\n```\n")).toBeNull();
   });
 
+  it("refuses a page with two markers, whose second one's variables would be lost", () => {
+    expect(() => parseTour("docs/z.md", "<!-- tour -->\n<!-- tour env: A=1 -->\n```sh\ncurl -s x\n```\n")).toThrow(
+      "docs/z.md: 2 tour markers",
+    );
+  });
+
   it("finds the repository's tours: the README, the API tour, webhooks, the AI seller and payments", () => {
     const files = findTourPages(process.cwd()).map((p) => p.file);
     expect(files).toEqual(

@@ -30,14 +30,21 @@ export interface TourPage {
 }
 
 const MARKER = /^<!-- tour(?: env:((?:\s+[A-Z][A-Z0-9_]*=\S+)+))? -->$/m;
+/** Any line that starts a tour marker, well formed or not (a page holds one). */
+const MARKERS = /^<!-- tour\b.*$/gm;
 
 /**
  * Reads a page as a tour, or null when it does not hold the `<!-- tour -->` marker.
- * @throws Error for a malformed block (an unclosed fence or quote), naming the page and line
+ * @throws Error for a malformed block (an unclosed fence or quote), naming the page and line, and for a
+ *   page with more than one marker (a second one's variables would be silently ignored)
  */
 export function parseTour(file: string, markdown: string): TourPage | null {
   const marker = MARKER.exec(markdown);
   if (!marker) return null;
+  const markers = markdown.match(MARKERS) ?? [];
+  if (markers.length > 1) {
+    throw new Error(`${file}: ${markers.length} tour markers (${markers.join(", ")}); a page holds one`);
+  }
   const env: Record<string, string> = {};
   for (const pair of (marker[1] ?? "").trim().split(/\s+/).filter(Boolean)) {
     const at = pair.indexOf("=");
