@@ -62,7 +62,8 @@ export const LeadAttributionInputSchema = z
 export const CreateLeadSchema = z
   .strictObject({
     title: z.string().trim().min(1, "must not be empty").max(500, "must be at most 500 characters"),
-    status: LeadStatusSchema.default("new"),
+    // Not a zod default: generated clients would then make it a required member of the body type.
+    status: LeadStatusSchema.optional().meta({ description: "default `new`" }),
     source: nullableText(200),
     value: MoneyInputSchema.nullable().optional(),
     contact: LeadContactInputSchema.optional(),

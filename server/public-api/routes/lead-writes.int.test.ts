@@ -4,7 +4,8 @@ import { conversations, disclosures, events, leadChanges, wallets, walletLedger 
 import { setCrmMode } from "@/server/services/leads/crm-settings";
 import { setLimitOverride } from "@/server/services/limits/limit-overrides";
 import { setPreview } from "@/server/services/tenants/previews";
-import { call } from "@/server/testing/api-client";
+import { createClient, isApiError } from "@platform/sdk";
+import { call, inProcessFetch, TEST_ORIGIN } from "@/server/testing/api-client";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { sandboxKey } from "@/server/testing/sandbox-key";
 import { openTestDatabase } from "@/server/testing/test-db";
@@ -272,5 +273,24 @@ describe("test mode", () => {
     expect((await liveWallet(x.tenantId)).balanceMinor).toBe(before.balanceMinor);
     const [ev] = await eventsOf(x.tenantId, "lead.created");
     expect(ev!.livemode).toBe(false);
+  });
+});
+
+describe("the SDK (client.leadsWrites)", () => {
+  it("creates, changes under If-Match, meets a 412 with the current etag, scores, maps statuses", async () => {
+    const client = createClient({
+      baseUrl: `${TEST_ORIGIN}/api/public/v1`,
+      apiKey: t.key,
+      fetch: inProcessFetch({ preview: "leads-writes" }),
+    });
+    const lead = await client.leadsWrites.create({ title: "From the SDK" });
+    const changed = await client.leadsWrites.update(lead.id, lead.etag, { next_action: "call back" });
+    expect(changed.version).toBe(2);
+    const stale = await client.leadsWrites.update(lead.id, lead.etag, { title: "late" }).catch((e: unknown) => e);
+    expect(isApiError(stale) && stale.code).toBe("precondition_failed");
+    expect((await client.leadsWrites.score(lead.id)).usage.model).toBe("lead-score-1.0");
+    expect((await client.leadsWrites.statusMap.put({ Done: "won" })).map).toEqual({ Done: "won" });
+    const page = await client.leadsWrites.disclosures({ limit: 5 }).firstPage();
+    expect(page.data.length).toBeGreaterThan(0);
   });
 });

@@ -56,7 +56,8 @@ export async function recordLeadChange(
  *   `/lost_reason` for a lost lead without a reason.
  */
 export async function createLead(db: Db, actor: Actor, input: CreateLead): Promise<Lead> {
-  if (input.status === "lost" && !input.lost_reason?.trim()) throw lostNeedsReason();
+  const status = input.status ?? "new";
+  if (status === "lost" && !input.lost_reason?.trim()) throw lostNeedsReason();
   if (input.conversation_id) {
     const [c] = await db
       .select({ id: conversations.id })
@@ -67,13 +68,13 @@ export async function createLead(db: Db, actor: Actor, input: CreateLead): Promi
   }
   const contactId = input.contact ? await findOrMakeContact(db, actor, input.contact) : null;
   const now = new Date();
-  const stamp = STAMP[input.status];
+  const stamp = STAMP[status];
   const [row] = await db
     .insert(leads)
     .values({
       ...ownerOf(actor),
       title: input.title,
-      status: input.status,
+      status,
       source: input.source?.trim() || null,
       valueMinor: input.value ? parseAmount(input.value.amount) : null,
       valueCurrency: input.value?.currency ?? null,
@@ -94,7 +95,7 @@ export async function createLead(db: Db, actor: Actor, input: CreateLead): Promi
     version: row!.version,
     kind: "created",
     fields,
-    to: input.status,
+    to: status,
   });
   await recordEvent(db, {
     tenantId: actor.tenantId,
