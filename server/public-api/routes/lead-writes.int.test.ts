@@ -5,6 +5,7 @@ import { setCrmMode } from "@/server/services/leads/crm-settings";
 import { setLimitOverride } from "@/server/services/limits/limit-overrides";
 import { setPreview } from "@/server/services/tenants/previews";
 import { createClient, isApiError } from "@platform/sdk";
+import { GET as serveDocument } from "@/app/api/public/v1/openapi.json/route";
 import { call, inProcessFetch, TEST_ORIGIN } from "@/server/testing/api-client";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { sandboxKey } from "@/server/testing/sandbox-key";
@@ -71,6 +72,23 @@ describe("without the preview", () => {
       });
       expect([r.status, r.body.code], `${method} ${path}`).toEqual([404, "not_found"]);
     }
+  });
+
+  it("lists the routes only in the preview's OpenAPI document, with If-Match and the scoring price", async () => {
+    const get = async (q: string) =>
+      (await serveDocument(new Request(`https://api.example.ru/api/public/v1/openapi.json${q}`)).json()) as {
+        paths: Record<string, Record<string, { description?: string; parameters?: { name?: string }[] }>>;
+      };
+    const base = await get("");
+    const preview = await get("?preview=leads-writes");
+    expect(base.paths["/leads"]?.post).toBeUndefined();
+    expect(base.paths["/leads/{id}"]?.patch).toBeUndefined();
+    for (const p of ["/leads/{id}/score", "/crm/status-map", "/disclosures"]) expect(base.paths[p]).toBeUndefined();
+    expect(preview.paths["/leads"]?.post).toBeDefined();
+    expect(preview.paths["/crm/status-map"]?.put).toBeDefined();
+    expect(preview.paths["/disclosures"]?.get).toBeDefined();
+    expect(JSON.stringify(preview.paths["/leads/{id}"]?.patch?.parameters)).toContain("IfMatch");
+    expect(preview.paths["/leads/{id}/score"]?.post?.description).toContain("2.00 RUB");
   });
 });
 

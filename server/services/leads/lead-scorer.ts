@@ -121,6 +121,9 @@ const WORDS: Record<string, string> = {
   source: "a strong source",
 };
 
+/** The table's order: how ties between features of equal points are named in `reason`. */
+const ORDER = Object.keys(WORDS);
+
 const has = (texts: string[], words: string[]) => texts.some((t) => words.some((w) => t.includes(w)));
 const round1 = (n: number) => Math.round(n * 10) / 10;
 const DAY_MS = 86_400_000;
@@ -157,7 +160,7 @@ export function scoreLead(input: ScorerInput): ScorerResult {
   const grade = score >= 75 ? "A" : score >= 50 ? "B" : score >= 25 ? "C" : "D";
   const top = Object.entries(features)
     .filter(([k, v]) => v > 0 && WORDS[k])
-    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .sort((a, b) => b[1] - a[1] || ORDER.indexOf(a[0]) - ORDER.indexOf(b[0]))
     .slice(0, 3)
     .map(([k]) => WORDS[k]!);
   const against = [flags.support && "it reads as a support request", flags.supplier && "it reads as a supplier's offer"]
