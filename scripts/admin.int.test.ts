@@ -98,6 +98,18 @@ describe("preview:set", () => {
       "true",
     ]).catch((e: { stdout: string }) => JSON.parse(e.stdout) as Record<string, unknown>);
     expect(bad).toMatchObject({ error: { code: "validation_failed" } });
+    // crm:set-mode (issue 70): JSON answer; the tenant's leads then carry owner external.
+    expect(await admin("ru", ["crm:set-mode", "--tenant", t.tenant_id as string, "--mode", "external"])).toEqual({
+      tenant_id: t.tenant_id,
+      crm_mode: "external",
+      previous: "internal",
+      changed: true,
+    });
+    const [mode] = await db.db
+      .select({ crmMode: tenants.crmMode })
+      .from(tenants)
+      .where(eq(tenants.id, t.tenant_id as string));
+    expect(mode.crmMode).toBe("external");
   });
 });
 

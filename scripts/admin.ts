@@ -18,6 +18,7 @@ import { createStaffMember } from "@/server/services/tenants/staff";
 import { createPasswordResetLink } from "@/server/services/tenants/staff-password-reset";
 import { createTenant, setLicense, setTenantStatus } from "@/server/services/tenants/tenants";
 import { amount, bool, list, need, usageError, UsageError, type Command, type Opts } from "./admin-args";
+import { CRM_COMMANDS } from "./admin-crm-commands";
 import { PAID_COMMANDS } from "./admin-paid-commands";
 import { SANDBOX_COMMANDS } from "./admin-sandbox-commands";
 import { changeBalance, setWalletBlocked } from "@/server/services/wallet/wallet-ledger";
@@ -229,6 +230,7 @@ const COMMANDS: Record<string, Command> = {
   },
   ...PAID_COMMANDS,
   ...SANDBOX_COMMANDS,
+  ...CRM_COMMANDS,
 };
 
 function walletOut(w: { tenantId: string; balanceMinor: bigint; blocked: boolean; ledgerId: string }) {

@@ -48,6 +48,8 @@ export interface ProblemExtras {
   correct_base_url?: string;
   topup_url?: string;
   balance?: { amount: string; currency: string } | null;
+  /** Only `precondition_failed` of `PATCH /leads/{id}`: the lead's current entity tag. */
+  etag?: string;
 }
 
 /**

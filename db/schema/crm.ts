@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, index, integer, json, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, json, jsonb, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
 import { contacts, conversations } from "./conversations";
 import { tenants } from "./tenants";
 import { ts } from "./columns";
@@ -69,4 +69,83 @@ export const leads = pgTable(
     updatedAt: ts("updated_at").notNull().defaultNow(),
   },
   (t) => [index("leads_tenant_updated_idx").on(t.tenantId, t.livemode, t.archived, t.updatedAt, t.id)],
+);
+
+/**
+ * One paid scoring of a lead (issue 70, `POST /leads/{id}/score`): what the scorer answered, the features it
+ * read and what it cost. The lead's `score` and `flags` carry the latest; these rows are its history and the
+ * resource an idempotent replay of the scoring is rebuilt from (the same score, no second charge).
+ */
+export const leadScores = pgTable(
+  "lead_scores",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    livemode: boolean("livemode").notNull().default(true),
+    leadId: uuid("lead_id")
+      .notNull()
+      .references(() => leads.id, { onDelete: "cascade" }),
+    integrationId: uuid("integration_id"),
+    /** The paid operation that held and charged the cost (operations.id); null for an unpaid scoring. */
+    operationId: uuid("operation_id"),
+    score: integer("score").notNull(),
+    grade: text("grade").notNull(),
+    reason: text("reason").notNull(),
+    flags: jsonb("flags").$type<{ buy_intent: boolean; support: boolean; supplier: boolean }>().notNull(),
+    /** Each feature's points as the scorer weighed them (lead-scorer.ts), for the console's explanation. */
+    features: jsonb("features").$type<Record<string, number>>().notNull(),
+    source: text("source").notNull(),
+    model: text("model").notNull(),
+    /** Cost charged, RUB minor units (0 for a test key without the sandbox). */
+    costMinor: bigint("cost_minor", { mode: "bigint" }).notNull(),
+    createdAt: ts("created_at").notNull().defaultNow(),
+  },
+  (t) => [index("lead_scores_lead_idx").on(t.tenantId, t.livemode, t.leadId, t.createdAt)],
+);
+
+/**
+ * The timeline of a lead's changes (issue 70): one row per new version written by the API, the console or
+ * a scoring: which fields changed, the status move if any, and who changed it (an actor label, no personal data).
+ */
+export const leadChanges = pgTable(
+  "lead_changes",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    livemode: boolean("livemode").notNull().default(true),
+    leadId: uuid("lead_id")
+      .notNull()
+      .references(() => leads.id, { onDelete: "cascade" }),
+    /** The lead's version this change produced. */
+    version: integer("version").notNull(),
+    /** `created`, `updated` or `scored`. */
+    kind: text("kind").notNull(),
+    fields: text("fields").array().notNull(),
+    fromStatus: text("from_status"),
+    toStatus: text("to_status"),
+    actor: text("actor").notNull(),
+    createdAt: ts("created_at").notNull().defaultNow(),
+  },
+  (t) => [index("lead_changes_lead_idx").on(t.tenantId, t.livemode, t.leadId, t.version)],
+);
+
+/**
+ * The tenant's map of an external CRM's statuses to the six canonical ones (issue 70, `PUT /crm/status-map`),
+ * one row per tenant and mode: `{"<external status>": "<canonical>"}`, at most 200 entries.
+ */
+export const crmStatusMaps = pgTable(
+  "crm_status_maps",
+  {
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    livemode: boolean("livemode").notNull().default(true),
+    map: jsonb("map").$type<Record<string, string>>().notNull(),
+    updatedAt: ts("updated_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.livemode] })],
 );

@@ -15,6 +15,7 @@ const PAGES: { path: string; heading: string | RegExp }[] = [
   { path: "/console/operations", heading: "Operations" },
   { path: "/console/requests", heading: "API requests" },
   { path: "/console/usage", heading: "Usage" },
+  { path: "/console/leads", heading: "Leads" },
   { path: "/console/journal", heading: "Disclosure journal" },
   { path: "/console/team", heading: "Team" },
   { path: "/console/settings", heading: "Settings" },

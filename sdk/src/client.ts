@@ -7,6 +7,7 @@ import type { RawClient } from "./resources/context.js";
 import { conversationsResource } from "./resources/conversations.js";
 import { dashboardsResource } from "./resources/dashboards.js";
 import { leadsResource } from "./resources/leads.js";
+import { leadsWritesResource } from "./resources/leads-writes.js";
 import { operationsResource, type WaitOptions } from "./resources/operations.js";
 import { strategistResource } from "./resources/strategist.js";
 import { testHelpersResource } from "./resources/test-helpers.js";
@@ -80,6 +81,8 @@ export function createClient(options: ClientOptions) {
     conversations: conversationsResource(ctx),
     cards: cardsResource(ctx),
     leads: leadsResource(ctx),
+    /** Preview `leads-writes`: lead writes under If-Match, paid scoring, the CRM status map, the disclosure journal. */
+    leadsWrites: leadsWritesResource(ctx),
     articles: articlesResource(ctx),
     strategist: strategistResource(ctx),
     dashboards: dashboardsResource(ctx),

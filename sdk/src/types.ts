@@ -50,6 +50,17 @@ export type Card = ResponseOf<"getCard">;
 export type CardCreate = BodyOf<"createCard">;
 export type CardUpdate = BodyOf<"updateCard">;
 export type Lead = components["schemas"]["Lead"];
+/** Preview `leads-writes`: the body of `POST /leads`. */
+export type LeadCreate = BodyOf<"createLead">;
+/** Preview `leads-writes`: the body of `PATCH /leads/{id}` (only the fields sent change). */
+export type LeadUpdate = BodyOf<"updateLead">;
+/** Preview `leads-writes`: the answer of `POST /leads/{id}/score`. */
+export type LeadScoreResult = ResponseOf<"scoreLead">;
+/** Preview `leads-writes`: the CRM status map (external status → canonical status). */
+export type CrmStatusMap = ResponseOf<"getCrmStatusMap">;
+/** Preview `leads-writes`: one row of the integration's disclosure journal. */
+export type Disclosure = ItemOf<"listDisclosures">;
+export type DisclosureListQuery = QueryOf<"listDisclosures">;
 export type ArticleSummary = ItemOf<"listArticles">;
 export type Article = ResponseOf<"getArticle">;
 export type StrategistReportSummary = ItemOf<"listStrategistReports">;

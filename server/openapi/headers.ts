@@ -115,3 +115,17 @@ export function problemHeaders(status: number, deprecated: boolean) {
     ...(deprecated ? { Deprecation: H.deprecation, Sunset: H.sunset } : {}),
   });
 }
+
+/**
+ * The `If-Match` request header of a change under optimistic concurrency (spec "Common request rules":
+ * `PATCH /leads/{id}`): the entity tag read from `ETag` or the resource's `etag`.
+ */
+export const IF_MATCH_PARAM = z
+  .string()
+  .min(1)
+  .meta({
+    description:
+      "required: the resource's current entity tag (its `ETag` header or `etag` field); absent → 428 precondition_required, not an entity tag → 400 bad_request, not the current one → 412 precondition_failed with the current `etag`",
+    example: '"3-Q2hhbmdlZEJ5U29tZW9uZU"',
+    param: { in: "header" as const, name: "If-Match", id: "IfMatch" },
+  });

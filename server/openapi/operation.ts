@@ -3,8 +3,8 @@ import type { ZodOpenApiOperationObject, ZodOpenApiResponsesObject } from "zod-o
 import { ERROR_CATALOG, type ErrorCode } from "@/server/errors";
 import type { AnyRoute } from "@/server/public-api/define-route";
 import { ProblemSchema } from "@/server/schemas/problem";
-import { idempotencyKeyParam, problemHeaders, successHeaders } from "./headers";
-import { idempotencyMode } from "@/server/public-api/define-route";
+import { IF_MATCH_PARAM, idempotencyKeyParam, problemHeaders, successHeaders } from "./headers";
+import { idempotencyMode, scopesOf } from "@/server/public-api/define-route";
 import { codesByStatus, problemCodes } from "./problem-codes";
 
 /** Name of the bearer security scheme in `components.securitySchemes`. */
@@ -40,7 +40,7 @@ export function operationOf(route: AnyRoute): ZodOpenApiOperationObject {
       headers: successHeaders({
         cacheControl: route.cacheControl,
         deprecated,
-        etag: route.etag && Number(status) === 200,
+        etag: route.etag && Number(status) < 300,
       }),
       ...(schema ? { content: { "application/json": { schema } } } : {}),
     };
@@ -60,8 +60,15 @@ export function operationOf(route: AnyRoute): ZodOpenApiOperationObject {
       },
     };
   }
-  const scopeText = route.scope ? `Scope: \`${route.scope}\`.` : "Scope: none (any valid key).";
+  const scopes = scopesOf(route);
+  const scopeText =
+    scopes.length === 0
+      ? "Scope: none (any valid key)."
+      : scopes.length === 1
+        ? `Scope: \`${scopes[0]}\`.`
+        : `Scope: any one of ${scopes.map((x) => `\`${x}\``).join(", ")}.`;
   const notes = [
+    route.description ?? "",
     scopeText,
     `Rate class: ${RATE_TEXT[route.rate]}.`,
     idem === "required"
@@ -81,7 +88,9 @@ export function operationOf(route: AnyRoute): ZodOpenApiOperationObject {
     description: notes.join(" "),
     tags: [tagOf(route)],
     ...(deprecated ? { deprecated: true } : {}),
-    security: [{ [SECURITY_SCHEME]: route.scope ? [route.scope] : [] }],
+    // OpenAPI: requirements in the list are alternatives, so a route taking any of several scopes lists one each.
+    security:
+      scopes.length > 1 ? scopes.map((x) => ({ [SECURITY_SCHEME]: [x] })) : [{ [SECURITY_SCHEME]: [...scopes] }],
     "x-scope": route.scope,
     "x-rate-class": route.rate,
     "x-problem-codes": codes,
@@ -89,7 +98,14 @@ export function operationOf(route: AnyRoute): ZodOpenApiOperationObject {
       ...(route.params ? { path: route.params as z.ZodObject } : {}),
       ...(route.query ? { query: route.query as z.ZodObject } : {}),
     },
-    ...(idem !== "none" ? { parameters: [idempotencyKeyParam(idem === "required")] } : {}),
+    ...(idem !== "none" || route.ifMatch
+      ? {
+          parameters: [
+            ...(idem !== "none" ? [idempotencyKeyParam(idem === "required")] : []),
+            ...(route.ifMatch ? [IF_MATCH_PARAM] : []),
+          ],
+        }
+      : {}),
     ...(route.body ? { requestBody: { required: true, content: { "application/json": { schema: route.body } } } } : {}),
     responses,
   } as ZodOpenApiOperationObject;

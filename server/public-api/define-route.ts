@@ -88,14 +88,21 @@ export interface RouteContext<P, Q, B, K = readonly unknown[]> {
  *   without looking the key up first (a key used before makes it change nothing; the full path follows).
  * - `preview`: a Planned route released only to tenants with this preview feature; for any other caller
  *   (including one whose key fails authentication) it answers the Planned 404 before anything else.
+ * - `scope`: the scope the key needs, or a list of which any one suffices (`GET /disclosures`: `leads:read`
+ *   or `conversations:read`).
+ * - `ifMatch`: the handler requires `If-Match` (a change under optimistic concurrency: 428 without it, 400
+ *   when it is not an entity tag, 412 when it is not the current one); documented as a required header.
+ * - `description`: what the OpenAPI operation says beyond the notes made from the declaration (e.g. a price).
  */
 export interface RouteDef<P = unknown, Q = unknown, B = unknown, K = readonly unknown[]> {
   operationId: string;
   summary: string;
   method: HttpMethod;
   path: string;
-  scope: Scope | null;
+  scope: Scope | readonly Scope[] | null;
   rate: RateClass;
+  description?: string;
+  ifMatch?: boolean;
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
@@ -105,7 +112,7 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown, K = readonly un
   discloses?: DisclosedResource;
   list?: { position: z.ZodType<K> };
   cacheControl?: string;
-  /** A 200 answer carries an `ETag` header (set by the handler); documented in OpenAPI as required. */
+  /** A 2xx answer carries an `ETag` header (set by the handler); documented in OpenAPI as required. */
   etag?: boolean;
   /** Retirement announcement (spec "Versioning" 4): both headers are sent on every answer of the route. */
   deprecation?: { deprecatedAt: Date; sunsetAt: Date; link?: string };
@@ -150,6 +157,11 @@ export type AnyRoute = RouteDef<any, any, any, any>;
  */
 export function idempotencyMode(route: Pick<AnyRoute, "idempotency" | "method">): "required" | "optional" | "none" {
   return route.idempotency ?? (route.method === "POST" || route.method === "PATCH" ? "optional" : "none");
+}
+
+/** The scopes of a route's `scope` as a list: any one of them suffices; empty for a route without a scope. */
+export function scopesOf(route: Pick<AnyRoute, "scope">): readonly Scope[] {
+  return route.scope === null ? [] : typeof route.scope === "string" ? [route.scope] : route.scope;
 }
 
 /** Reply helpers. */

@@ -230,6 +230,8 @@ describe("control characters in every string field of every route (issue 76 item
     path: string;
     query: Record<string, string>;
     body?: unknown;
+    /** Headers the route needs beside the key (its fixture's, e.g. `If-Match`). */
+    headers?: Record<string, string>;
   }
   /** Where a value goes: a body pointer, a query parameter or a path parameter (the template's segment). */
   type Target =
@@ -264,6 +266,8 @@ describe("control characters in every string field of every route (issue 76 item
     postOperatorMessage: { content: "Hello from the shop" },
     emitTestEvent: { type: "lead.created" },
     setTestWallet: { balance: "10000.00" },
+    createLead: { title: "Control base lead", contact: { first_name: "Base" } },
+    putCrmStatusMap: { map: { "In work": "qualified" } },
   };
 
   const bases: Base[] = [];
@@ -291,7 +295,7 @@ describe("control characters in every string field of every route (issue 76 item
       }
       const body = route.body ? (BODIES[op] ?? fixture?.body) : undefined;
       expect(!route.body || body !== undefined, `${op}: no accepted body`).toBe(true);
-      const base: Base = { route, path, query: {}, body };
+      const base: Base = { route, path, query: {}, body, headers: await fixture?.headers?.(db.db, path) };
       bases.push(base);
       if (route.body) for (const pointer of stringFields(route.body)) targets.push({ base, in: "body", pointer });
       if (route.query)
@@ -316,6 +320,7 @@ describe("control characters in every string field of every route (issue 76 item
     const qs = new URLSearchParams(query).toString();
     return call(b.route.method, path + (qs ? `?${qs}` : ""), {
       key: keyFor(b.route),
+      headers: b.headers,
       json: b.route.body ? body : undefined,
       idempotencyKey: idempotencyMode(b.route) === "none" ? undefined : `control-${++n}`,
       preview: b.route.preview,

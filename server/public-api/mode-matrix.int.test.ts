@@ -63,9 +63,10 @@ const comparable = (a: ApiAnswer, path: string) => {
     text = text.split(segment).join("<id>");
   return { status: a.status, body: text, type: a.headers.get("content-type") };
 };
-const send = (route: AnyRoute, key: string, path: string, body?: unknown) =>
+const send = async (route: AnyRoute, key: string, path: string, body?: unknown) =>
   call(route.method, path, {
     key,
+    headers: await ID_ROUTE_FIXTURES[route.operationId]?.headers?.(db.db, path),
     json: body ?? (route.body ? {} : undefined),
     idempotencyKey: isWrite(route) ? crypto.randomUUID() : undefined,
     // A preview route's answers are checked against its preview's document (the base one lacks the route).
@@ -131,7 +132,7 @@ describe.each(ALL_ROUTES.map((r) => [label(r), r] as const))("%s", (_name, route
         { tenantId: t.tenantId, keyMode: cursorMode, route: route.operationId, filters: {} },
         ["x"],
       );
-      const r = await call("GET", `${path}?cursor=${encodeURIComponent(cursor)}`, { key });
+      const r = await call("GET", `${path}?cursor=${encodeURIComponent(cursor)}`, { key, preview: route.preview });
       expect(r.status, `${cursorMode} cursor`).toBe(422);
       expect(r.body.errors.map((e: { field: string }) => e.field)).toContain("/cursor");
     }
@@ -142,7 +143,7 @@ describe.each(ALL_ROUTES.map((r) => [label(r), r] as const))("%s", (_name, route
     // Live rows of every kind, made by every id fixture; the sandbox has its seeded sample rows.
     for (const fixture of Object.values(ID_ROUTE_FIXTURES)) await fixture.make(db.db, t).catch(() => undefined);
     const ids = async (key: string) => {
-      const r = await call("GET", route.path, { key });
+      const r = await call("GET", route.path, { key, preview: route.preview });
       expect(r.status).toBe(200);
       return new Set(((r.body.data ?? []) as { id?: string }[]).map((d) => d.id).filter(Boolean));
     };

@@ -210,18 +210,26 @@ function gateOnWallet(s: RequestState, wallet: WalletSnapshot): void {
   }
 }
 
-/** 403 `scope_missing` when the key's effective scopes lack the route's. */
+/** 403 `scope_missing` when the key's effective scopes lack the route's (any one of them, for a list). */
 const scope: PipelineStep = {
   name: "scope",
   problems: (r) => (r.scope ? ["scope_missing"] : []),
   run(s) {
     const need = s.route!.scope;
-    if (need && !s.caller!.scopes.includes(need)) {
+    if (need === null) return;
+    if (typeof need === "string") {
+      if (!s.caller!.scopes.includes(need))
+        throw new ApiError(
+          "scope_missing",
+          `This route needs the scope ${need}; the key's effective scopes are listed in GET /me.`,
+        );
+      return;
+    }
+    if (!need.some((n) => s.caller!.scopes.includes(n)))
       throw new ApiError(
         "scope_missing",
-        `This route needs the scope ${need}; the key's effective scopes are listed in GET /me.`,
+        `This route needs one of the scopes ${need.join(", ")}; the key's effective scopes are listed in GET /me.`,
       );
-    }
   },
 };
 

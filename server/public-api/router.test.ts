@@ -115,13 +115,22 @@ describe("the public route table", () => {
     expect(publicRouter.match("GET", "/conversations/x/close")).toEqual({ kind: "not_found" });
   });
 
-  it("answers the spec's other Planned writes as not_found", () => {
+  it("routes the lead writes to their preview routes, and answers the spec's other Planned writes as not_found", () => {
     for (const [method, path] of [
+      ["POST", "/leads"],
       ["PATCH", "/leads/x"],
       ["POST", "/leads/x/score"],
       ["PUT", "/crm/status-map"],
-      ["POST", "/articles/generation-jobs"],
+      ["GET", "/disclosures"],
     ]) {
+      const m = publicRouter.match(method, path);
+      expect(m.kind === "route" && m.route.preview, `${method} ${path}`).toBe("leads-writes");
+    }
+    // GET /leads stays an Available route; DELETE on a lead is not in the table at all (405 from GET's Allow).
+    const list = publicRouter.match("GET", "/leads");
+    expect(list.kind === "route" && list.route.operationId).toBe("listLeads");
+    expect(publicRouter.match("DELETE", "/leads/x")).toEqual({ kind: "method_not_allowed", allow: ["GET"] });
+    for (const [method, path] of [["POST", "/articles/generation-jobs"]]) {
       expect(publicRouter.match(method, path), `${method} ${path}`).toEqual({ kind: "not_found" });
     }
   });

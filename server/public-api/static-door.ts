@@ -35,6 +35,8 @@ export const OWN_FILE_PATHS: ReadonlySet<string> = new Set([
   "/strategist/actions",
   "/dashboards/overview",
   "/webhooks",
+  "/crm/status-map",
+  "/disclosures",
   "/test-helpers/events",
   "/test-helpers/wallet",
   "/openapi.json",

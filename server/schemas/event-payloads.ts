@@ -64,25 +64,34 @@ export const EVENT_DATA: Record<string, z.ZodType> = {
   "lead.created": thin(
     {
       lead_id: z.string(),
-      contact_id: z.string(),
+      contact_id: z.string().nullable().meta({ description: "null when the lead was created without a contact" }),
       conversation_id: z.string().nullable(),
       version: LeadIds.version,
       ...Pii,
     },
     "a lead was created",
   ),
-  "lead.updated": thin(LeadIds, "lead fields changed: the changed fields and the version"),
+  "lead.updated": thin(
+    { ...LeadIds, changed_fields: z.array(z.string()).optional().meta({ description: "names of the changed fields" }) },
+    "lead fields changed: the changed fields and the version",
+  ),
   "lead.scored": thin(
     {
       ...LeadIds,
       score: z.number().optional(),
       level: z.string().optional(),
       reason: z.string().optional(),
-      flags: z.array(z.string()).optional(),
+      flags: z
+        .array(z.string())
+        .optional()
+        .meta({ description: "names of the true flags: buy_intent, support, supplier" }),
     },
     "the lead was scored",
   ),
-  "lead.status_changed": thin(LeadIds, "the lead status changed"),
+  "lead.status_changed": thin(
+    { ...LeadIds, from: z.string().optional(), to: z.string().optional() },
+    "the lead status changed: from and to",
+  ),
   "lead.action_requested": thin(LeadIds, "the agent asks an external CRM to act, with reason and evidence"),
   "task.created": thin({}, "a task was created"),
   "task.completed": thin({}, "a task was closed"),
@@ -90,7 +99,10 @@ export const EVENT_DATA: Record<string, z.ZodType> = {
     { contact_id: z.string().optional().meta({ description: "the contact that remains" }), ...Pii },
     "contacts were merged",
   ),
-  "crm.mode_changed": thin({}, "the tenant switched its CRM mode"),
+  "crm.mode_changed": thin(
+    { crm_mode: z.string().optional().meta({ description: "internal or external" }), previous: z.string().optional() },
+    "the tenant switched its CRM mode",
+  ),
   "article.ready": thin({ type: z.string(), article_id: z.string() }, "an article was generated and is ready"),
   "article.published": thin(
     { type: z.string(), article_id: z.string(), published_url: z.string() },

@@ -37,6 +37,10 @@ export const ProblemSchema = z
     balance: MoneySchema.nullable()
       .optional()
       .meta({ description: "only for wallet_suspended: the balance at refusal" }),
+    etag: z
+      .string()
+      .optional()
+      .meta({ description: "only for precondition_failed: the resource's current entity tag" }),
   })
   .meta({ id: "Problem", description: "RFC 9457 problem details (media type application/problem+json)" });
 export type Problem = z.infer<typeof ProblemSchema>;

@@ -19,6 +19,8 @@ export interface IdRouteFixture {
   make(db: Db, owner: TenantFixture): Promise<string>;
   missing(): Promise<string>;
   body?: unknown;
+  /** Request headers the route needs beside the key, for the path `make` or `missing` gave (`If-Match`). */
+  headers?(db: Db, path: string): Promise<Record<string, string>>;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createCallerFactory, router } from "./init";
 import { integrationsRouter } from "./routers/integrations";
 import { journalRouter } from "./routers/journal";
+import { leadsRouter } from "./routers/leads";
 import { operationsRouter } from "./routers/operations";
 import { teamRouter } from "./routers/team";
 import { settingsRouter } from "./routers/settings";
@@ -16,6 +17,7 @@ export const appRouter = router({
   tenants: tenantsRouter,
   integrations: integrationsRouter,
   journal: journalRouter,
+  leads: leadsRouter,
   wallet: walletRouter,
   webhooks: webhooksRouter,
   operations: operationsRouter,

@@ -13,6 +13,7 @@ const LINKS = [
   { href: "/console/operations", label: "Operations" },
   { href: "/console/requests", label: "API requests" },
   { href: "/console/usage", label: "Usage" },
+  { href: "/console/leads", label: "Leads" },
   { href: "/console/journal", label: "Disclosure journal" },
   { href: "/console/team", label: "Team" },
   { href: "/console/settings", label: "Settings" },

@@ -7,6 +7,7 @@ import { CONVERSATION_ROUTES } from "./conversations";
 import { CONVERSATION_WRITE_ROUTES } from "./conversation-writes";
 import { DASHBOARD_ROUTES } from "./dashboards";
 import { LEAD_ROUTES } from "./leads";
+import { LEAD_WRITE_ROUTES } from "./lead-writes";
 import { OPERATION_ROUTES } from "./operations";
 import { PLANNED_ROUTES } from "./planned";
 import { STRATEGIST_ROUTES } from "./strategist";
@@ -35,6 +36,7 @@ export const ROUTES: AnyRoute[] = [
 /** Routes of preview features (`route.preview`): Planned routes released per tenant (server/schemas/previews.ts). */
 export const PREVIEW_ROUTES: AnyRoute[] = [
   ...CONVERSATION_WRITE_ROUTES,
+  ...LEAD_WRITE_ROUTES,
   ...TEST_HELPER_WALLET_ROUTES,
   ...TEST_HELPER_EVENT_ROUTES,
 ];

@@ -24,15 +24,29 @@ export const ENGINE_OPERATION_TYPES = ["conversation.ai_reply"] as const;
 /** One of {@link ENGINE_OPERATION_TYPES}. */
 export type EngineOperationType = (typeof ENGINE_OPERATION_TYPES)[number];
 
+/**
+ * Paid operations that run inside the request that creates them (issue 70: lead scoring holds, computes,
+ * charges and finishes in one transaction): they are held and limited by {@link createPaidOperation} as the
+ * engine's are, but never claimed by a worker, since no other transaction ever sees them unfinished.
+ */
+export const SYNC_OPERATION_TYPES = ["lead.score"] as const;
+
+/** A type {@link createPaidOperation} takes. */
+export type PaidOperationType = EngineOperationType | (typeof SYNC_OPERATION_TYPES)[number];
+
+/** Every paid type, counted against the tenant's simultaneous paid operations. */
+const PAID_TYPES: readonly string[] = [...ENGINE_OPERATION_TYPES, ...SYNC_OPERATION_TYPES];
+
 /** What a paid operation is created for. */
 export interface PaidOperationInput {
-  type: EngineOperationType;
+  type: PaidOperationType;
   /** The most it can cost, RUB minor units: the hold. */
   maxCostMinor: bigint;
   /** Simultaneous paid operations allowed for the tenant (spec `limits.paid_concurrency`). */
   paidConcurrency: number;
-  conversationId: string;
-  messageId: string;
+  /** Conversation and customer message an AI reply answers; null for other types. */
+  conversationId: string | null;
+  messageId: string | null;
   channelId: string | null;
 }
 
@@ -64,7 +78,7 @@ async function checkConcurrency(db: Db, tenantId: string, livemode: boolean, lim
         eq(operations.tenantId, tenantId),
         eq(operations.livemode, livemode),
         inArray(operations.status, ["queued", "running"]),
-        inArray(operations.type, [...ENGINE_OPERATION_TYPES]),
+        inArray(operations.type, [...PAID_TYPES]),
       ),
     );
   if ((open?.n ?? 0) >= limit)

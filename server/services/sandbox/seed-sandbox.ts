@@ -8,6 +8,7 @@ import { insertSampleCards } from "../seed/sample-cards";
 import { seedTenantData } from "../seed/seed-data";
 import { seedStrategistSession } from "../seed/seed-strategist";
 import { DAY_MS, type SandboxContext, type SandboxIntegration, type SandboxSamples } from "./sample-context";
+import { seedSandboxCrm } from "./sample-crm";
 import { seedSandboxMoney } from "./sample-money";
 import { seedSandboxTraffic } from "./sample-traffic";
 import { clearSandbox } from "./sandbox-tables";
@@ -116,6 +117,7 @@ async function fillSandbox(tx: Db, tenantId: string): Promise<void> {
   };
   await seedSandboxMoney(tx, ctx);
   await seedSandboxTraffic(tx, ctx);
+  await seedSandboxCrm(tx, ctx);
 }
 
 /** The tenant's sample integrations (not revoked, oldest first) with each one's newest usable test key. */

@@ -1,3 +1,4 @@
+import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { contacts, leads } from "@/db/schema";
 import type { IdRouteFixture } from "../route-fixtures";
@@ -22,4 +23,20 @@ export const LEAD_FIXTURES: Record<string, IdRouteFixture> = {
     make: async (db, o) => `/leads/${await lead(db, o)}`,
     missing: async () => `/leads/${crypto.randomUUID()}`,
   },
+  updateLead: {
+    make: async (db, o) => `/leads/${await lead(db, o)}`,
+    missing: async () => `/leads/${crypto.randomUUID()}`,
+    body: { title: "Changed by the matrix" },
+    headers: async (db, path) => ({ "if-match": await etagOf(db, path.split("/")[2]!) }),
+  },
+  scoreLead: {
+    make: async (db, o) => `/leads/${await lead(db, o)}/score`,
+    missing: async () => `/leads/${crypto.randomUUID()}/score`,
+  },
 };
+
+/** The lead's current etag (whatever its mode), or a well-formed tag of nothing for a missing lead. */
+async function etagOf(db: Db, id: string): Promise<string> {
+  const [row] = await db.select({ etag: leads.etag }).from(leads).where(eq(leads.id, id));
+  return row?.etag ?? '"1-missing"';
+}
