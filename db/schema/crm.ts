@@ -1,5 +1,17 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, index, integer, json, jsonb, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  json,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { contacts, conversations } from "./conversations";
 import { tenants } from "./tenants";
 import { ts } from "./columns";
@@ -87,7 +99,14 @@ export const leadScores = pgTable(
     leadId: uuid("lead_id")
       .notNull()
       .references(() => leads.id, { onDelete: "cascade" }),
+    /** Who scored: the integration (API) or the staff user (console's Score button); exactly one is set. */
     integrationId: uuid("integration_id"),
+    staffUserId: text("staff_user_id"),
+    /**
+     * The console's per-click key of a staff scoring (a client-made UUID, no secret): a repeat of the click
+     * answers this row and charges nothing again; the unique index settles two racing repeats.
+     */
+    consoleKey: text("console_key"),
     /** The paid operation that held and charged the cost (operations.id); null for an unpaid scoring. */
     operationId: uuid("operation_id"),
     score: integer("score").notNull(),
@@ -102,7 +121,12 @@ export const leadScores = pgTable(
     costMinor: bigint("cost_minor", { mode: "bigint" }).notNull(),
     createdAt: ts("created_at").notNull().defaultNow(),
   },
-  (t) => [index("lead_scores_lead_idx").on(t.tenantId, t.livemode, t.leadId, t.createdAt)],
+  (t) => [
+    index("lead_scores_lead_idx").on(t.tenantId, t.livemode, t.leadId, t.createdAt),
+    uniqueIndex("lead_scores_console_key_idx")
+      .on(t.tenantId, t.livemode, t.leadId, t.staffUserId, t.consoleKey)
+      .where(sql`console_key is not null`),
+  ],
 );
 
 /**

@@ -1,10 +1,14 @@
 import { sql } from "drizzle-orm";
-import { bigint, boolean, index, integer, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, check, index, integer, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
 import { apiKeys, integrations } from "./integrations";
 import { tenants } from "./tenants";
 import { ts } from "./columns";
 
-/** An asynchronous operation (spec "Operation"), visible only to the integration that started it. */
+/**
+ * An asynchronous operation (spec "Operation"), visible only to the integration that started it. Exactly one
+ * starter: an integration (`integration_id`) or a staff member in the console (`staff_user_id`, issue 70: the
+ * console's Score button), whose operation is the tenant's and paid from the tenant's wallet like any other.
+ */
 export const operations = pgTable(
   "operations",
   {
@@ -12,9 +16,12 @@ export const operations = pgTable(
     tenantId: uuid("tenant_id")
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
-    integrationId: uuid("integration_id")
-      .notNull()
-      .references(() => integrations.id, { onDelete: "cascade" }),
+    integrationId: uuid("integration_id").references(() => integrations.id, { onDelete: "cascade" }),
+    /**
+     * The staff user (staff_users.id) who started it in the console; null for an integration's. No foreign
+     * key: the operation and its money outlive the staff account.
+     */
+    staffUserId: text("staff_user_id"),
     type: text("type").notNull(),
     status: text("status").notNull().default("queued"),
     resourceType: text("resource_type"),
@@ -50,6 +57,11 @@ export const operations = pgTable(
     index("operations_open_idx")
       .on(t.tenantId, t.status)
       .where(sql`status in ('queued', 'running')`),
+    // The tenant's daily spend limit counts staff-started charges of the day (paid-operations.ts).
+    index("operations_staff_day_idx")
+      .on(t.tenantId, t.livemode, t.completedAt)
+      .where(sql`staff_user_id is not null`),
+    check("operations_one_starter", sql`(${t.integrationId} is null) <> (${t.staffUserId} is null)`),
   ],
 );
 

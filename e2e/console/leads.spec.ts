@@ -49,3 +49,22 @@ test("edits a lead, and refuses a stale edit with a reload instead of overwritin
   await expect(page.getByText(/Version 3/)).toBeVisible();
   await page.screenshot({ path: "test-results/lead.png", fullPage: true });
 });
+
+test("scores a lead with the Score button: the grade shows and the scorings list grows", async ({ page, request }) => {
+  const { apiKey, tenantId } = demo();
+  await operatorCli("preview:set", "--tenant", tenantId, "--feature", "leads-writes", "--enabled", "true");
+  const made = await request.post("/api/public/v1/leads", {
+    headers: { authorization: `Bearer ${apiKey}`, "idempotency-key": crypto.randomUUID() },
+    data: { title: "Lead to score", contact: { first_name: "Ivan", email: "ivan@example.com", phone: "+79990001122" } },
+  });
+  expect(made.status()).toBe(201);
+  const lead = (await made.json()) as { id: string };
+
+  await page.goto(`/console/leads/${lead.id}`);
+  await signIn(page, "Lead to score");
+  await expect(page.getByTestId("lead-score")).toHaveText("Not scored yet.");
+  await page.getByRole("button", { name: "Score", exact: true }).click();
+  await expect(page.getByRole("status")).toHaveText(/^Scored: [A-D] \(\d+\) for 2\.00 RUB\.$/);
+  await expect(page.getByTestId("lead-score")).toHaveText(/^[A-D] \(\d+\) \S/);
+  await expect(page.getByRole("region", { name: "Scores", exact: true }).getByRole("row")).toHaveCount(2);
+});

@@ -42,6 +42,10 @@ const UNRELATED: Record<string, string> = {
   "settings.setMainDomain": "the tenant's main domain",
   "settings.setChannelAi": "a channel's AI settings (channels of any kind)",
   "sandbox.reset": "the tenant's sandbox rows (sample data); no integration, key or right",
+  "leads.update": "a lead's fields under its etag",
+  "leads.score": "a paid scoring of a lead (the tenant's wallet, a staff-started operation)",
+  "leads.putStatusMap": "the CRM status map (a tenant setting)",
+  "leads.setCrmMode": "the CRM mode (who owns lead statuses); no scope or right",
 };
 
 /** A member of the walk: who acts, with which rights. */

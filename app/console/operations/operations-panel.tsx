@@ -146,7 +146,7 @@ export function OperationsPanel({ tenantId }: { tenantId: string }) {
                 <th>Status</th>
                 <th>Cost, ₽</th>
                 <th>Conversation</th>
-                <th>Integration</th>
+                <th>Started by</th>
                 <th>Error</th>
               </tr>
             </thead>
@@ -165,7 +165,7 @@ export function OperationsPanel({ tenantId }: { tenantId: string }) {
                     <td>
                       <code>{o.conversationId ?? ""}</code>
                     </td>
-                    <td>{o.integrationName}</td>
+                    <td>{o.staffName !== null ? `Staff: ${o.staffName}` : o.integrationName}</td>
                     <td>{o.error ? `${o.error.code}: ${o.error.message}` : ""}</td>
                   </tr>
                 ))}

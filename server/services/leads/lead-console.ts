@@ -1,10 +1,14 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { disclosures, integrations, leadChanges } from "@/db/schema";
+import { disclosures, integrations, leadChanges, rateLimitOverrides } from "@/db/schema";
+import { hasErrorCode } from "@/server/lib/error-codes";
+import type { LeadScoreResult } from "@/server/schemas/lead-writes";
 import type { Lead, LeadStatus } from "@/server/schemas/leads";
 import type { StaffActor } from "../actor";
 import { ownedBy } from "../tenant-scope";
-import { leadScoreHistory } from "./lead-scoring";
+import { tenantLimits } from "../limits/rate-limits";
+import { formatMinor } from "@/server/lib/money";
+import { findConsoleScore, LEAD_SCORE_PRICE_MINOR, leadScoreHistory, scoreLeadPaid } from "./lead-scoring";
 import { getLead, listLeads, type LeadPosition } from "./leads";
 
 /**
@@ -22,7 +26,8 @@ export async function consoleLeadPage(
 
 /**
  * A lead's page in the console: the lead, its timeline of versions (newest first), its scorings and the
- * disclosure-journal rows that carried it (newest 20). @throws ApiError 404.
+ * disclosure-journal rows that carried it (newest 20), and the price of one scoring (decimal RUB) for the
+ * Score button. @throws ApiError 404.
  */
 export async function consoleLeadDetail(db: Db, actor: StaffActor, id: string) {
   const lead = await getLead(db, actor, id);
@@ -54,6 +59,7 @@ export async function consoleLeadDetail(db: Db, actor: StaffActor, id: string) {
     .limit(20);
   return {
     lead,
+    scorePrice: formatMinor(LEAD_SCORE_PRICE_MINOR),
     timeline: timeline.map((c) => ({
       version: c.version,
       kind: c.kind,
@@ -73,4 +79,41 @@ export async function consoleLeadDetail(db: Db, actor: StaffActor, id: string) {
     })),
     disclosures: disclosed.map((d) => ({ ...d, createdAt: d.createdAt.toISOString() })),
   };
+}
+
+/**
+ * The console's Score button (issue 70 item 6): one paid scoring of lead `id` by the staff member, in the
+ * console's mode (the sandbox wallet pays in Test mode), under the tenant's rules (scoreLeadPaid). The
+ * click's `consoleKey` (a UUID the page makes per click) makes a repeat answer the first scoring and charge
+ * nothing: a sequential repeat finds the row; a racing one loses on the unique index, its transaction (hold
+ * and charge included) rolls back, and it answers the winner's row.
+ * @throws ApiError 404; 402 `insufficient_funds` / `spend_limit_reached`; 503 `upstream_unavailable`.
+ */
+export async function consoleScoreLead(
+  db: Db,
+  actor: StaffActor,
+  id: string,
+  consoleKey: string,
+): Promise<LeadScoreResult> {
+  const again = await findConsoleScore(db, actor, id, consoleKey);
+  if (again) return again;
+  const [override] = await db
+    .select({ paidConcurrency: rateLimitOverrides.paidConcurrency })
+    .from(rateLimitOverrides)
+    .where(eq(rateLimitOverrides.tenantId, actor.tenantId));
+  const { paid_concurrency } = tenantLimits(
+    override
+      ? { readPerMin: null, writePerMin: null, paidPerMin: null, paidConcurrency: override.paidConcurrency }
+      : null,
+  );
+  try {
+    const done = await db.transaction((tx) =>
+      scoreLeadPaid(tx as unknown as Db, actor, id, { paidConcurrency: paid_concurrency, consoleKey }),
+    );
+    return done.result;
+  } catch (err) {
+    const won = hasErrorCode(err, "23505") ? await findConsoleScore(db, actor, id, consoleKey) : null;
+    if (won) return won;
+    throw err;
+  }
 }

@@ -4,9 +4,9 @@ import { contacts, leads, leadScores, messages, operations } from "@/db/schema";
 import { notFound } from "@/server/errors";
 import { money } from "@/server/lib/money";
 import type { LeadScoreResult } from "@/server/schemas/lead-writes";
-import type { IntegrationActor } from "../actor";
+import type { IntegrationActor, StaffActor } from "../actor";
 import { recordEvent } from "../events/outbox";
-import { createPaidOperation, settleHold } from "../operations/paid-operations";
+import { createPaidOperation, settleHold, type PaidOperationActor } from "../operations/paid-operations";
 import { livemodeOf, ownedBy, ownerOf } from "../tenant-scope";
 import { scoreLead } from "./lead-scorer";
 import { recordLeadChange } from "./lead-writes";
@@ -47,14 +47,19 @@ function toResult(r: ScoreRow): LeadScoreResult {
  * the scorer runs, the hold is charged and the operation finished. The lead's `score` and `flags` take the
  * result and its version grows by one; a `lead_scores` row keeps it (the resource a replay answers from);
  * event `lead.scored` (score, level = grade, reason, flags).
+ *
+ * The console's Score button (issue 70 item 6) runs the same scoring for a staff actor: the operation is
+ * the tenant's, started by the staff member (paid-operations.ts), in the console's mode; `consoleKey`
+ * (the click's key) is kept on the row so that {@link findConsoleScore} answers a repeat.
  * @returns the answer and the `lead_scores` id (the idempotency record's resource)
- * @throws ApiError 404; 402 `insufficient_funds` / `spend_limit_reached`; 503 `upstream_unavailable`.
+ * @throws ApiError 404; 402 `insufficient_funds` / `spend_limit_reached`; 503 `upstream_unavailable`;
+ *   a unique violation (23505) when a racing repeat of the same console click committed first.
  */
 export async function scoreLeadPaid(
   db: Db,
-  actor: IntegrationActor,
+  actor: PaidOperationActor,
   id: string,
-  opts: { paidConcurrency: number },
+  opts: { paidConcurrency: number; consoleKey?: string },
 ): Promise<{ result: LeadScoreResult; scoreId: string }> {
   const [lead] = await db
     .select()
@@ -106,7 +111,9 @@ export async function scoreLeadPaid(
     .values({
       ...ownerOf(actor),
       leadId: id,
-      integrationId: actor.integrationId,
+      integrationId: op.integrationId,
+      staffUserId: op.staffUserId,
+      consoleKey: actor.via === "console" ? (opts.consoleKey ?? null) : null,
       operationId: op.id,
       score: r.score,
       grade: r.grade,
@@ -171,6 +178,30 @@ export async function getLeadScore(db: Db, actor: IntegrationActor, scoreId: str
     .where(and(ownedBy(leadScores, actor), eq(leadScores.id, scoreId)));
   if (!row) throw notFound("Lead score");
   return toResult(row);
+}
+
+/**
+ * The scoring a staff member's console click with key `consoleKey` already made of lead `leadId`, as the
+ * answer (a repeat of the click charges nothing); null when there is none.
+ */
+export async function findConsoleScore(
+  db: Db,
+  actor: StaffActor,
+  leadId: string,
+  consoleKey: string,
+): Promise<LeadScoreResult | null> {
+  const [row] = await db
+    .select()
+    .from(leadScores)
+    .where(
+      and(
+        ownedBy(leadScores, actor),
+        eq(leadScores.leadId, leadId),
+        eq(leadScores.staffUserId, actor.staffUserId),
+        eq(leadScores.consoleKey, consoleKey),
+      ),
+    );
+  return row ? toResult(row) : null;
 }
 
 /** The newest scorings of a lead (console timeline), newest first. */

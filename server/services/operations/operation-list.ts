@@ -1,6 +1,6 @@
 import { and, desc, eq, lt, or } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { channels, integrations, operations } from "@/db/schema";
+import { channels, integrations, operations, staffUsers } from "@/db/schema";
 import { formatMinor } from "@/server/lib/money";
 import type { StaffActor } from "../actor";
 import { ownedBy } from "../tenant-scope";
@@ -16,7 +16,10 @@ export interface OperationView {
   /** The hold placed at creation. */
   hold: string;
   conversationId: string | null;
-  integrationName: string;
+  /** The integration that started it; null for a staff member's (the console's Score button). */
+  integrationName: string | null;
+  /** The staff member who started it in the console (name, else email); null for an integration's. */
+  staffName: string | null;
   error: { code: string; message: string } | null;
   createdAt: string;
   completedAt: string | null;
@@ -45,16 +48,17 @@ export async function listTenantOperations(
       )
     : ownedBy(o, actor);
   const rows = await db
-    .select({ op: o, integrationName: integrations.name })
+    .select({ op: o, integrationName: integrations.name, staffName: staffUsers.name, staffEmail: staffUsers.email })
     .from(o)
-    .innerJoin(integrations, eq(integrations.id, o.integrationId))
+    .leftJoin(integrations, eq(integrations.id, o.integrationId))
+    .leftJoin(staffUsers, eq(staffUsers.id, o.staffUserId))
     .where(where)
     .orderBy(desc(o.createdAt), desc(o.id))
     .limit(limit + 1);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1]?.op;
   return {
-    operations: page.map(({ op, integrationName }) => ({
+    operations: page.map(({ op, integrationName, staffName, staffEmail }) => ({
       id: op.id,
       type: op.type,
       status: op.status,
@@ -63,6 +67,8 @@ export async function listTenantOperations(
       hold: formatMinor(op.holdMinor),
       conversationId: op.conversationId,
       integrationName,
+      // A staff account deleted since keeps its operations (no foreign key): shown without a name.
+      staffName: op.staffUserId ? staffName || staffEmail || "deleted account" : null,
       error: op.error ?? null,
       createdAt: op.createdAt.toISOString(),
       completedAt: op.completedAt ? op.completedAt.toISOString() : null,

@@ -1,9 +1,9 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, gte, inArray, isNotNull, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { integrationDailySpend, integrations, operations, walletLedger, wallets } from "@/db/schema";
 import { ApiError } from "@/server/errors";
 import { formatMinor } from "@/server/lib/money";
-import { actorLabel, type IntegrationActor } from "../actor";
+import { actorLabel, type IntegrationActor, type StaffActor } from "../actor";
 import { ownedBy } from "../tenant-scope";
 import { readWallet } from "../wallet/wallet-state";
 
@@ -85,24 +85,51 @@ async function checkConcurrency(db: Db, tenantId: string, livemode: boolean, lim
     throw spendLimit(`limit of ${limit} simultaneous paid operations of the tenant${livemode ? "" : " in test mode"}`);
 }
 
+/** Who may start a paid operation: an integration (API key) or a staff member in the console (issue 70). */
+export type PaidOperationActor = IntegrationActor | StaffActor;
+
 /**
- * The `livemode` of the operations an integration actor starts: true for a live key only. A sandbox
- * actor's (a test key with the preview `test-mode`) are false and paid from the sandbox wallet; a test
- * key without the preview works in live data but its operations are false too, and free (as before test
- * mode). `GET /operations/{id}` scopes by this value, so a key reads the operations of its own kind.
+ * The `livemode` of the operations an actor starts. For an integration: true for a live key only. A
+ * sandbox actor's (a test key with the preview `test-mode`) are false and paid from the sandbox wallet; a
+ * test key without the preview works in live data but its operations are false too, and free (as before
+ * test mode). `GET /operations/{id}` scopes by this value, so a key reads the operations of its own kind.
+ * For a staff member: the console's mode (its Test mode switch puts them in the sandbox, which pays).
  */
-export function operationLivemode(actor: IntegrationActor): boolean {
-  return actor.keyMode === "live";
+export function operationLivemode(actor: PaidOperationActor): boolean {
+  return actor.via === "api" ? actor.keyMode === "live" : actor.livemode !== false;
+}
+
+/**
+ * What staff-started operations of the tenant charged today (UTC day) in one mode, RUB minor units: they
+ * have no integration, so no `integration_daily_spend` row counts them; the tenant's daily limit adds them.
+ */
+async function staffSpentToday(db: Db, tenantId: string, livemode: boolean, day: string): Promise<bigint> {
+  const [r] = await db
+    .select({ used: sql<string>`coalesce(sum(${operations.chargedMinor}), 0)::text` })
+    .from(operations)
+    .where(
+      and(
+        eq(operations.tenantId, tenantId),
+        eq(operations.livemode, livemode),
+        isNotNull(operations.staffUserId),
+        gte(operations.completedAt, new Date(`${day}T00:00:00Z`)),
+      ),
+    );
+  return BigInt(r?.used ?? "0");
 }
 
 /**
  * Creates a `queued` paid operation (spec "Operation", DESIGN "Money"). Call it in the request's
- * transaction. Three kinds of actor:
+ * transaction. Four kinds of actor:
  * - a live key: the live wallet pays; `livemode` true;
  * - a sandbox actor (a test key of a tenant with the preview `test-mode`, issue 69): the tenant's sandbox
  *   wallet pays, by exactly the same rules and refusals as live money; `livemode` false; the live wallet
  *   and ledger are never read or written;
- * - a test key without the preview: free, as before test mode: nothing held or charged, `livemode` false.
+ * - a test key without the preview: free, as before test mode: nothing held or charged, `livemode` false;
+ * - a staff member in the console (the Score button, issue 70): the operation is the tenant's
+ *   (`staff_user_id` set, `integration_id` null), paid from the wallet of the console's mode by the same
+ *   tenant rules; the integration's daily limit does not apply (there is none). Its charges count towards
+ *   the tenant's daily spend limit through {@link staffSpentToday}.
  * For a paying actor, in that transaction: the wallet row of the actor's mode is locked, then, in this
  * order, the per-operation maximum, the tenant's simultaneous paid operations of that mode, the wallet's
  * daily spend limit and the integration's daily limit (`wallet.daily_spend.limit`; both against that
@@ -116,13 +143,15 @@ export function operationLivemode(actor: IntegrationActor): boolean {
  */
 export async function createPaidOperation(
   db: Db,
-  actor: IntegrationActor,
+  actor: PaidOperationActor,
   input: PaidOperationInput,
 ): Promise<OperationRow> {
   const livemode = operationLivemode(actor);
+  const integrationId = actor.via === "api" ? actor.integrationId : null;
   const base = {
     tenantId: actor.tenantId,
-    integrationId: actor.integrationId,
+    integrationId,
+    staffUserId: actor.via === "console" ? actor.staffUserId : null,
     livemode,
     type: input.type,
     status: "queued",
@@ -135,7 +164,7 @@ export async function createPaidOperation(
   // wallet's row, which a free operation never takes): the live wallet row stays for live money.
   if (!livemode) {
     await db.execute(sql`select pg_advisory_xact_lock(${TEST_CONCURRENCY_LOCK}, hashtext(${actor.tenantId}))`);
-    if (actor.livemode) {
+    if (actor.via === "api" && actor.livemode) {
       await checkConcurrency(db, actor.tenantId, false, input.paidConcurrency);
       const [op] = await db.insert(operations).values(base).returning();
       return op!;
@@ -151,10 +180,12 @@ export async function createPaidOperation(
       { "retry-after": "30" },
     );
   // Read before the lock (a setting, not a balance), so the locked section holds only the sums and writes.
-  const [integ] = await db
-    .select({ limit: integrations.dailySpendLimitMinor })
-    .from(integrations)
-    .where(eq(integrations.id, actor.integrationId));
+  const [integ] = integrationId
+    ? await db
+        .select({ limit: integrations.dailySpendLimitMinor })
+        .from(integrations)
+        .where(eq(integrations.id, integrationId))
+    : [];
   const [w] = await db.select().from(wallets).where(ownedBy(wallets, wallet)).for("update");
   if (!w)
     throw new ApiError("upstream_unavailable", "The tenant's wallet cannot be read.", {}, { "retry-after": "30" });
@@ -175,16 +206,17 @@ export async function createPaidOperation(
           eq(integrationDailySpend.day, day),
         ),
       );
-    if (BigInt(spent?.used ?? "0") + w.heldMinor + hold > w.dailySpendLimitMinor)
+    const staff = await staffSpentToday(db, actor.tenantId, livemode, day);
+    if (BigInt(spent?.used ?? "0") + staff + w.heldMinor + hold > w.dailySpendLimitMinor)
       throw spendLimit(`tenant's daily spend limit (${formatMinor(w.dailySpendLimitMinor)} RUB)`);
   }
-  if (integ?.limit != null) {
+  if (integrationId && integ?.limit != null) {
     const [used] = await db
       .select({ used: integrationDailySpend.usedMinor })
       .from(integrationDailySpend)
       .where(
         and(
-          eq(integrationDailySpend.integrationId, actor.integrationId),
+          eq(integrationDailySpend.integrationId, integrationId),
           eq(integrationDailySpend.livemode, livemode),
           eq(integrationDailySpend.day, day),
         ),
@@ -194,7 +226,7 @@ export async function createPaidOperation(
       .from(operations)
       .where(
         and(
-          eq(operations.integrationId, actor.integrationId),
+          eq(operations.integrationId, integrationId),
           eq(operations.livemode, livemode),
           eq(operations.holdOpen, true),
         ),
@@ -222,7 +254,7 @@ export async function createPaidOperation(
       amountMinor: 0n,
       holdMinor: hold,
       balanceAfterMinor: w.balanceMinor,
-      integrationId: actor.integrationId,
+      integrationId,
       operationId: op!.id,
       description: `hold for ${input.type}`,
       actor: actorLabel(actor),
@@ -235,7 +267,8 @@ export async function createPaidOperation(
  * Closes an operation's hold exactly once, in the caller's transaction (the one that finishes the
  * operation): charges `costMinor` (at most the hold) as a `charge` and releases the rest as a `release`,
  * on the wallet of the operation's mode (the sandbox wallet for a sandbox operation, `livemode` false),
- * and adds the charge to the integration's spend of today in that mode (`wallet.daily_spend.used`).
+ * and adds the charge to the integration's spend of today in that mode (`wallet.daily_spend.used`; for a
+ * staff-started operation the caller's `charged_minor` on the row is what counts).
  * `costMinor` 0 (a failure, cancel or timeout) releases everything. Nothing happens when the hold is
  * already closed or there was none (a free operation of a test key without the preview).
  * @returns the amount charged, RUB minor units.
@@ -274,13 +307,15 @@ export async function settleHold(db: Db, op: OperationRow, costMinor: bigint): P
       holdMinor: -charge,
       description: `charge for ${op.type}`,
     });
-    await db
-      .insert(integrationDailySpend)
-      .values({ integrationId: op.integrationId, livemode: op.livemode, day: utcDay(), usedMinor: charge })
-      .onConflictDoUpdate({
-        target: [integrationDailySpend.integrationId, integrationDailySpend.livemode, integrationDailySpend.day],
-        set: { usedMinor: sql`${integrationDailySpend.usedMinor} + ${charge.toString()}::bigint` },
-      });
+    // A staff-started operation has no integration: staffSpentToday reads its charge from the row.
+    if (op.integrationId)
+      await db
+        .insert(integrationDailySpend)
+        .values({ integrationId: op.integrationId, livemode: op.livemode, day: utcDay(), usedMinor: charge })
+        .onConflictDoUpdate({
+          target: [integrationDailySpend.integrationId, integrationDailySpend.livemode, integrationDailySpend.day],
+          set: { usedMinor: sql`${integrationDailySpend.usedMinor} + ${charge.toString()}::bigint` },
+        });
   }
   if (hold - charge > 0n)
     await db.insert(walletLedger).values({

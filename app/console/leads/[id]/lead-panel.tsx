@@ -7,6 +7,7 @@ import { ErrorBox, type ConsoleError } from "../../_components/field-errors";
 import { QueryState } from "../../_components/query-state";
 import { TableWrap } from "../../_components/table-wrap";
 import { useTRPC } from "../../_components/trpc-provider";
+import { ScoreBox } from "./score-box";
 
 const STATUSES = ["new", "qualified", "proposal", "negotiation", "won", "lost"] as const;
 type Status = (typeof STATUSES)[number];
@@ -16,7 +17,7 @@ type Draft = { title: string; status: Status; next_action: string; lost_reason: 
  * One lead: an edit form sent with the etag the page read (the API's If-Match rule: a stale edit is
  * refused with "changed by someone else" and never overwrites), its timeline, scorings and disclosures.
  */
-export function LeadPanel({ tenantId, id }: { tenantId: string; id: string }) {
+export function LeadPanel({ tenantId, id, canScore }: { tenantId: string; id: string; canScore: boolean }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const detail = useQuery(trpc.leads.get.queryOptions({ tenantId, id }));
@@ -126,6 +127,13 @@ export function LeadPanel({ tenantId, id }: { tenantId: string; id: string }) {
                 </button>
               </div>
             </form>
+            <ScoreBox
+              tenantId={tenantId}
+              id={id}
+              score={lead.score}
+              price={detail.data!.scorePrice}
+              canScore={canScore}
+            />
             <h2>Contact</h2>
             <p>
               {lead.contact
@@ -166,7 +174,9 @@ export function LeadPanel({ tenantId, id }: { tenantId: string; id: string }) {
             </TableWrap>
             <h2>Scores</h2>
             {detail.data!.scores.length === 0 ? (
-              <p className="hint">Not scored yet (POST /leads/{"{id}"}/score through the API).</p>
+              <p className="hint">
+                No scoring yet (the Score button above, or POST /leads/{"{id}"}/score through the API).
+              </p>
             ) : (
               <TableWrap label="Scores">
                 <table>

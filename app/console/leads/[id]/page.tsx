@@ -30,7 +30,8 @@ export default async function LeadPage({
     <Shell session={session} current="/console/leads">
       {session.tenantId &&
         (allowed ? (
-          <LeadPanel tenantId={session.tenantId} id={id} />
+          // Scoring needs the right of the API's leads:score, the same view_personal_data (rightFor).
+          <LeadPanel tenantId={session.tenantId} id={id} canScore={allowed} />
         ) : (
           <p className="notice">
             Leads are personal data: they need the <code>view_personal_data</code> right in this tenant.
