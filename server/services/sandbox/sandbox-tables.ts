@@ -3,8 +3,6 @@ import type { PgTable } from "drizzle-orm/pg-core";
 import type { Db } from "@/db/client";
 import {
   articles,
-  publicationJobs,
-  sites,
   contacts,
   conversations,
   crmStatusMaps,
@@ -92,8 +90,6 @@ export const SANDBOX_TABLES: readonly SandboxTable[] = [
   owned(strategistSessions),
   owned(strategistReports),
   owned(strategistTopics),
-  owned(publicationJobs),
-  owned(sites),
   owned(articles),
   owned(dashboardBlocks),
   owned(products),
