@@ -19,6 +19,7 @@ import { createPasswordResetLink } from "@/server/services/tenants/staff-passwor
 import { createTenant, setLicense, setTenantStatus } from "@/server/services/tenants/tenants";
 import { amount, bool, list, need, usageError, UsageError, type Command, type Opts } from "./admin-args";
 import { CRM_COMMANDS } from "./admin-crm-commands";
+import { SITE_COMMANDS } from "./admin-site-commands";
 import { PAID_COMMANDS } from "./admin-paid-commands";
 import { SANDBOX_COMMANDS } from "./admin-sandbox-commands";
 import { changeBalance, setWalletBlocked } from "@/server/services/wallet/wallet-ledger";
@@ -231,6 +232,7 @@ const COMMANDS: Record<string, Command> = {
   ...PAID_COMMANDS,
   ...SANDBOX_COMMANDS,
   ...CRM_COMMANDS,
+  ...SITE_COMMANDS,
 };
 
 function walletOut(w: { tenantId: string; balanceMinor: bigint; blocked: boolean; ledgerId: string }) {
@@ -316,10 +318,12 @@ export async function runAdmin(args: string[], io: AdminIo = CONSOLE_IO): Promis
       "max-operation-cost",
       "ai-daily-limit",
       "ai-enabled",
+      "domain",
     ];
     const options = Object.fromEntries([
       ...names.map((n) => [n, { type: "string" as const }]),
       ["json", { type: "boolean" as const }],
+      ["drafts-only", { type: "boolean" as const }],
     ]);
     let values: Opts;
     try {

@@ -37,6 +37,8 @@ export const articles = pgTable(
     bodyHtml: text("body_html"),
     bodyDoc: jsonb("body_doc"),
     publication: jsonb("publication").$type<PublicationRecord>(),
+    /** Bumped by every change of the article (issue 71); the strong `ETag` is derived from id and version. */
+    version: integer("version").notNull().default(1),
     createdAt: ts("created_at").defaultNow(),
     updatedAt: ts("updated_at"),
     publishedAt: ts("published_at"),

@@ -8,6 +8,7 @@ export * from "./limits";
 export * from "./conversations";
 export * from "./crm";
 export * from "./content";
+export * from "./sites";
 export * from "./strategist";
 export * from "./analytics";
 export * from "./operations";

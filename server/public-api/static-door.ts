@@ -37,6 +37,7 @@ export const OWN_FILE_PATHS: ReadonlySet<string> = new Set([
   "/webhooks",
   "/crm/status-map",
   "/disclosures",
+  "/sites",
   "/test-helpers/events",
   "/test-helpers/wallet",
   "/openapi.json",

@@ -6,8 +6,10 @@
  * - `test-mode`: the tenant's sandbox (issue 69): its `test` keys live in a separate copy of the tenant's
  *   world, with the test helpers (`/test-helpers/*`).
  * - `leads-writes`: lead writes with `If-Match`, paid lead scoring, the CRM status map, `GET /disclosures` (issue 70).
+ * - `articles-writes`: article edits under `If-Match`, approval, publication (target `none` or a site
+ *   connector's job), `GET /sites` (issue 71).
  */
-export const PREVIEW_FEATURES = ["conversation-writes", "test-mode", "leads-writes"] as const;
+export const PREVIEW_FEATURES = ["conversation-writes", "test-mode", "leads-writes", "articles-writes"] as const;
 export type PreviewFeature = (typeof PREVIEW_FEATURES)[number];
 
 /** True when `v` names a preview feature. */

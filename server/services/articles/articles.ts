@@ -135,14 +135,25 @@ export function articleContent(
  *   422 on `/content` per {@link articleContent}.
  */
 export async function getArticle(db: Db, actor: Actor, id: string, format: ArticleFormat): Promise<Article> {
+  return (await getArticleVersioned(db, actor, id, format)).article;
+}
+
+/** {@link getArticle} with the row's `version` (the preview's ETag derives from it; issue 71). */
+export async function getArticleVersioned(
+  db: Db,
+  actor: Actor,
+  id: string,
+  format: ArticleFormat,
+): Promise<{ article: Article; version: number }> {
   const [row] = await db
     .select()
     .from(articles)
     .where(and(visible(actor), eq(articles.id, id)));
   if (!row) throw notFound("Article");
-  return {
+  const article = {
     ...toArticleSummary(row),
     content: articleContent(row, format),
     publication: toPublication(row.publication),
   };
+  return { article, version: row.version };
 }

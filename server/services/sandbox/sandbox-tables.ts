@@ -3,6 +3,8 @@ import type { PgTable } from "drizzle-orm/pg-core";
 import type { Db } from "@/db/client";
 import {
   articles,
+  publicationJobs,
+  sites,
   contacts,
   conversations,
   crmStatusMaps,
@@ -90,6 +92,8 @@ export const SANDBOX_TABLES: readonly SandboxTable[] = [
   owned(strategistSessions),
   owned(strategistReports),
   owned(strategistTopics),
+  owned(publicationJobs),
+  owned(sites),
   owned(articles),
   owned(dashboardBlocks),
   owned(products),
