@@ -15,7 +15,10 @@ import { defineRoute, ok } from "../define-route";
 
 const PREVIEW = "articles-writes" as const;
 
-/** `PATCH /articles/{id}`: If-Match honoured when sent; 200 with the article and its new `ETag`. */
+/**
+ * `PATCH /articles/{id}`: If-Match honoured when sent (no 428: the spec asks it only of leads); 200 with the
+ * article and its new `ETag`. A body over 256 KB is 413 `payload_too_large` (spec "Articles: planned routes").
+ */
 export const patchArticleRoute = defineRoute({
   operationId: "updateArticle",
   summary: "Edit an article (preview articles-writes)",
@@ -28,6 +31,7 @@ export const patchArticleRoute = defineRoute({
   preview: PREVIEW,
   cacheControl: "no-store",
   etag: true,
+  ifMatch: "optional",
   params: UuidParam,
   body: PatchArticleSchema,
   responses: { 200: WrittenArticleSchema },
