@@ -5,7 +5,8 @@ import { GET as serveDocument } from "@/app/api/public/v1/openapi.json/route";
 import { createSite } from "@/server/services/articles/sites";
 import { setLimitOverride } from "@/server/services/limits/limit-overrides";
 import { setPreview } from "@/server/services/tenants/previews";
-import { call } from "@/server/testing/api-client";
+import { createClient, isApiError } from "@platform/sdk";
+import { call, inProcessFetch, TEST_ORIGIN } from "@/server/testing/api-client";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { sandboxKey } from "@/server/testing/sandbox-key";
 import { openTestDatabase } from "@/server/testing/test-db";
@@ -338,5 +339,26 @@ describe("GET /sites and test mode", () => {
     expect((await publish(test, sandbox, { target: "none" })).body.status).toBe("handed_off");
     const [ready] = (await eventsOf(x.tenantId, "article.ready")).filter((e) => e.data.article_id === sandbox);
     expect(ready!.livemode).toBe(false);
+  });
+});
+
+describe("the SDK (client.articlesWrites)", () => {
+  it("reads with the etag, edits under If-Match, meets a 412, approves, hands off, confirms, lists sites", async () => {
+    const client = createClient({
+      baseUrl: `${TEST_ORIGIN}/api/public/v1`,
+      apiKey: t.key,
+      fetch: inProcessFetch({ preview: "articles-writes" }),
+    });
+    const id = await article(t);
+    const read = await client.articlesWrites.get(id);
+    const edited = await client.articlesWrites.update(id, { title: "From the SDK" }, { ifMatch: read.etag });
+    expect([edited.article.title, edited.etag === read.etag]).toEqual(["From the SDK", false]);
+    const stale = await client.articlesWrites.update(id, { title: "late" }, { ifMatch: read.etag }).catch((e) => e);
+    expect(isApiError(stale) && stale.code).toBe("precondition_failed");
+    expect((await client.articlesWrites.approve(id)).article.status).toBe("approved");
+    expect((await client.articlesWrites.publish(id, { target: "none" })).article.status).toBe("handed_off");
+    const done = await client.articlesWrites.update(id, { published_url: "https://shop.example.ru/blog/sdk" });
+    expect(done.article.publication?.published_url).toBe("https://shop.example.ru/blog/sdk");
+    expect((await client.articlesWrites.sites()).length).toBeGreaterThan(0);
   });
 });
