@@ -26,8 +26,8 @@ const get = (key: string, id: string) => call("GET", `/articles/${id}`, { key, .
 const patch = (key: string, id: string, json: unknown, ifMatch?: string) =>
   call("PATCH", `/articles/${id}`, { key, json, headers: ifMatch === undefined ? {} : { "if-match": ifMatch }, ...P });
 const approve = (key: string, id: string) => call("POST", `/articles/${id}/approve`, { key, ...P });
-const publish = (key: string, id: string, json: unknown) =>
-  call("POST", `/articles/${id}/publish`, { key, json, idempotencyKey: `aw-${++n}-${Date.now()}`, ...P });
+const publish = (key: string, id: string, json: unknown, idempotencyKey = `aw-${++n}-${Date.now()}`) =>
+  call("POST", `/articles/${id}/publish`, { key, json, idempotencyKey, ...P });
 const jobsOf = (articleId: string) =>
   db.db.select().from(publicationJobs).where(eq(publicationJobs.articleId, articleId));
 const eventsOf = (tenantId: string, type: string) =>
@@ -166,6 +166,8 @@ describe("PATCH /articles/{id}", () => {
     expect(stored).toMatchObject({ slug: "office-chairs", metaTitle: "Office chairs", status: "approved", version: 3 });
     expect(b.body.word_count).toBe(stored.wordCount);
 
+    const nothing = await patch(t.key, id, {});
+    expect([nothing.status, nothing.headers.get("etag")]).toEqual([200, e3]);
     const star = await patch(t.key, id, { meta_description: "Chairs" }, "*");
     expect(star.status).toBe(200);
     expect(star.headers.get("etag")).not.toBe(e3);
@@ -205,12 +207,15 @@ describe("POST /articles/{id}/publish", () => {
     const id = await article(t, { status: "draft" });
     expect((await publish(t.key, id, { target: "none" })).body.code).toBe("invalid_state");
     await approve(t.key, id);
-    const h = await publish(t.key, id, { target: "none" });
+    const h = await publish(t.key, id, { target: "none" }, `handoff-${id}`);
     expect(h.status, JSON.stringify(h.body)).toBe(200);
     expect(h.body.status).toBe("handed_off");
+    const repeat = await publish(t.key, id, { target: "none" }, `handoff-${id}`);
+    expect([repeat.status, repeat.body, repeat.headers.get("etag")]).toEqual([200, h.body, h.headers.get("etag")]);
     expect(h.body.publication).toEqual({ target: "none", state: "queued", published_url: null, error: null });
-    const [ready] = (await eventsOf(t.tenantId, "article.ready")).filter((e) => e.data.article_id === id);
-    expect(ready).toMatchObject({ livemode: true, data: { type: "article", article_id: id } });
+    const readies = (await eventsOf(t.tenantId, "article.ready")).filter((e) => e.data.article_id === id);
+    expect(readies).toHaveLength(1);
+    expect(readies[0]).toMatchObject({ livemode: true, data: { type: "article", article_id: id } });
     expect((await get(t.key, id)).body.status).toBe("handed_off");
     const list = await call("GET", "/articles?status=approved", { key: t.key, ...P });
     expect(list.body.data.map((a: { id: string }) => a.id)).not.toContain(id);

@@ -128,6 +128,7 @@ export async function patchArticle(
     set.publishedAt = new Date();
     set.publication = { target: "none", state: "applied", published_url: publishedUrl, error: null };
   }
+  if (Object.keys(set).length === 0) return writtenArticle(row); // nothing sent: no change, same version
   const [updated] = await db
     .update(articles)
     .set({ ...set, version: sql`${articles.version} + 1`, updatedAt: new Date() })
