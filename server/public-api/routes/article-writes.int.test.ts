@@ -329,8 +329,14 @@ describe("GET /sites and test mode", () => {
 
     const test = await sandboxKey(db.db, x);
     const sandboxSite = await site(x, 0, { livemode: false });
-    expect((await call("GET", "/sites", { key: test, ...P })).body.data.map((s: { id: string }) => s.id)).toEqual([
-      sandboxSite,
+    // The sandbox's own sample site (seeded, never linked) and the one made here; none of the live ones.
+    const sandboxSites = (await call("GET", "/sites", { key: test, ...P })).body.data as {
+      id: string;
+      domain: string;
+    }[];
+    expect(sandboxSites.map((s) => [s.id, s.domain])).toEqual([
+      [expect.any(String), "sandbox-site.example"],
+      [sandboxSite, expect.any(String)],
     ]);
     const live = await article(x, { status: "approved" });
     const sandbox = await article(x, { status: "approved", livemode: false });

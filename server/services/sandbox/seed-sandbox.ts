@@ -10,6 +10,7 @@ import { seedStrategistSession } from "../seed/seed-strategist";
 import { DAY_MS, type SandboxContext, type SandboxIntegration, type SandboxSamples } from "./sample-context";
 import { seedSandboxCrm } from "./sample-crm";
 import { seedSandboxMoney } from "./sample-money";
+import { seedSandboxSites } from "./sample-sites";
 import { seedSandboxTraffic } from "./sample-traffic";
 import { clearSandbox } from "./sandbox-tables";
 
@@ -118,6 +119,7 @@ async function fillSandbox(tx: Db, tenantId: string): Promise<void> {
   await seedSandboxMoney(tx, ctx);
   await seedSandboxTraffic(tx, ctx);
   await seedSandboxCrm(tx, ctx);
+  await seedSandboxSites(tx, ctx);
 }
 
 /** The tenant's sample integrations (not revoked, oldest first) with each one's newest usable test key. */
