@@ -7,7 +7,13 @@ import { check, validationError } from "@/server/lib/validation";
 import { log } from "@/server/log";
 import { ClaimQuery, JobParam, LeaseBody, ResultBody } from "@/server/schemas/connector";
 import { afterCommit } from "@/server/services/events/work-notifier";
-import { rateLimitHeaders, takeRateLimit, type RateRoom } from "@/server/services/limits/rate-limiter";
+import { addressKey, callerIp } from "@/server/lib/client-ip";
+import {
+  rateLimitHeaders,
+  takeAddressLimit,
+  takeRateLimit,
+  type RateRoom,
+} from "@/server/services/limits/rate-limiter";
 import { DEFAULT_LIMITS } from "@/server/services/limits/rate-limits";
 import { authenticateSite, type ConnectorSite } from "@/server/services/publishing/connector-sites";
 import { waitForJob } from "@/server/services/publishing/job-claim";
@@ -140,7 +146,7 @@ export async function serveConnector(
         ? new Response(null, { status: answer.status, headers: h })
         : Response.json(answer.body, { status: answer.status, headers: h });
   } catch (err) {
-    response = problemResponse(toProblem(err, requestId), requestId, headers);
+    response = problemResponse(toProblem(await beforeTokenLimit(request, headers, err), requestId), requestId, headers);
   }
   log().info(
     {
@@ -155,6 +161,22 @@ export async function serveConnector(
     "connector request",
   );
   return response;
+}
+
+/**
+ * A call refused before its token was accepted counts against its address, as the public API's do
+ * (server/public-api/pipeline.ts): its answer gets the `RateLimit-*` headers, or becomes 429.
+ * @returns the error to answer with
+ */
+async function beforeTokenLimit(request: Request, headers: Record<string, string>, err: unknown): Promise<unknown> {
+  if ("ratelimit-limit" in headers) return err;
+  const address = callerIp(request.headers);
+  try {
+    Object.assign(headers, rateLimitHeaders(await takeAddressLimit(address ? addressKey(address) : "unknown")));
+    return err;
+  } catch (limited) {
+    return limited;
+  }
 }
 
 /** The token of `Authorization: Bearer <token>`, or null. */
