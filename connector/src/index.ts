@@ -4,3 +4,4 @@ export { ConnectorClient, ProtocolError, type Job, type JobArticle, type JobOutc
 export { FatalError, Runner, type RunnerOptions } from "./runner.js";
 export { FolderTarget, STATE_FILE, fileSlug, markdownFile } from "./folder-target.js";
 export type { Target } from "./target.js";
+export { WordPressTarget, type WordPressOptions } from "./wordpress-target.js";
