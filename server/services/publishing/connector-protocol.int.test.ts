@@ -269,7 +269,7 @@ describe("connector protocol", () => {
     expect((await claim(token)).status).toBe(401);
   });
 
-  it("long-polls: a claim with wait answers the job queued while it waits", async () => {
+  it("long-polls: a claim with wait answers the job queued while it waits; claims race safely", async () => {
     const site = await createSite(
       db.db,
       { tenantId: t.tenantId, livemode: true },
@@ -281,5 +281,11 @@ describe("connector protocol", () => {
     await publish(a, site.siteId);
     const got = await waiting;
     expect([got.status, got.body.article?.id]).toEqual([200, a]);
+
+    // Concurrent claimants never share a job: two due jobs, four claims at once → two jobs and two 204s.
+    for (const title of ["Race one", "Race two"]) await publish(await approvedArticle(title), site.siteId);
+    const race = await Promise.all([1, 2, 3, 4].map(() => claim(site.connectorToken)));
+    expect(race.map((r) => r.status).sort()).toEqual([200, 200, 204, 204]);
+    expect(new Set(race.filter((r) => r.status === 200).map((r) => r.body.id)).size).toBe(2);
   });
 });
