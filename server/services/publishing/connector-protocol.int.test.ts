@@ -282,6 +282,20 @@ describe("connector protocol", () => {
     const got = await waiting;
     expect([got.status, got.body.article?.id]).toEqual([200, a]);
 
+    // A client that goes away ends its long poll: the claim stops trying at once.
+    const gone = new AbortController();
+    const started = Date.now();
+    const abandoned = claimRoute(
+      new Request(`${TEST_ORIGIN}/api/connector/v1/jobs/claim?wait=25`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${site.connectorToken}` },
+        signal: gone.signal,
+      }),
+    );
+    setTimeout(() => gone.abort(), 100);
+    expect((await abandoned).status).toBe(204);
+    expect(Date.now() - started).toBeLessThan(5_000);
+
     // Concurrent claimants never share a job: two due jobs, four claims at once → two jobs and two 204s.
     for (const title of ["Race one", "Race two"]) await publish(await approvedArticle(title), site.siteId);
     const race = await Promise.all([1, 2, 3, 4].map(() => claim(site.connectorToken)));
