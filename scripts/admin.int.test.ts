@@ -6,7 +6,9 @@ import { promisify } from "node:util";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { shareEmbedded } from "@/db/shared-embedded";
-import { tenants } from "@/db/schema";
+import { sites, tenants } from "@/db/schema";
+import { hashSecret } from "@/server/services/keys/key-format";
+import { makeTenant } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
 
 // The operator CLI as an operator runs it: a separate process reading its own environment (CELL) and
@@ -148,4 +150,39 @@ describe("wallet:set-limits and channel:set", () => {
     );
     expect(tooMany).toMatchObject({ error: { code: "validation_failed" } });
   });
+});
+
+describe("site:create", () => {
+  it(
+    "adds a live site and prints its connector token once, storing only the token's hash",
+    { timeout: 120_000 },
+    async () => {
+      const t = await makeTenant(db.db);
+      const out = await admin("ru", [
+        "site:create",
+        "--tenant",
+        t.tenantId,
+        "--domain",
+        "Blog.Example.com",
+        "--drafts-only",
+      ]);
+      expect(out).toEqual({
+        site_id: expect.any(String),
+        connector_token: expect.stringMatching(/^sct_[A-Za-z0-9_-]{43}$/),
+      });
+      const [row] = await db.db
+        .select()
+        .from(sites)
+        .where(eq(sites.id, out.site_id as string));
+      expect(row).toMatchObject({
+        tenantId: t.tenantId,
+        livemode: true,
+        domain: "blog.example.com",
+        draftsOnly: true,
+        lastSeenAt: null,
+        connectorTokenHash: hashSecret(out.connector_token as string),
+      });
+      expect(JSON.stringify(row)).not.toContain(out.connector_token as string);
+    },
+  );
 });

@@ -4,7 +4,8 @@ import { ts } from "./columns";
 
 /** Publication of an article through a site module (spec "Publication"). */
 export interface PublicationRecord {
-  target: "connector";
+  /** `none`: handed off to the tenant (preview `articles-writes`, issue 71); v1 answers such a record as null. */
+  target: "connector" | "none";
   state: "queued" | "applied" | "skipped" | "conflict" | "failed";
   published_url: string | null;
   error: string | null;

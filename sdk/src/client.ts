@@ -2,6 +2,7 @@ import createFetchClient from "openapi-fetch";
 import type { paths } from "./generated/openapi.js";
 import { accountResources } from "./resources/account.js";
 import { articlesResource } from "./resources/articles.js";
+import { articlesWritesResource } from "./resources/articles-writes.js";
 import { cardsResource } from "./resources/cards.js";
 import type { RawClient } from "./resources/context.js";
 import { conversationsResource } from "./resources/conversations.js";
@@ -84,6 +85,8 @@ export function createClient(options: ClientOptions) {
     /** Preview `leads-writes`: lead writes under If-Match, paid scoring, the CRM status map, the disclosure journal. */
     leadsWrites: leadsWritesResource(ctx),
     articles: articlesResource(ctx),
+    /** Preview `articles-writes`: article edits (If-Match when sent), approval, publication, the tenant's sites. */
+    articlesWrites: articlesWritesResource(ctx),
     strategist: strategistResource(ctx),
     dashboards: dashboardsResource(ctx),
     webhooks: webhooksResource(ctx),

@@ -14,6 +14,7 @@ export { createClient, SDK_VERSION, type ClientOptions, type PlatformClient } fr
 export { ApiConnectionError, ApiError, isApiError, OperationTimeoutError, type ApiErrorCode } from "./errors.js";
 export { Paginated, type Page } from "./paginate.js";
 export type { CallOptions, RawClient, WriteOptions } from "./resources/context.js";
+export type { ArticleUpdateOptions, TaggedArticle } from "./resources/articles-writes.js";
 export { isFinished, type WaitOptions } from "./resources/operations.js";
 export { createTransport, isRetrySafe, type RetryOptions, type TransportOptions } from "./transport.js";
 export * from "./types.js";

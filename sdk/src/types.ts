@@ -63,6 +63,14 @@ export type Disclosure = ItemOf<"listDisclosures">;
 export type DisclosureListQuery = QueryOf<"listDisclosures">;
 export type ArticleSummary = ItemOf<"listArticles">;
 export type Article = ResponseOf<"getArticle">;
+/** Preview `articles-writes`: the Article as its routes answer it (status may be `handed_off`, publication target `none`). */
+export type ArticleWritten = components["schemas"]["ArticleWritten"];
+/** Preview `articles-writes`: the body of `PATCH /articles/{id}` (only the fields sent change). */
+export type ArticleUpdate = BodyOf<"updateArticle">;
+/** Preview `articles-writes`: the body of `POST /articles/{id}/publish`. */
+export type ArticlePublish = BodyOf<"publishArticle">;
+/** Preview `articles-writes`: a site of `GET /sites`. */
+export type Site = components["schemas"]["Site"];
 export type StrategistReportSummary = ItemOf<"listStrategistReports">;
 export type StrategistReport = ResponseOf<"getStrategistReport">;
 export type StrategistTopic = ResponseOf<"getStrategistTopic">;

@@ -134,6 +134,13 @@ function publishOverride(ctx: {
 
 const cached = new Map<string, OpenApiDocument>();
 
+/** The route as a tenant with `preview` sees it: its `previewVariant`'s answers when that is the preview. */
+function withVariant(route: AnyRoute, preview: PreviewFeature | undefined): AnyRoute {
+  const v = route.previewVariant;
+  if (!v || v.preview !== preview) return route;
+  return { ...route, responses: v.responses, etag: v.etag ?? route.etag };
+}
+
 /**
  * The document of the route table, built once per process. With `preview`, the routes of that preview
  * feature are added (served at `/api/public/v1/openapi.json?preview=<feature>`); the default document
@@ -143,7 +150,11 @@ export function openApiDocument(preview?: PreviewFeature): OpenApiDocument {
   const name = preview ?? "";
   let doc = cached.get(name);
   if (!doc) {
-    doc = buildOpenApiDocument(preview ? [...ROUTES, ...PREVIEW_ROUTES.filter((r) => r.preview === preview)] : ROUTES);
+    doc = buildOpenApiDocument(
+      preview
+        ? [...ROUTES.map((r) => withVariant(r, preview)), ...PREVIEW_ROUTES.filter((r) => r.preview === preview)]
+        : ROUTES,
+    );
     cached.set(name, doc);
   }
   return doc;
@@ -158,7 +169,7 @@ export function openApiDocument(preview?: PreviewFeature): OpenApiDocument {
 export function openApiDocumentWithAllPreviews(): OpenApiDocument {
   let doc = cached.get("*");
   if (!doc) {
-    doc = buildOpenApiDocument([...ROUTES, ...PREVIEW_ROUTES]);
+    doc = buildOpenApiDocument([...ROUTES.map((r) => withVariant(r, r.previewVariant?.preview)), ...PREVIEW_ROUTES]);
     cached.set("*", doc);
   }
   return doc;

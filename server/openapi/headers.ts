@@ -129,3 +129,18 @@ export const IF_MATCH_PARAM = z
     example: '"3-Q2hhbmdlZEJ5U29tZW9uZU"',
     param: { in: "header" as const, name: "If-Match", id: "IfMatch" },
   });
+
+/**
+ * The `If-Match` request header of a change that honours it when sent (`ifMatch: "optional"`, e.g.
+ * `PATCH /articles/{id}`, preview `articles-writes`): without it the change applies to the current version.
+ */
+export const IF_MATCH_OPTIONAL_PARAM = z
+  .string()
+  .min(1)
+  .optional()
+  .meta({
+    description:
+      "optional: the resource's entity tag as read from its `ETag` header; when sent and not the current one → 412 precondition_failed with the current `etag`; not an entity tag → 400 bad_request; `*` matches any version",
+    example: '"3-Q2hhbmdlZEJ5U29tZW9uZU"',
+    param: { in: "header" as const, name: "If-Match", id: "IfMatchOptional" },
+  });

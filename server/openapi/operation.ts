@@ -3,7 +3,13 @@ import type { ZodOpenApiOperationObject, ZodOpenApiResponsesObject } from "zod-o
 import { ERROR_CATALOG, type ErrorCode } from "@/server/errors";
 import type { AnyRoute } from "@/server/public-api/define-route";
 import { ProblemSchema } from "@/server/schemas/problem";
-import { IF_MATCH_PARAM, idempotencyKeyParam, problemHeaders, successHeaders } from "./headers";
+import {
+  IF_MATCH_OPTIONAL_PARAM,
+  IF_MATCH_PARAM,
+  idempotencyKeyParam,
+  problemHeaders,
+  successHeaders,
+} from "./headers";
 import { idempotencyMode, scopesOf } from "@/server/public-api/define-route";
 import { codesByStatus, problemCodes } from "./problem-codes";
 
@@ -102,7 +108,7 @@ export function operationOf(route: AnyRoute): ZodOpenApiOperationObject {
       ? {
           parameters: [
             ...(idem !== "none" ? [idempotencyKeyParam(idem === "required")] : []),
-            ...(route.ifMatch ? [IF_MATCH_PARAM] : []),
+            ...(route.ifMatch === "optional" ? [IF_MATCH_OPTIONAL_PARAM] : route.ifMatch ? [IF_MATCH_PARAM] : []),
           ],
         }
       : {}),

@@ -92,6 +92,10 @@ export interface RouteContext<P, Q, B, K = readonly unknown[]> {
  *   or `conversations:read`).
  * - `ifMatch`: the handler requires `If-Match` (a change under optimistic concurrency: 428 without it, 400
  *   when it is not an entity tag, 412 when it is not the current one); documented as a required header.
+ *   `"optional"`: the handler honours `If-Match` when sent (no 428); documented as an optional header.
+ * - `previewVariant`: what the route answers differently for tenants with a preview feature (e.g. a status
+ *   only that preview produces): the preview's OpenAPI document (and the SDK's) shows these `responses`
+ *   and `etag`; the v1 document keeps the route's own. The handler reads `caller.previews` itself.
  * - `description`: what the OpenAPI operation says beyond the notes made from the declaration (e.g. a price).
  */
 export interface RouteDef<P = unknown, Q = unknown, B = unknown, K = readonly unknown[]> {
@@ -102,7 +106,7 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown, K = readonly un
   scope: Scope | readonly Scope[] | null;
   rate: RateClass;
   description?: string;
-  ifMatch?: boolean;
+  ifMatch?: boolean | "optional";
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
@@ -134,6 +138,7 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown, K = readonly un
   oneStatement?: boolean;
   recordsKey?: boolean;
   preview?: PreviewFeature;
+  previewVariant?: { preview: PreviewFeature; responses: Record<number, z.ZodType | null>; etag?: boolean };
 }
 
 /** Declares a route; the identity function that gives handlers typed `params`, `query`, `body` and `after`. */

@@ -135,6 +135,21 @@ describe("the public route table", () => {
     }
   });
 
+  it("routes the article writes and GET /sites to their preview routes (issue 71)", () => {
+    for (const [method, path] of [
+      ["PATCH", "/articles/x"],
+      ["POST", "/articles/x/approve"],
+      ["POST", "/articles/x/publish"],
+      ["GET", "/sites"],
+    ]) {
+      const m = publicRouter.match(method, path);
+      expect(m.kind === "route" && m.route.preview, `${method} ${path}`).toBe("articles-writes");
+    }
+    // GET /articles/{id} stays Available; its Allow never names the preview's PATCH.
+    expect(publicRouter.match("DELETE", "/articles/x")).toEqual({ kind: "method_not_allowed", allow: ["GET"] });
+    expect(publicRouter.match("POST", "/sites")).toEqual({ kind: "not_found" });
+  });
+
   it("routes GET /me and answers 405 on POST /me", () => {
     expect(publicRouter.match("GET", "/me")).toMatchObject({ kind: "route" });
     expect(publicRouter.match("POST", "/me")).toEqual({ kind: "method_not_allowed", allow: ["GET"] });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ArticleSchema, ARTICLE_STATUSES } from "./articles";
+import { ArticleSchema, ArticleSummarySchema, ARTICLE_STATUSES } from "./articles";
 
 // Bodies and answers of the article writes and sites (issue 71), released to tenants with the
 // `articles-writes` preview. Field names are the Article's (spec "Article and ArticleSummary").
@@ -34,10 +34,36 @@ export const PublishArticleSchema = z
   })
   .meta({ id: "ArticlePublish" });
 
-/** The Article as the write routes answer it: the status may also be `handed_off` (spec "States"). */
+/** Statuses under the preview: the spec's and `handed_off` (published with target `none`, not yet confirmed). */
+export const PREVIEW_ARTICLE_STATUSES = [...ARTICLE_STATUSES, "handed_off"] as const;
+
+/**
+ * Publication under the preview (spec "Publication"): `target` is `connector` (a site connector's job) or
+ * `none` (handed off to the tenant: `queued` until `PATCH` with `published_url` makes it `applied`).
+ */
+export const PreviewPublicationSchema = z
+  .object({
+    target: z.enum(["connector", "none"]),
+    state: z.enum(["queued", "applied", "skipped", "conflict", "failed"]),
+    published_url: z.string().nullable(),
+    error: z.string().nullable(),
+  })
+  .meta({ id: "PublicationPreview" });
+export type PreviewPublication = z.infer<typeof PreviewPublicationSchema>;
+
+/**
+ * The Article as the preview's routes answer it (`GET /articles/{id}` and the writes): the status may
+ * also be `handed_off`, the publication's target `none` (spec "States": "Article and publication").
+ */
 export const WrittenArticleSchema = ArticleSchema.extend({
-  status: z.enum([...ARTICLE_STATUSES, "handed_off"]),
+  status: z.enum(PREVIEW_ARTICLE_STATUSES),
+  publication: PreviewPublicationSchema.nullable(),
 }).meta({ id: "ArticleWritten" });
+
+/** An ArticleSummary of `GET /articles` under the preview: the status may also be `handed_off`. */
+export const PreviewArticleSummarySchema = ArticleSummarySchema.extend({
+  status: z.enum(PREVIEW_ARTICLE_STATUSES),
+}).meta({ id: "ArticleSummaryPreview" });
 
 /** An item of `GET /sites` (issue 71). */
 export const SiteSchema = z

@@ -5,17 +5,32 @@ import {
   WrittenArticleSchema,
 } from "@/server/schemas/article-writes";
 import { UuidParam } from "@/server/schemas/common";
+import { articleEtag } from "@/server/services/articles/article-etag";
 import { approveArticle, patchArticle, publishArticle } from "@/server/services/articles/article-writes";
+import { getArticleVersioned } from "@/server/services/articles/articles";
 import { listSites } from "@/server/services/articles/sites";
 import type { AnyRoute } from "../define-route";
-import { defineRoute, ok } from "../define-route";
+import { defineRoute, ok, type Reply } from "../define-route";
 
 // Article edits, approval and publication, and the tenant's sites (issue 71), released to tenants with the
 // `articles-writes` preview (server/schemas/previews.ts); every other caller gets the Planned 404.
 
 const PREVIEW = "articles-writes" as const;
 
-/** `PATCH /articles/{id}`: If-Match honoured when sent; 200 with the article and its new `ETag`. */
+/** A repeat with the same Idempotency-Key: the article as it is now (preview view) with its `ETag`. */
+async function replayArticle(
+  ctx: Parameters<NonNullable<AnyRoute["replay"]>>[0],
+  id: string,
+  status: number,
+): Promise<Reply> {
+  const { article, version } = await getArticleVersioned(ctx.db, ctx.actor, id, "html", true);
+  return { status, body: article, headers: { etag: articleEtag(id, version) } };
+}
+
+/**
+ * `PATCH /articles/{id}`: If-Match honoured when sent (no 428: the spec asks it only of leads); 200 with the
+ * article and its new `ETag`. A body over 256 KB is 413 `payload_too_large` (spec "Articles: planned routes").
+ */
 export const patchArticleRoute = defineRoute({
   operationId: "updateArticle",
   summary: "Edit an article (preview articles-writes)",
@@ -28,6 +43,7 @@ export const patchArticleRoute = defineRoute({
   preview: PREVIEW,
   cacheControl: "no-store",
   etag: true,
+  ifMatch: "optional",
   params: UuidParam,
   body: PatchArticleSchema,
   responses: { 200: WrittenArticleSchema },
@@ -36,6 +52,7 @@ export const patchArticleRoute = defineRoute({
     const w = await patchArticle(db, actor, params.id, request.headers.get("if-match"), body);
     return { status: 200, body: w.article, headers: { etag: w.etag }, resource: { type: "article", id: params.id } };
   },
+  replay: replayArticle,
 });
 
 /** `POST /articles/{id}/approve`: draft or review → approved; free. */
@@ -56,6 +73,7 @@ export const approveArticleRoute = defineRoute({
     const w = await approveArticle(db, actor, params.id);
     return { status: 200, body: w.article, headers: { etag: w.etag }, resource: { type: "article", id: params.id } };
   },
+  replay: replayArticle,
 });
 
 /** `POST /articles/{id}/publish`: target none (handed off, `article.ready`) or a site connector's job. */
@@ -79,6 +97,7 @@ export const publishArticleRoute = defineRoute({
     const w = await publishArticle(db, actor, params.id, body);
     return { status: 200, body: w.article, headers: { etag: w.etag }, resource: { type: "article", id: params.id } };
   },
+  replay: replayArticle,
 });
 
 /** `GET /sites`: the tenant's sites in the key's mode with their connector status. */

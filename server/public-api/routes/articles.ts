@@ -2,6 +2,7 @@ import { z } from "zod";
 import * as articles from "@/server/services/articles/articles";
 import { articleEtag } from "@/server/services/articles/article-etag";
 import { ArticleFormat, ArticleSchema, ArticleStatus, ArticleSummarySchema } from "@/server/schemas/articles";
+import { PreviewArticleSummarySchema, WrittenArticleSchema } from "@/server/schemas/article-writes";
 import { boolParam, cursorParam, dateOrInstantParam, limitParam, pageOf, UuidParam } from "@/server/schemas/common";
 import type { AnyRoute } from "../define-route";
 import { defineRoute, ok, page } from "../define-route";
@@ -35,8 +36,11 @@ export const listArticlesRoute = defineRoute({
   query: ListQuery,
   list: { position: ArticleListPosition },
   responses: { 200: pageOf(ArticleSummarySchema) },
-  handler: async ({ db, actor, query, after }) => {
+  // Preview articles-writes (issue 71): `handed_off` articles are listed too.
+  previewVariant: { preview: "articles-writes", responses: { 200: pageOf(PreviewArticleSummarySchema) } },
+  handler: async ({ db, actor, caller, query, after }) => {
     const p = await articles.listArticles(db, actor, {
+      withHandedOff: caller.previews.includes("articles-writes"),
       limit: query.limit,
       status: query.status,
       updatedAfter: query.updated_after,
@@ -63,10 +67,13 @@ export const getArticleRoute = defineRoute({
   query: GetQuery,
   cacheControl: "no-store",
   responses: { 200: ArticleSchema },
+  // Preview articles-writes (issue 71): a strong ETag for PATCH's If-Match, a `handed_off` article and a
+  // publication of target `none` are answered; the v1 answer stays the spec's.
+  previewVariant: { preview: "articles-writes", responses: { 200: WrittenArticleSchema }, etag: true },
   handler: async ({ db, actor, caller, params, query }) => {
-    const { article, version } = await articles.getArticleVersioned(db, actor, params.id, query.format);
-    // Preview articles-writes (issue 71): a strong ETag for PATCH's If-Match.
-    if (!caller.previews.includes("articles-writes")) return ok(article);
+    const preview = caller.previews.includes("articles-writes");
+    const { article, version } = await articles.getArticleVersioned(db, actor, params.id, query.format, preview);
+    if (!preview) return ok(article);
     return ok(article, { etag: articleEtag(article.id, version) });
   },
 });

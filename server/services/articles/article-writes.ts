@@ -5,10 +5,10 @@ import { ApiError, invalidField, notFound } from "@/server/errors";
 import type { ArticleFormat } from "@/server/schemas/articles";
 import type { Actor } from "../actor";
 import { recordEvent } from "../events/outbox";
-import { parseIfMatch, ifMatchAllows } from "../leads/lead-etag";
+import { ifMatchAllows, parseIfMatch } from "../leads/lead-etag";
 import { livemodeOf, ownedBy, ownerOf } from "../tenant-scope";
-import { cleanArticleHtml, htmlBytes } from "./article-html";
-import { ARTICLE_HTML_MAX_BYTES, articleContent, toArticleSummary } from "./articles";
+import { articleMarkdown, cleanArticleHtml, htmlBytes } from "./article-html";
+import { ARTICLE_HTML_MAX_BYTES, articleContent, toArticleSummary, toPublication } from "./articles";
 import { articleEtag } from "./article-etag";
 import { siteStatus } from "./sites";
 
@@ -19,7 +19,7 @@ export interface WrittenArticle {
   article: ReturnType<typeof toArticleSummary> & {
     status: string;
     content: ReturnType<typeof articleContent>;
-    publication: ArticleRow["publication"];
+    publication: ReturnType<typeof toPublication>;
   };
   etag: string;
 }
@@ -27,7 +27,11 @@ export interface WrittenArticle {
 /** Row → the write routes' answer (content as cleaned HTML) and its etag. */
 export function writtenArticle(row: ArticleRow, format: ArticleFormat = "html"): WrittenArticle {
   return {
-    article: { ...toArticleSummary(row), content: articleContent(row, format), publication: row.publication },
+    article: {
+      ...toArticleSummary(row),
+      content: articleContent(row, format),
+      publication: toPublication(row.publication, true),
+    },
     etag: articleEtag(row.id, row.version),
   };
 }
@@ -55,6 +59,17 @@ function preconditionFailed(etag: string): ApiError {
   );
 }
 
+/**
+ * Whether an `If-Match` header sent with a change allows it (RFC 9110 §13.1.1): absent or empty → no
+ * precondition; `*` (alone or in the list) → any version; else a strong tag equal to `current`.
+ * @throws ApiError 400 `bad_request` when a member is not an entity tag.
+ */
+function ifMatchHolds(header: string | null, current: string): boolean {
+  if (header === null || header.trim() === "") return true;
+  if (header.split(",").some((p) => p.trim() === "*")) return true;
+  return ifMatchAllows(parseIfMatch(header), current);
+}
+
 /** Fields of `PATCH /articles/{id}` (all optional; `content` is HTML). */
 export interface ArticlePatch {
   title?: string;
@@ -78,7 +93,7 @@ const words = (html: string) =>
  * job version). `published_url` confirms a `handed_off` article: it becomes `published`, event
  * `article.published`. The version grows by one.
  * @throws ApiError 404; 400/412 for If-Match; 422 `/content` over 2,000,000 bytes; 409 `invalid_state` for
- *   `published_url` on an article that is not `handed_off`.
+ *   `published_url` on an article that is not `handed_off`. A body over 256 KB never reaches here (413).
  */
 export async function patchArticle(
   db: Db,
@@ -89,8 +104,7 @@ export async function patchArticle(
 ): Promise<WrittenArticle> {
   const row = await articleRow(db, actor, id);
   const current = articleEtag(row.id, row.version);
-  if (ifMatch !== null && ifMatch.trim() !== "*" && !ifMatchAllows(parseIfMatch(ifMatch), current))
-    throw preconditionFailed(current);
+  if (!ifMatchHolds(ifMatch, current)) throw preconditionFailed(current);
   const set: Partial<typeof articles.$inferInsert> = {};
   if (patch.title !== undefined) set.title = patch.title;
   if (patch.slug !== undefined) set.slug = patch.slug;
@@ -103,28 +117,29 @@ export async function patchArticle(
     set.bodyDoc = null;
     set.wordCount = words(set.bodyHtml);
   }
-  let published = false;
-  if (patch.published_url !== undefined) {
-    if (row.status !== "handed_off" && row.status !== "published")
+  const publishedUrl = patch.published_url;
+  if (publishedUrl !== undefined) {
+    if (row.status !== "handed_off")
       throw new ApiError(
         "invalid_state",
-        "published_url confirms a publication of your own: publish the article with target none first.",
+        `published_url confirms a publication of your own after a publish with target none; this article is ${row.status}.`,
       );
-    published = row.status === "handed_off";
     set.status = "published";
     set.publishedAt = new Date();
+    set.publication = { target: "none", state: "applied", published_url: publishedUrl, error: null };
   }
+  if (Object.keys(set).length === 0) return writtenArticle(row); // nothing sent: no change, same version
   const [updated] = await db
     .update(articles)
     .set({ ...set, version: sql`${articles.version} + 1`, updatedAt: new Date() })
     .where(eq(articles.id, row.id))
     .returning();
-  if (patch.published_url !== undefined)
+  if (publishedUrl !== undefined)
     await recordEvent(db, {
       tenantId: actor.tenantId,
       livemode: livemodeOf(actor),
       type: "article.published",
-      data: { type: "article", article_id: row.id, published_url: patch.published_url, confirmed: published },
+      data: { type: "article", article_id: row.id, published_url: publishedUrl },
     });
   return writtenArticle(updated!);
 }
@@ -157,17 +172,35 @@ export interface PublishInput {
   publish_mode?: "draft" | "publish";
 }
 
-/** The spec's payload limit of a connector job (title, meta and HTML together). */
+/** The spec's payload limit of a publication (spec "Limits": publish payload 3,000,000 bytes). */
 export const ARTICLE_PAYLOAD_MAX_BYTES = 3_000_000;
 
 /**
+ * UTF-8 bytes of what a publication sends of an article: title, slug, meta fields, the cleaned HTML and
+ * the markdown built from it (issue 71's job payload).
+ * @throws ApiError 422 on `/content` when the HTML is over 2,000,000 bytes (articleContent).
+ */
+export function articlePayloadBytes(row: ArticleRow): number {
+  const html = articleContent(row, "html") as string;
+  const text = `${row.title}${row.slug ?? ""}${row.metaTitle ?? ""}${row.metaDescription ?? ""}`;
+  return htmlBytes(html) + htmlBytes(articleMarkdown(html)) + htmlBytes(text);
+}
+
+/** Statuses a publish starts from: the connector needs an approved (or published, edited) article. */
+const PUBLISHABLE: Record<PublishInput["target"], ReadonlySet<string>> = {
+  connector: new Set(["approved", "published"]),
+  none: new Set(["approved", "published", "handed_off"]),
+};
+
+/**
  * `POST /articles/{id}/publish` (spec "Articles: planned routes", States "Article and publication").
- * `none`: the article becomes `handed_off` and event `article.ready` is emitted. `connector`: a queued job
+ * `none`: the article becomes `handed_off` (publication `none`/`queued`, version + 1) and event
+ * `article.ready` is emitted. `connector`: a queued job
  * of the article's current version for the site (publish mode after the site's drafts-only ceiling), or
  * the existing job when one of that version and site exists; `publication` shows it `queued`.
  * @throws ApiError 422 `/site_id` or `/publish_mode` missing for connector, `/content` over the limits;
  *   404 foreign or missing article or site; 409 `invalid_state` when the site is not working or not
- *   linked, the article is not approved (or already handed off for `none`), or it is empty.
+ *   linked, the article is not approved (or published; `none` also from `handed_off`), or it is empty.
  */
 export async function publishArticle(db: Db, actor: Actor, id: string, input: PublishInput): Promise<WrittenArticle> {
   if (input.target === "connector") {
@@ -189,21 +222,22 @@ export async function publishArticle(db: Db, actor: Actor, id: string, input: Pu
       )[0]
     : undefined;
   if (input.target === "connector" && !site) throw notFound("Site");
-  const allowed = input.target === "none" ? ["approved", "published"] : ["approved", "published"];
-  if (!allowed.includes(row.status))
+  if (!PUBLISHABLE[input.target].has(row.status))
     throw new ApiError("invalid_state", `Only an approved article can be published (this one is ${row.status}).`);
-  const html = row.bodyHtml ?? "";
-  if (html.trim() === "" && row.bodyDoc === null)
+  if ((row.bodyHtml ?? "").trim() === "" && row.bodyDoc === null)
     throw new ApiError("invalid_state", "The article is empty: add content before publishing it.");
-  const content = articleContent(row, "html") as string; // 422 over 2,000,000 bytes
-  const payload = htmlBytes(content) + htmlBytes(`${row.title}${row.metaTitle ?? ""}${row.metaDescription ?? ""}`);
-  if (payload > ARTICLE_PAYLOAD_MAX_BYTES)
+  if (articlePayloadBytes(row) > ARTICLE_PAYLOAD_MAX_BYTES)
     throw invalidField("/content", "too_large", `the article's payload is over ${ARTICLE_PAYLOAD_MAX_BYTES} bytes`);
 
   if (input.target === "none") {
     const [updated] = await db
       .update(articles)
-      .set({ status: "handed_off", version: sql`${articles.version} + 1`, updatedAt: new Date() })
+      .set({
+        status: "handed_off",
+        publication: { target: "none", state: "queued", published_url: null, error: null },
+        version: sql`${articles.version} + 1`,
+        updatedAt: new Date(),
+      })
       .where(eq(articles.id, row.id))
       .returning();
     await recordEvent(db, {

@@ -9,6 +9,7 @@ import {
   type ArticleStatus,
   type ArticleSummary,
 } from "@/server/schemas/articles";
+import type { PreviewPublication } from "@/server/schemas/article-writes";
 import type { Actor } from "../actor";
 import { ownedBy } from "../tenant-scope";
 import { articleBlocks, articleMarkdown, cleanArticleHtml, htmlBytes } from "./article-html";
@@ -27,8 +28,9 @@ export const ARTICLE_HTML_MAX_BYTES = 2_000_000;
  * never the platform's shared blog (never listed, reads as missing), and only the statuses of the spec
  * (`handed_off` belongs to a planned feature and is not answered).
  */
-function visible(actor: Actor): SQL {
-  return and(ownedBy(articles, actor), ne(articles.blog, "shared"), inArray(articles.status, [...ARTICLE_STATUSES]))!;
+function visible(actor: Actor, withHandedOff = false): SQL {
+  const statuses: string[] = withHandedOff ? [...ARTICLE_STATUSES, "handed_off"] : [...ARTICLE_STATUSES];
+  return and(ownedBy(articles, actor), ne(articles.blog, "shared"), inArray(articles.status, statuses))!;
 }
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
@@ -68,14 +70,15 @@ function afterPosition([updatedAt, id]: ArticlePosition): SQL {
 /**
  * `GET /articles`: a page of the ArticleSummary items the actor may see ({@link visible}) ordered by `updated_at` descending (undated last), then `id`
  * descending, strictly after `after`. `updatedAfter` keeps rows updated strictly later (undated rows never
- * match). Fetches `limit + 1` rows to know whether a next page exists.
+ * match). Fetches `limit + 1` rows to know whether a next page exists. `withHandedOff` (preview
+ * `articles-writes`, issue 71) lists `handed_off` articles too.
  */
 export async function listArticles(
   db: Db,
   actor: Actor,
-  q: { limit: number; status?: ArticleStatus; updatedAfter?: Date; after?: ArticlePosition },
+  q: { limit: number; status?: ArticleStatus; updatedAfter?: Date; after?: ArticlePosition; withHandedOff?: boolean },
 ): Promise<{ articles: ArticleSummary[]; next: ArticlePosition | null }> {
-  const conds: SQL[] = [visible(actor)];
+  const conds: SQL[] = [visible(actor, q.withHandedOff)];
   if (q.status) conds.push(eq(articles.status, q.status));
   if (q.updatedAfter) conds.push(gt(articles.updatedAt, q.updatedAfter));
   if (q.after) conds.push(afterPosition(q.after));
@@ -93,9 +96,13 @@ export async function listArticles(
   };
 }
 
-/** The stored publication record as answered: only the spec's fields, so a stray key in the jsonb never leaks. */
-function toPublication(p: ArticleRow["publication"]): Article["publication"] {
-  if (!p) return null;
+/**
+ * The stored publication record as answered: only the spec's fields, so a stray key in the jsonb never
+ * leaks. A record of target `none` (preview `articles-writes`) is answered only with `withNone`: v1's
+ * publication is "through a site module" and is null otherwise.
+ */
+export function toPublication(p: ArticleRow["publication"], withNone = false): PreviewPublication | null {
+  if (!p || (p.target === "none" && !withNone)) return null;
   return { target: p.target, state: p.state, published_url: p.published_url ?? null, error: p.error ?? null };
 }
 
@@ -138,22 +145,26 @@ export async function getArticle(db: Db, actor: Actor, id: string, format: Artic
   return (await getArticleVersioned(db, actor, id, format)).article;
 }
 
-/** {@link getArticle} with the row's `version` (the preview's ETag derives from it; issue 71). */
+/**
+ * {@link getArticle} with the row's `version` (the preview's ETag derives from it; issue 71);
+ * `withHandedOff` (preview `articles-writes`) answers a `handed_off` article too.
+ */
 export async function getArticleVersioned(
   db: Db,
   actor: Actor,
   id: string,
   format: ArticleFormat,
+  withHandedOff = false,
 ): Promise<{ article: Article; version: number }> {
   const [row] = await db
     .select()
     .from(articles)
-    .where(and(visible(actor), eq(articles.id, id)));
+    .where(and(visible(actor, withHandedOff), eq(articles.id, id)));
   if (!row) throw notFound("Article");
   const article = {
     ...toArticleSummary(row),
     content: articleContent(row, format),
-    publication: toPublication(row.publication),
+    publication: toPublication(row.publication, withHandedOff) as Article["publication"],
   };
   return { article, version: row.version };
 }

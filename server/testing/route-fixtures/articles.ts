@@ -3,14 +3,14 @@ import { articles } from "@/db/schema";
 import type { IdRouteFixture } from "../route-fixtures";
 import type { TenantFixture } from "../fixtures";
 
-/** A small HTML article of the owner's own blog. */
-async function article(db: Db, o: TenantFixture): Promise<string> {
+/** A small HTML article of the owner's own blog (a draft unless `status` says otherwise). */
+async function article(db: Db, o: TenantFixture, status = "draft"): Promise<string> {
   const [a] = await db
     .insert(articles)
     .values({
       tenantId: o.tenantId,
       title: "Matrix article",
-      status: "draft",
+      status,
       bodyHtml: "<p>Matrix</p>",
       updatedAt: new Date(),
     })
@@ -23,5 +23,20 @@ export const ARTICLE_FIXTURES: Record<string, IdRouteFixture> = {
   getArticle: {
     make: async (db, o) => `/articles/${await article(db, o)}`,
     missing: async () => `/articles/${crypto.randomUUID()}`,
+  },
+  // Preview articles-writes (issue 71): If-Match is optional, so none is sent.
+  updateArticle: {
+    make: async (db, o) => `/articles/${await article(db, o)}`,
+    missing: async () => `/articles/${crypto.randomUUID()}`,
+    body: { title: "Changed by the matrix" },
+  },
+  approveArticle: {
+    make: async (db, o) => `/articles/${await article(db, o)}/approve`,
+    missing: async () => `/articles/${crypto.randomUUID()}/approve`,
+  },
+  publishArticle: {
+    make: async (db, o) => `/articles/${await article(db, o, "approved")}/publish`,
+    missing: async () => `/articles/${crypto.randomUUID()}/publish`,
+    body: { target: "none" },
   },
 };
