@@ -25,6 +25,9 @@ const LAYERS = [
   // The published SDK (@platform/sdk) stands alone: integrators install it without this app, so it
   // imports nothing of it; only tooling (tests, e2e, examples) imports the SDK.
   { type: "sdk", pattern: "sdk/**", partialMatch: false },
+  // The site connector (@platform/site-connector) runs on the tenant's site: it imports nothing of the
+  // app either (DESIGN "The site connector is a door of its own"); only tooling imports it.
+  { type: "connector", pattern: "connector/**", partialMatch: false },
 ];
 
 // Layers that are single files, not folders: the process entry and the floor's top-level modules. Element
@@ -55,6 +58,7 @@ const layerRule = {
       "e2e/**",
       "examples/**",
       "sdk/**",
+      "connector/**",
     ],
   },
   rules: {
@@ -98,8 +102,10 @@ const layerRule = {
             "services",
             "floor",
             "sdk",
+            "connector",
           ),
           allow("sdk", "sdk"),
+          allow("connector", "connector"),
         ],
       },
     ],
@@ -150,6 +156,7 @@ const config = [
       "test-results/**",
       "playwright-report/**",
       "sdk/dist/**",
+      "connector/dist/**",
       "sdk/src/generated/**",
     ],
   },

@@ -17,6 +17,8 @@ const app = {
     LOG_LEVEL: "warn",
     DATABASE_URL: "",
     WEBHOOK_ALLOW_PRIVATE_CIDRS: "127.0.0.0/8,::1/128",
+    // A short lease, so that e2e/connector sees a killed connector's job come back within seconds.
+    CONNECTOR_LEASE_SECONDS: "4",
   },
 };
 const prism = {

@@ -55,6 +55,12 @@ const EnvSchema = z.object({
   MAIL_FROM: z.string().min(3).optional(),
   JOBS_DRIVER: z.enum(["local", "inngest"]).default("local"),
   WEB_CONCURRENCY: z.coerce.number().int().min(1, "must be a whole number from 1 to 64").max(64).default(1),
+  CONNECTOR_LEASE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(2, "must be a whole number of seconds from 2 to 3600")
+    .max(3600, "must be a whole number of seconds from 2 to 3600")
+    .default(60),
   REQUEST_LOG: z.enum(["on", "off"], { message: "must be on or off" }).default("on"),
   AI_PROVIDER: z.enum(["catalog", "openai"], { message: "must be catalog or openai" }).default("catalog"),
   AI_BASE_URL: z
@@ -149,6 +155,8 @@ export interface Env {
   jobsDriver: "local" | "inngest";
   /** App processes `npm start` runs (`WEB_CONCURRENCY`, default 1); 1 on the embedded database (server/lib/cluster.ts). */
   webConcurrency: number;
+  /** Lease of a site connector's claimed job, seconds (`CONNECTOR_LEASE_SECONDS`, default 60; issue 71). */
+  connectorLeaseSeconds: number;
   /**
    * The API request log's writer (server/services/request-log/writer.ts); `REQUEST_LOG=off` exists so the
    * bench can measure what the log costs a request. Keep it on: the console's request log and keys' last
@@ -261,6 +269,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     mailFrom: e.MAIL_FROM ?? "Platform console <no-reply@localhost>",
     jobsDriver: e.JOBS_DRIVER,
     webConcurrency: e.WEB_CONCURRENCY,
+    connectorLeaseSeconds: e.CONNECTOR_LEASE_SECONDS,
     requestLog: e.REQUEST_LOG === "on",
     ai: {
       provider: e.AI_PROVIDER,
