@@ -46,7 +46,7 @@ beforeAll(async () => {
       res.end(JSON.stringify(json));
     };
     if (req.headers.authorization !== AUTH) return send(401, { code: "rest_not_logged_in", message: "Sorry." });
-    const m = /^\/wp-json\/wp\/v2\/posts(?:\/(\d+))?(\?.*)?$/.exec(req.url ?? "");
+    const m = /^\/\?rest_route=\/wp\/v2\/posts(?:\/(\d+))?(&.*)?$/.exec(req.url ?? "");
     if (!m) return send(404, { code: "rest_no_route", message: "No route." });
     const id = m[1] ? Number(m[1]) : undefined;
     const existing = id === undefined ? undefined : posts.get(id);
@@ -127,7 +127,7 @@ describe("WordPressTarget", () => {
     });
     expect(posts.size).toBe(1);
     expect(posts.get(1)).toMatchObject({ title: "Garden chairs, oak", status: "publish" });
-    expect(seen.slice(-2)).toEqual(["GET /wp-json/wp/v2/posts/1?context=edit", "POST /wp-json/wp/v2/posts/1"]);
+    expect(seen.slice(-2)).toEqual(["GET /?rest_route=/wp/v2/posts/1&context=edit", "POST /?rest_route=/wp/v2/posts/1"]);
 
     // An older version is skipped.
     expect((await wp.apply(job(1, "publish"))).state).toBe("skipped");

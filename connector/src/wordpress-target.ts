@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Job, JobOutcome } from "./protocol.js";
@@ -9,6 +10,11 @@ interface WrittenPost {
   version: number;
   /** The post's `modified_gmt` as WordPress answered the connector's last write. */
   modified_gmt: string;
+  /**
+   * SHA-256 (hex) of the post's raw title and content after that write: `modified_gmt` has a one-second
+   * grain, so an edit within the second of the write is seen by this one.
+   */
+  sha256?: string;
 }
 
 interface WordPressState {
@@ -22,11 +28,23 @@ interface WpPost {
   link: string;
   status: string;
   modified_gmt: string;
+  /** Present in the `edit` context (reads with `context=edit`, and the answers to writes). */
+  title?: { raw?: string };
+  content?: { raw?: string };
+}
+
+/** SHA-256 (hex) of a post's raw title and content, or undefined when the answer has no raw fields. */
+function fingerprint(p: WpPost): string | undefined {
+  if (p.title?.raw === undefined || p.content?.raw === undefined) return undefined;
+  return createHash("sha256").update(`${p.title.raw}\0${p.content.raw}`).digest("hex");
 }
 
 /** Settings of the WordPress target. */
 export interface WordPressOptions {
-  /** The site's address (`https://blog.example.com`); the REST API is under `/wp-json/wp/v2`. */
+  /**
+   * The site's address (`https://blog.example.com`); the REST API is called as `URL/?rest_route=/wp/v2/...`,
+   * which works with and without pretty permalinks (`/wp-json/` needs them).
+   */
   url: string;
   /** A WordPress user allowed to publish posts. */
   user: string;
@@ -53,7 +71,7 @@ export class WordPressTarget implements Target {
   private readonly fetchImpl: typeof fetch;
 
   constructor(o: WordPressOptions) {
-    this.api = `${o.url.replace(/\/+$/, "")}/wp-json/wp/v2`;
+    this.api = `${o.url.replace(/\/+$/, "")}/?rest_route=/wp/v2`;
     this.auth = `Basic ${Buffer.from(`${o.user}:${o.appPassword}`).toString("base64")}`;
     this.stateFile = o.stateFile ?? ".site-connector-wordpress.json";
     this.fetchImpl = o.fetchImpl ?? fetch;
@@ -65,12 +83,13 @@ export class WordPressTarget implements Target {
     if (known && known.version > job.version)
       return { state: "skipped", error: `post ${known.post_id} already holds version ${known.version}` };
     if (known) {
-      const res = await this.call("GET", `/posts/${known.post_id}?context=edit`);
+      const res = await this.call("GET", `/posts/${known.post_id}&context=edit`);
       if (res.status === 404 || res.status === 410)
         return { state: "conflict", error: `post ${known.post_id} was deleted in WordPress` };
       const post = (await this.json(res, "read the post")) as WpPost;
       if (post.status === "trash") return { state: "conflict", error: `post ${known.post_id} is in the trash` };
-      if (post.modified_gmt !== known.modified_gmt)
+      const edited = known.sha256 !== undefined && fingerprint(post) !== known.sha256;
+      if (post.modified_gmt !== known.modified_gmt || edited)
         return {
           state: "conflict",
           error: `post ${known.post_id} was edited in WordPress at ${post.modified_gmt} GMT since the connector's last write`,
@@ -86,7 +105,12 @@ export class WordPressTarget implements Target {
     };
     const res = await this.call("POST", known ? `/posts/${known.post_id}` : "/posts", body);
     const post = (await this.json(res, known ? "update the post" : "create the post")) as WpPost;
-    state.posts[a.id] = { post_id: post.id, version: job.version, modified_gmt: post.modified_gmt };
+    state.posts[a.id] = {
+      post_id: post.id,
+      version: job.version,
+      modified_gmt: post.modified_gmt,
+      sha256: fingerprint(post),
+    };
     await this.writeState(state);
     return { state: "applied", ...(job.publish_mode === "publish" && post.link ? { published_url: post.link } : {}) };
   }
