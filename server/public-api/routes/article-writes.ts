@@ -5,7 +5,6 @@ import {
   WrittenArticleSchema,
 } from "@/server/schemas/article-writes";
 import { UuidParam } from "@/server/schemas/common";
-import { articleEtag } from "@/server/services/articles/article-etag";
 import { approveArticle, patchArticle, publishArticle } from "@/server/services/articles/article-writes";
 import { getArticleVersioned } from "@/server/services/articles/articles";
 import { listSites } from "@/server/services/articles/sites";
@@ -23,8 +22,8 @@ async function replayArticle(
   id: string,
   status: number,
 ): Promise<Reply> {
-  const { article, version } = await getArticleVersioned(ctx.db, ctx.actor, id, "html", true);
-  return { status, body: article, headers: { etag: articleEtag(id, version) } };
+  const { article, etag } = await getArticleVersioned(ctx.db, ctx.actor, id, "html", true);
+  return { status, body: article, headers: { etag } };
 }
 
 /**

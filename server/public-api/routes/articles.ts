@@ -1,6 +1,5 @@
 import { z } from "zod";
 import * as articles from "@/server/services/articles/articles";
-import { articleEtag } from "@/server/services/articles/article-etag";
 import { ArticleFormat, ArticleSchema, ArticleStatus, ArticleSummarySchema } from "@/server/schemas/articles";
 import { PreviewArticleSummarySchema, WrittenArticleSchema } from "@/server/schemas/article-writes";
 import { boolParam, cursorParam, dateOrInstantParam, limitParam, pageOf, UuidParam } from "@/server/schemas/common";
@@ -72,9 +71,9 @@ export const getArticleRoute = defineRoute({
   previewVariant: { preview: "articles-writes", responses: { 200: WrittenArticleSchema }, etag: true },
   handler: async ({ db, actor, caller, params, query }) => {
     const preview = caller.previews.includes("articles-writes");
-    const { article, version } = await articles.getArticleVersioned(db, actor, params.id, query.format, preview);
+    const { article, etag } = await articles.getArticleVersioned(db, actor, params.id, query.format, preview);
     if (!preview) return ok(article);
-    return ok(article, { etag: articleEtag(article.id, version) });
+    return ok(article, { etag });
   },
 });
 

@@ -32,7 +32,7 @@ export function writtenArticle(row: ArticleRow, format: ArticleFormat = "html"):
       content: articleContent(row, format),
       publication: toPublication(row.publication, true),
     },
-    etag: articleEtag(row.id, row.version),
+    etag: articleEtag(row),
   };
 }
 
@@ -103,7 +103,7 @@ export async function patchArticle(
   patch: ArticlePatch,
 ): Promise<WrittenArticle> {
   const row = await articleRow(db, actor, id);
-  const current = articleEtag(row.id, row.version);
+  const current = articleEtag(row);
   if (!ifMatchHolds(ifMatch, current)) throw preconditionFailed(current);
   const set: Partial<typeof articles.$inferInsert> = {};
   if (patch.title !== undefined) set.title = patch.title;

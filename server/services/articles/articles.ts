@@ -1,3 +1,4 @@
+import { articleEtag } from "./article-etag";
 import { and, desc, eq, gt, inArray, isNull, ne, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { articles } from "@/db/schema";
@@ -155,7 +156,7 @@ export async function getArticleVersioned(
   id: string,
   format: ArticleFormat,
   withHandedOff = false,
-): Promise<{ article: Article; version: number }> {
+): Promise<{ article: Article; version: number; etag: string }> {
   const [row] = await db
     .select()
     .from(articles)
@@ -166,5 +167,5 @@ export async function getArticleVersioned(
     content: articleContent(row, format),
     publication: toPublication(row.publication, withHandedOff) as Article["publication"],
   };
-  return { article, version: row.version };
+  return { article, version: row.version, etag: articleEtag(row) };
 }

@@ -1,3 +1,4 @@
+import { articleEtag } from "@/server/services/articles/article-etag";
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { articles, events, publicationJobs, sites } from "@/db/schema";
@@ -210,6 +211,7 @@ describe("connector protocol", () => {
       (await result(token, job.id, { lease_id: third.body.lease_id, state: "applied", error: "x".repeat(201) })).body
         .errors[0].field,
     ).toBe("/error");
+    const tagBefore = articleEtag(await article(a));
     const done = await result(token, job.id, { lease_id: third.body.lease_id, state: "applied", published_url: url });
     expect([done.status, done.body]).toEqual([200, { id: job.id, state: "applied", published_url: url, error: null }]);
     expect((await result(token, job.id, { lease_id: third.body.lease_id, state: "failed" })).status).toBe(409);
@@ -220,6 +222,9 @@ describe("connector protocol", () => {
       { target: "connector", state: "applied", published_url: url, error: null },
     ]);
     expect(published.publishedAt).not.toBeNull();
+    // The version is the content's (another site's job of it stays current), but the article changed: its
+    // ETag (GET /articles/{id}, PATCH's If-Match) moves.
+    expect(articleEtag(published)).not.toBe(tagBefore);
     const sent = await db.db
       .select()
       .from(events)
