@@ -127,7 +127,10 @@ describe("WordPressTarget", () => {
     });
     expect(posts.size).toBe(1);
     expect(posts.get(1)).toMatchObject({ title: "Garden chairs, oak", status: "publish" });
-    expect(seen.slice(-2)).toEqual(["GET /?rest_route=/wp/v2/posts/1&context=edit", "POST /?rest_route=/wp/v2/posts/1"]);
+    expect(seen.slice(-2)).toEqual([
+      "GET /?rest_route=/wp/v2/posts/1&context=edit",
+      "POST /?rest_route=/wp/v2/posts/1",
+    ]);
 
     // An older version is skipped.
     expect((await wp.apply(job(1, "publish"))).state).toBe("skipped");
