@@ -1,6 +1,7 @@
 import { and, desc, eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { publicationJobs, sites } from "@/db/schema";
+import type { PREVIEW_ARTICLE_STATUSES } from "@/server/schemas/article-writes";
 import type { StaffActor } from "../actor";
 import { ownedBy } from "../tenant-scope";
 import { articleEtag } from "./article-etag";
@@ -18,6 +19,8 @@ export function consoleArticlePage(
 ) {
   return listArticles(db, actor, { ...q, withHandedOff: true });
 }
+
+type PreviewArticleStatus = (typeof PREVIEW_ARTICLE_STATUSES)[number];
 
 /** One row of an article's publication history: a job of one version sent to one site. */
 export interface PublicationJobView {
@@ -64,7 +67,8 @@ export async function consoleArticleDetail(db: Db, actor: StaffActor, id: string
     updatedAt: job.updatedAt.toISOString(),
   }));
   return {
-    article: { ...article, content: article.content as string },
+    // The preview's statuses (handed_off too) and the cleaned HTML (format html answers a string).
+    article: { ...article, status: article.status as PreviewArticleStatus, content: article.content as string },
     etag: articleEtag(id, version),
     version,
     history,
