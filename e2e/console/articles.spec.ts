@@ -1,16 +1,21 @@
 import { expect, test } from "@playwright/test";
 import { seriousViolations } from "./axe";
-import { signIn } from "./sign-in";
+import { operatorCli } from "./operator-cli";
+import { demo, signIn } from "./sign-in";
 
 // The console's Sites and Articles (issue 71 item 6), as the demo owner: a site added in the browser shows
 // its connector token once (gone after "I have stored it" and on reload; the list shows the site not
 // linked with its drafts-only ceiling); an article's body edited in the rich-text editor is saved (the
-// reader view shows the cleaned HTML with the new text), approved and published with target none, and the
-// page shows it handed off with the publication queued. axe finds no serious violation on either page.
+// reader view shows the cleaned HTML with the new text); a save after someone changed the article through
+// the API is refused with "This article was changed by someone else" and Reload shows their change; the
+// article is approved and published with target none, and the page shows it handed off, publication queued. axe finds no serious violation on either page.
 
 test.use({ trace: "retain-on-failure", screenshot: "only-on-failure" });
 
-test("adds a site with its token shown once, then edits, approves and publishes an article", async ({ page }) => {
+test("adds a site with its token shown once, then edits, approves and publishes an article", async ({
+  page,
+  request,
+}) => {
   test.setTimeout(60_000);
   const domain = `blog-${Date.now()}.example.com`;
   await page.goto("/console/sites");
@@ -56,15 +61,32 @@ test("adds a site with its token shown once, then edits, approves and publishes 
   await body.click();
   await page.keyboard.press("Control+End");
   await page.keyboard.press("Enter");
-  await page.keyboard.type("Added in the console editor.");
+  const stamp = Date.now();
+  await page.keyboard.type(`Added in the console editor ${stamp}.`);
   await page.getByRole("button", { name: "Bold" }).click();
-  await page.keyboard.type(" Bold words.");
+  await page.keyboard.type(` Bold words ${stamp}.`);
   await page.getByRole("button", { name: "Save" }).click();
   await expect(page.getByRole("status")).toHaveText("Saved.");
   const reader = page.getByRole("article");
-  await expect(reader).toContainText("Added in the console editor.");
-  await expect(reader.locator("strong")).toHaveText("Bold words.");
+  await expect(reader).toContainText(`Added in the console editor ${stamp}.`);
+  await expect(reader.locator("strong", { hasText: `Bold words ${stamp}.` })).toHaveCount(1);
   await expect(page.getByTestId("article-state")).toContainText("version 2");
+
+  // Someone else changes the article through the API while the page shows version 2: a save is refused.
+  const { apiKey, tenantId } = demo();
+  await operatorCli("preview:set", "--tenant", tenantId, "--feature", "articles-writes", "--enabled", "true");
+  const articleId = new URL(page.url()).pathname.split("/").pop()!;
+  const other = await request.patch(`/api/public/v1/articles/${articleId}`, {
+    headers: { authorization: `Bearer ${apiKey}` },
+    data: { meta_title: "Changed through the API" },
+  });
+  expect(other.status()).toBe(200);
+  await page.getByLabel("Title", { exact: true }).fill("My late title");
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "This article was changed by someone else" })).toBeVisible();
+  await page.getByRole("button", { name: "Reload" }).click();
+  await expect(page.getByLabel("Meta title")).toHaveValue("Changed through the API");
+  await expect(page.getByTestId("article-state")).toContainText("version 3");
 
   await page.getByRole("button", { name: "Approve" }).click();
   await expect(page.getByRole("status")).toHaveText("Approved.");
