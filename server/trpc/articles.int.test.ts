@@ -1,9 +1,10 @@
 import { TRPCError } from "@trpc/server";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { articles, events, sites, webhookDeliveries, webhookSubscriptions } from "@/db/schema";
+import { articles, events, sites, tenants, webhookDeliveries, webhookSubscriptions } from "@/db/schema";
 import { registerWorkListener } from "@/server/services/events/work-notifier";
 import { hashSecret } from "@/server/services/keys/key-format";
+import { setPreview } from "@/server/services/tenants/previews";
 import { makeStaff, makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
 import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
@@ -180,5 +181,32 @@ describe("articles in the console", () => {
     expect(history.map((h) => [h.version, h.state, h.publishMode, h.siteDomain, h.publishedUrl, h.error])).toEqual([
       [1, "queued", "draft", "shop.example.com", null, null],
     ]);
+  });
+});
+
+describe("the console's Test mode", () => {
+  it("shows and changes only the sandbox's sites and articles", async () => {
+    const tenantId = t.tenantId;
+    await setPreview(db.db, tenantId, "test-mode", true);
+    // Marked seeded: the switch's first use would seed the sandbox's sample data, which this test does not need.
+    await db.db.update(tenants).set({ sandboxSeededAt: new Date() }).where(eq(tenants.id, tenantId));
+    const test = createCaller({ db: db.db, staff: admin, testMode: true });
+    const [sandboxArticle] = await db.db
+      .insert(articles)
+      .values({ tenantId, livemode: false, title: "Sandbox", bodyHtml: "<p>x</p>", updatedAt: new Date() })
+      .returning();
+    const made = await test.sites.create({ tenantId, domain: "sandbox.example.com" });
+    expect((await siteRow(made.siteId)).livemode).toBe(false);
+    expect((await test.sites.list({ tenantId })).map((x) => x.domain)).toEqual(["sandbox.example.com"]);
+    expect((await as(admin).sites.list({ tenantId })).map((x) => x.domain)).not.toContain("sandbox.example.com");
+    expect((await test.articles.list({ tenantId })).articles.map((x) => x.title)).toEqual(["Sandbox"]);
+    expect(await as(admin).articles.get({ tenantId, id: sandboxArticle!.id }).catch(code)).toBe("NOT_FOUND");
+    await test.articles.approve({ tenantId, id: sandboxArticle!.id });
+    await test.articles.publish({ tenantId, id: sandboxArticle!.id, target: "none" });
+    const ready = await db.db
+      .select()
+      .from(events)
+      .where(and(eq(events.tenantId, tenantId), eq(events.type, "article.ready"), eq(events.livemode, false)));
+    expect(ready.map((e) => e.data)).toEqual([{ type: "article", article_id: sandboxArticle!.id }]);
   });
 });
