@@ -32,7 +32,8 @@ export function ArticleEditor({ html, onChange }: { html: string; onChange: (htm
     editorProps: {
       attributes: { "aria-label": "Body", role: "textbox", "aria-multiline": "true", class: "editor-body" },
     },
-    onUpdate: ({ editor: e }) => onChange(e.getHTML()),
+    // An emptied editor is "" (not "<p></p>"), so the API's "empty article" rule still refuses to publish it.
+    onUpdate: ({ editor: e }) => onChange(e.isEmpty ? "" : e.getHTML()),
   });
   return (
     <div className="editor">
