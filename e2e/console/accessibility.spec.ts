@@ -16,6 +16,8 @@ const PAGES: { path: string; heading: string | RegExp }[] = [
   { path: "/console/requests", heading: "API requests" },
   { path: "/console/usage", heading: "Usage" },
   { path: "/console/leads", heading: "Leads" },
+  { path: "/console/articles", heading: "Articles" },
+  { path: "/console/sites", heading: "Sites" },
   { path: "/console/journal", heading: "Disclosure journal" },
   { path: "/console/team", heading: "Team" },
   { path: "/console/settings", heading: "Settings" },

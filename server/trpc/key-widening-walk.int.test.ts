@@ -46,6 +46,12 @@ const UNRELATED: Record<string, string> = {
   "leads.score": "a paid scoring of a lead (the tenant's wallet, a staff-started operation)",
   "leads.putStatusMap": "the CRM status map (a tenant setting)",
   "leads.setCrmMode": "the CRM mode (who owns lead statuses); no scope or right",
+  "articles.update": "an article's fields under its etag",
+  "articles.approve": "an article's status",
+  "articles.publish": "an article's publication (a job for a site connector, or a hand-off)",
+  "sites.create": "a site and its connector token (no API key, scope or right)",
+  "sites.rotate": "a site's connector token (no API key, scope or right)",
+  "sites.revoke": "a site (no API key, scope or right)",
 };
 
 /** A member of the walk: who acts, with which rights. */

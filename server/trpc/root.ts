@@ -2,6 +2,8 @@ import { createCallerFactory, router } from "./init";
 import { integrationsRouter } from "./routers/integrations";
 import { journalRouter } from "./routers/journal";
 import { leadsRouter } from "./routers/leads";
+import { articlesRouter } from "./routers/articles";
+import { sitesRouter } from "./routers/sites";
 import { operationsRouter } from "./routers/operations";
 import { teamRouter } from "./routers/team";
 import { settingsRouter } from "./routers/settings";
@@ -18,6 +20,8 @@ export const appRouter = router({
   integrations: integrationsRouter,
   journal: journalRouter,
   leads: leadsRouter,
+  articles: articlesRouter,
+  sites: sitesRouter,
   wallet: walletRouter,
   webhooks: webhooksRouter,
   operations: operationsRouter,

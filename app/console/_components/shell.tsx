@@ -14,6 +14,8 @@ const LINKS = [
   { href: "/console/requests", label: "API requests" },
   { href: "/console/usage", label: "Usage" },
   { href: "/console/leads", label: "Leads" },
+  { href: "/console/articles", label: "Articles" },
+  { href: "/console/sites", label: "Sites" },
   { href: "/console/journal", label: "Disclosure journal" },
   { href: "/console/team", label: "Team" },
   { href: "/console/settings", label: "Settings" },

@@ -77,7 +77,13 @@ function afterPosition([updatedAt, id]: ArticlePosition): SQL {
 export async function listArticles(
   db: Db,
   actor: Actor,
-  q: { limit: number; status?: ArticleStatus; updatedAfter?: Date; after?: ArticlePosition; withHandedOff?: boolean },
+  q: {
+    limit: number;
+    status?: ArticleStatus | "handed_off";
+    updatedAfter?: Date;
+    after?: ArticlePosition;
+    withHandedOff?: boolean;
+  },
 ): Promise<{ articles: ArticleSummary[]; next: ArticlePosition | null }> {
   const conds: SQL[] = [visible(actor, q.withHandedOff)];
   if (q.status) conds.push(eq(articles.status, q.status));

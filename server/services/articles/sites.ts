@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { and, asc, isNull } from "drizzle-orm";
+import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { sites } from "@/db/schema";
+import { invalidField, notFound } from "@/server/errors";
 import { hashSecret } from "../keys/key-format";
+import { mainDomainInput } from "../tenants/main-domain";
 import type { Owner } from "../tenant-scope";
 import { ownedBy, ownerOf } from "../tenant-scope";
 
@@ -44,6 +46,27 @@ export async function listSites(db: Db, owner: Owner): Promise<SiteView[]> {
   }));
 }
 
+/** A new connector token: `sct_` + 32 random bytes base64url (shown once; only its hash is stored). */
+function newConnectorToken(): string {
+  return `sct_${randomBytes(32).toString("base64url")}`;
+}
+
+/**
+ * A site's domain as the console's "Add site" form sends it: a host name (no scheme, port or path), stored
+ * lower case, an international name as punycode (the main domain's rules, tenants/main-domain.ts).
+ * @throws ApiError `validation_failed` on `/domain`.
+ */
+export function siteDomainInput(input: string): string {
+  const { domain, error } = mainDomainInput(input);
+  if (error || !domain)
+    throw invalidField(
+      "/domain",
+      error?.code ?? "required",
+      "domain must be a host name such as blog.example.com (no https://, port or path).",
+    );
+  return domain;
+}
+
 /**
  * Adds a site and answers its connector token once (`sct_` + 32 random bytes base64url); only the token's
  * hash is stored, as for API keys.
@@ -53,7 +76,7 @@ export async function createSite(
   owner: Owner,
   input: { domain: string; draftsOnly: boolean },
 ): Promise<{ siteId: string; connectorToken: string }> {
-  const token = `sct_${randomBytes(32).toString("base64url")}`;
+  const token = newConnectorToken();
   const [row] = await db
     .insert(sites)
     .values({
@@ -64,4 +87,37 @@ export async function createSite(
     })
     .returning({ id: sites.id });
   return { siteId: row!.id, connectorToken: token };
+}
+
+/**
+ * Rotates a site's connector token (the console's "Rotate token"): a new token is answered once and only
+ * its hash replaces the old one's, so the old token stops working at once (a connector authenticates by the
+ * hash). The site keeps its id, jobs and `last_seen_at`.
+ * @throws ApiError 404 `not_found` for a revoked, foreign or other-mode site.
+ */
+export async function rotateSiteToken(db: Db, owner: Owner, siteId: string): Promise<{ connectorToken: string }> {
+  const token = newConnectorToken();
+  const [row] = await db
+    .update(sites)
+    .set({ connectorTokenHash: hashSecret(token) })
+    .where(and(ownedBy(sites, owner), eq(sites.id, siteId), isNull(sites.revokedAt)))
+    .returning({ id: sites.id });
+  if (!row) throw notFound("Site");
+  return { connectorToken: token };
+}
+
+/**
+ * Revokes a site (the console's "Revoke"): `revoked_at` is set, it leaves `GET /sites` and a publish to it
+ * is 404. Its token stops working twice over: the stored hash is replaced by the hash of a random token
+ * nobody was shown, so even a lookup by hash alone finds nothing. The row stays for the publication
+ * history of its articles.
+ * @throws ApiError 404 `not_found` for a site already revoked, foreign or of the other mode.
+ */
+export async function revokeSite(db: Db, owner: Owner, siteId: string): Promise<void> {
+  const [row] = await db
+    .update(sites)
+    .set({ revokedAt: new Date(), connectorTokenHash: hashSecret(newConnectorToken()) })
+    .where(and(ownedBy(sites, owner), eq(sites.id, siteId), isNull(sites.revokedAt)))
+    .returning({ id: sites.id });
+  if (!row) throw notFound("Site");
 }
