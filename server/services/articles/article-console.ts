@@ -4,7 +4,6 @@ import { publicationJobs, sites } from "@/db/schema";
 import type { PREVIEW_ARTICLE_STATUSES } from "@/server/schemas/article-writes";
 import type { StaffActor } from "../actor";
 import { ownedBy } from "../tenant-scope";
-import { articleEtag } from "./article-etag";
 import { getArticleVersioned, listArticles, type ArticlePosition } from "./articles";
 
 /**
@@ -46,7 +45,7 @@ export interface PublicationJobView {
  *   HTML limit.
  */
 export async function consoleArticleDetail(db: Db, actor: StaffActor, id: string) {
-  const { article, version } = await getArticleVersioned(db, actor, id, "html", true);
+  const { article, version, etag } = await getArticleVersioned(db, actor, id, "html", true);
   const jobs = await db
     .select({ job: publicationJobs, domain: sites.domain })
     .from(publicationJobs)
@@ -69,7 +68,7 @@ export async function consoleArticleDetail(db: Db, actor: StaffActor, id: string
   return {
     // The preview's statuses (handed_off too) and the cleaned HTML (format html answers a string).
     article: { ...article, status: article.status as PreviewArticleStatus, content: article.content as string },
-    etag: articleEtag(id, version),
+    etag,
     version,
     history,
   };
