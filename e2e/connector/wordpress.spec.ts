@@ -85,7 +85,18 @@ test("publishes an approved article as a WordPress post, and reports a post edit
 }) => {
   connector = spawn(
     process.execPath,
-    [path.resolve(CLI), "--base-url", BASE, "--target", `wordpress:${wp.url}`, "--wp-user", wp.user, "--wait", "2"],
+    // The `site-connector` command as npm links it at the project's root (a dev dependency on ./connector).
+    [
+      path.resolve("node_modules/.bin/site-connector"),
+      "--base-url",
+      BASE,
+      "--target",
+      `wordpress:${wp.url}`,
+      "--wp-user",
+      wp.user,
+      "--wait",
+      "2",
+    ],
     // The token and the application password from the environment, as the docs suggest for a service.
     { cwd: dir, env: { ...process.env, SITE_CONNECTOR_TOKEN: token, WP_APP_PASSWORD: wp.appPassword } },
   );
