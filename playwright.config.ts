@@ -34,6 +34,9 @@ export default defineConfig({
   // CI's first run leaves the API specs to its second run, through Prism (.ci/run).
   testIgnore: process.env.E2E_API_THROUGH_PRISM_ONLY === "1" && !THROUGH_PRISM ? ["api/**"] : [],
   timeout: 30_000,
+  // CI runs these specs beside the PostgreSQL test pass (.ci/run): an assertion that waits (a poll for a
+  // connector's result, a page's answer) gets 10 s instead of 5 before it fails.
+  expect: { timeout: 10_000 },
   workers: 1,
   reporter: [["list"]],
   use: {
