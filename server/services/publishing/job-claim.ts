@@ -1,39 +1,22 @@
 import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
+import type { z } from "zod";
 import type { Db } from "@/db/client";
 import { rowsOf } from "@/db/rows";
 import { articles, publicationJobs } from "@/db/schema";
 import { ApiError } from "@/server/errors";
+import type { ClaimedJobSchema } from "@/server/schemas/connector";
 import { articleContent } from "../articles/articles";
 import type { ConnectorSite } from "./connector-sites";
 import { showOnArticle } from "./job-publication";
 
 type ArticleRow = typeof articles.$inferSelect;
 
-/** A job handed to a connector under a lease (the `200` of `POST /jobs/claim`; server/schemas/connector.ts). */
-export interface ClaimedJob {
-  id: string;
-  version: number;
-  lease_id: string;
-  lease_until: string;
-  publish_mode: "draft" | "publish";
-  livemode: boolean;
-  site: { id: string; domain: string };
-  article: {
-    id: string;
-    title: string;
-    slug: string;
-    locale: string | null;
-    keyword: string | null;
-    meta_title: string | null;
-    meta_description: string | null;
-    cover_image_url: string | null;
-    published_at: string | null;
-    updated_at: string | null;
-    html: string;
-    markdown: string;
-  };
-}
+/**
+ * A job handed to a connector under a lease: the `200` of `POST /jobs/claim`, the type of its schema
+ * (server/schemas/connector.ts), so the answer and the protocol's document cannot drift apart.
+ */
+export type ClaimedJob = z.infer<typeof ClaimedJobSchema>;
 
 /** Superseded jobs one claim resolves before it answers (the rest wait for the next claim). */
 const SUPERSEDED_PER_CLAIM = 50;
