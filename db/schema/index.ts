@@ -15,3 +15,4 @@ export * from "./operations";
 export * from "./webhooks";
 export * from "./payments";
 export * from "./request-log";
+export * from "./article-generation";

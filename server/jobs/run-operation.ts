@@ -16,6 +16,7 @@ import {
   OPERATION_TIMEOUT,
 } from "@/server/services/conversations/ai-reply";
 import { claimOperation, OPERATION_LEASE_MS, type ClaimedRun } from "@/server/services/operations/operation-runs";
+import { runGeneration } from "./run-generation";
 
 /** What one step did: the operation's status after it, and whether nothing more will happen. */
 export interface RunResult {
@@ -43,7 +44,8 @@ const FINAL = new Set(["succeeded", "failed", "canceled"]);
  * One idempotent step of an operation (DESIGN "State and background work"; spec States "Asynchronous
  * operation"), run by the local driver and by the Inngest function `run-operation`:
  * - finished or missing → nothing; leased by another live run → nothing (that run finishes it);
- * - else claim it (`running`, a new lease and run number), then:
+ * - else claim it (`running`, a new lease and run number); an `article.generation` runs runGeneration
+ *   (run-generation.ts); an AI reply:
  *   past its deadline → `failed` with `operation_timeout`, the hold released, handoff to an operator;
  *   conversation taken over or closed meanwhile → `canceled`, the hold released;
  *   the model answers → `succeeded`: the reply message, its cost charged and the rest released (a live
@@ -65,6 +67,9 @@ export async function runOperation(db: Db, id: string, opts: RunOptions = {}): P
   const { op, attempt } = claim;
   const done = (o: { status: string } | null): RunResult =>
     o ? { status: o.status as RunResult["status"], final: true } : { status: "running", final: false };
+  // An article generation (issue 72) has its own run; everything below is the AI seller's reply.
+  if (op.type === "article.generation")
+    return done(await runGeneration(db, claim, { model: opts.model, offlineModel: opts.offlineModel }));
   if (op.deadlineAt.getTime() <= Date.now()) return done(await endAiReply(db, id, attempt, OPERATION_TIMEOUT));
   const ctx = await aiReplyContext(db, op);
   if (ctx.kind === "cancel") return done(await endAiReply(db, id, attempt, { status: "canceled" }));

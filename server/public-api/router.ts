@@ -46,7 +46,11 @@ export class Router {
     planned: readonly { method: HttpMethod; path: string }[] = [],
     preview: readonly AnyRoute[] = [],
   ) {
-    this.compiled = [...routes, ...preview].map((route) => ({ route, ...compile(route.path) }));
+    // A literal segment wins over a parameter (`GET /articles/editorial-profile` is not `GET /articles/{id}`):
+    // fewer parameters first; the sort is stable, so the table's order holds otherwise.
+    this.compiled = [...routes, ...preview]
+      .map((route) => ({ route, ...compile(route.path) }))
+      .sort((a, b) => a.names.length - b.names.length);
     const released = new Set(preview.map((r) => `${r.method} ${r.path}`));
     this.planned = planned
       .filter((p) => !released.has(`${p.method} ${p.path}`))

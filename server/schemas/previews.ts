@@ -8,8 +8,15 @@
  * - `leads-writes`: lead writes with `If-Match`, paid lead scoring, the CRM status map, `GET /disclosures` (issue 70).
  * - `articles-writes`: article edits under `If-Match`, approval, publication (target `none` or a site
  *   connector's job), `GET /sites` (issue 71).
+ * - `article-generation`: the editorial profile and paid article generation jobs (issue 72).
  */
-export const PREVIEW_FEATURES = ["conversation-writes", "test-mode", "leads-writes", "articles-writes"] as const;
+export const PREVIEW_FEATURES = [
+  "conversation-writes",
+  "test-mode",
+  "leads-writes",
+  "articles-writes",
+  "article-generation",
+] as const;
 export type PreviewFeature = (typeof PREVIEW_FEATURES)[number];
 
 /** True when `v` names a preview feature. */

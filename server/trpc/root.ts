@@ -2,6 +2,7 @@ import { createCallerFactory, router } from "./init";
 import { integrationsRouter } from "./routers/integrations";
 import { journalRouter } from "./routers/journal";
 import { leadsRouter } from "./routers/leads";
+import { articleGenerationRouter } from "./routers/article-generation";
 import { articlesRouter } from "./routers/articles";
 import { sitesRouter } from "./routers/sites";
 import { operationsRouter } from "./routers/operations";
@@ -21,6 +22,7 @@ export const appRouter = router({
   journal: journalRouter,
   leads: leadsRouter,
   articles: articlesRouter,
+  articleGeneration: articleGenerationRouter,
   sites: sitesRouter,
   wallet: walletRouter,
   webhooks: webhooksRouter,

@@ -4,6 +4,7 @@ import { getMeRoute, getWalletRoute } from "./account";
 import { createCardRoute, deleteCardRoute, getCardRoute, listCardsRoute, updateCardRoute } from "./cards";
 import { ARTICLE_ROUTES } from "./articles";
 import { ARTICLE_WRITE_ROUTES } from "./article-writes";
+import { ARTICLE_GENERATION_ROUTES } from "./article-generation";
 import { CONVERSATION_ROUTES } from "./conversations";
 import { CONVERSATION_WRITE_ROUTES } from "./conversation-writes";
 import { DASHBOARD_ROUTES } from "./dashboards";
@@ -39,6 +40,7 @@ export const PREVIEW_ROUTES: AnyRoute[] = [
   ...CONVERSATION_WRITE_ROUTES,
   ...LEAD_WRITE_ROUTES,
   ...ARTICLE_WRITE_ROUTES,
+  ...ARTICLE_GENERATION_ROUTES,
   ...TEST_HELPER_WALLET_ROUTES,
   ...TEST_HELPER_EVENT_ROUTES,
 ];

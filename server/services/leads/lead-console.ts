@@ -1,12 +1,12 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { disclosures, integrations, leadChanges, rateLimitOverrides } from "@/db/schema";
+import { disclosures, integrations, leadChanges } from "@/db/schema";
 import { hasErrorCode } from "@/server/lib/error-codes";
 import type { LeadScoreResult } from "@/server/schemas/lead-writes";
 import type { Lead, LeadStatus } from "@/server/schemas/leads";
 import type { StaffActor } from "../actor";
 import { ownedBy } from "../tenant-scope";
-import { tenantLimits } from "../limits/rate-limits";
+import { tenantPaidConcurrency } from "../limits/limit-overrides";
 import { formatMinor } from "@/server/lib/money";
 import { findConsoleScore, LEAD_SCORE_PRICE_MINOR, leadScoreHistory, scoreLeadPaid } from "./lead-scoring";
 import { getLead, listLeads, type LeadPosition } from "./leads";
@@ -97,15 +97,7 @@ export async function consoleScoreLead(
 ): Promise<LeadScoreResult> {
   const again = await findConsoleScore(db, actor, id, consoleKey);
   if (again) return again;
-  const [override] = await db
-    .select({ paidConcurrency: rateLimitOverrides.paidConcurrency })
-    .from(rateLimitOverrides)
-    .where(eq(rateLimitOverrides.tenantId, actor.tenantId));
-  const { paid_concurrency } = tenantLimits(
-    override
-      ? { readPerMin: null, writePerMin: null, paidPerMin: null, paidConcurrency: override.paidConcurrency }
-      : null,
-  );
+  const paid_concurrency = await tenantPaidConcurrency(db, actor.tenantId);
   try {
     const done = await db.transaction((tx) =>
       scoreLeadPaid(tx as unknown as Db, actor, id, { paidConcurrency: paid_concurrency, consoleKey }),

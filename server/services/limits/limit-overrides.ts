@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { apiKeys, rateLimitOverrides, tenants } from "@/db/schema";
 import { ApiError, type FieldError, notFound } from "@/server/errors";
-import { resolveLimits, type LimitOverride, type RateLimits } from "./rate-limits";
+import { resolveLimits, tenantLimits, type LimitOverride, type RateLimits } from "./rate-limits";
 
 /** Highest value an operator may set, per minute (and simultaneous paid operations). */
 export const MAX_LIMIT = 1_000_000;
@@ -54,4 +54,21 @@ export async function setLimitOverride(
     .onConflictDoUpdate({ target: "keyId" in target ? rateLimitOverrides.keyId : rateLimitOverrides.tenantId, set })
     .returning();
   return "keyId" in target ? resolveLimits(tenantOverride ?? null, row) : resolveLimits(row, null);
+}
+
+/**
+ * The tenant's simultaneous paid operations (spec "Limits" `paid_concurrency`): its override, else the
+ * starting value. For paid work started outside the API door (the console's Score and Generate buttons),
+ * which has no key whose limits the door read.
+ */
+export async function tenantPaidConcurrency(db: Db, tenantId: string): Promise<number> {
+  const [override] = await db
+    .select({ paidConcurrency: rateLimitOverrides.paidConcurrency })
+    .from(rateLimitOverrides)
+    .where(eq(rateLimitOverrides.tenantId, tenantId));
+  return tenantLimits(
+    override
+      ? { readPerMin: null, writePerMin: null, paidPerMin: null, paidConcurrency: override.paidConcurrency }
+      : null,
+  ).paid_concurrency;
 }

@@ -15,11 +15,11 @@ export const OPERATION_TIMEOUT_MS = 5 * 60_000;
 /**
  * Operation types the paid operation engine runs: it holds their cost here, counts them against the
  * tenant's paid concurrency, and claims, times out and settles them (operation-runs.ts, which imports this
- * list; this module owns it, so the two do not import each other). Rows of other types (the demo seeds an
- * `article.generation` that stays `running`; generation has no runner yet) are never claimed, timed out,
- * counted or changed by it.
+ * list; this module owns it, so the two do not import each other): the AI seller's replies and article
+ * generations (issue 72). Rows of other types (`strategist.turn` has no runner yet) are never claimed, timed
+ * out, counted or changed by it.
  */
-export const ENGINE_OPERATION_TYPES = ["conversation.ai_reply"] as const;
+export const ENGINE_OPERATION_TYPES = ["conversation.ai_reply", "article.generation"] as const;
 
 /** One of {@link ENGINE_OPERATION_TYPES}. */
 export type EngineOperationType = (typeof ENGINE_OPERATION_TYPES)[number];
@@ -44,6 +44,11 @@ export interface PaidOperationInput {
   maxCostMinor: bigint;
   /** Simultaneous paid operations allowed for the tenant (spec `limits.paid_concurrency`). */
   paidConcurrency: number;
+  /**
+   * A limit of this type's own inside the paid concurrency: at most `limit` unfinished operations of the type
+   * per tenant and mode (issue 72: 3 article generations), refused as the paid concurrency is.
+   */
+  typeConcurrency?: number;
   /** Conversation and customer message an AI reply answers; null for other types. */
   conversationId: string | null;
   messageId: string | null;
@@ -66,12 +71,15 @@ const TEST_CONCURRENCY_LOCK = 727_275;
  * Refuses a new operation of mode `livemode` when the tenant already has `limit` unfinished (queued or
  * running) operations of that mode (spec "Limits": simultaneous paid operations per tenant). Call it
  * under the lock that serializes the count (the wallet row for live, {@link TEST_CONCURRENCY_LOCK} for
- * test mode).
+ * test mode); with `input.typeConcurrency`, also when `input.type`'s own unfinished ones reach it.
  * @throws ApiError 402 `spend_limit_reached` naming the limit.
  */
-async function checkConcurrency(db: Db, tenantId: string, livemode: boolean, limit: number): Promise<void> {
+async function checkConcurrency(db: Db, tenantId: string, livemode: boolean, limit: number, input?: PaidOperationInput): Promise<void> {
   const [open] = await db
-    .select({ n: sql<number>`count(*)::int` })
+    .select({
+      n: sql<number>`count(*)::int`,
+      same: sql<number>`(count(*) filter (where ${operations.type} = ${input?.type ?? ""}))::int`,
+    })
     .from(operations)
     .where(
       and(
@@ -81,8 +89,11 @@ async function checkConcurrency(db: Db, tenantId: string, livemode: boolean, lim
         inArray(operations.type, [...PAID_TYPES]),
       ),
     );
-  if ((open?.n ?? 0) >= limit)
-    throw spendLimit(`limit of ${limit} simultaneous paid operations of the tenant${livemode ? "" : " in test mode"}`);
+  const mode = livemode ? "" : " in test mode";
+  if ((open?.n ?? 0) >= limit) throw spendLimit(`limit of ${limit} simultaneous paid operations of the tenant${mode}`);
+  const own = input?.typeConcurrency;
+  if (own !== undefined && (open?.same ?? 0) >= own)
+    throw spendLimit(`limit of ${own} simultaneous ${input!.type} operations of the tenant${mode}`);
 }
 
 /** Who may start a paid operation: an integration (API key) or a staff member in the console (issue 70). */
@@ -165,7 +176,7 @@ export async function createPaidOperation(
   if (!livemode) {
     await db.execute(sql`select pg_advisory_xact_lock(${TEST_CONCURRENCY_LOCK}, hashtext(${actor.tenantId}))`);
     if (actor.via === "api" && actor.livemode) {
-      await checkConcurrency(db, actor.tenantId, false, input.paidConcurrency);
+      await checkConcurrency(db, actor.tenantId, false, input.paidConcurrency, input);
       const [op] = await db.insert(operations).values(base).returning();
       return op!;
     }
@@ -192,7 +203,7 @@ export async function createPaidOperation(
   const hold = input.maxCostMinor;
   if (hold > w.maxOperationCostMinor)
     throw spendLimit(`maximum cost of one operation (${formatMinor(w.maxOperationCostMinor)} RUB)`);
-  await checkConcurrency(db, actor.tenantId, livemode, input.paidConcurrency);
+  await checkConcurrency(db, actor.tenantId, livemode, input.paidConcurrency, input);
   const day = utcDay();
   if (w.dailySpendLimitMinor !== null) {
     const [spent] = await db

@@ -3,6 +3,8 @@ import type { PgTable } from "drizzle-orm/pg-core";
 import type { Db } from "@/db/client";
 import {
   articles,
+  editorialProfiles,
+  generationJobs,
   publicationJobs,
   sites,
   contacts,
@@ -54,7 +56,8 @@ const owned = (table: PgTable & OwnedTable): SandboxTable => ({
  * order that deletes children before their parents, so that no `on delete set null` rewrites a row about
  * to go and no cascade reaches further than the sandbox: deliveries before subscriptions and events,
  * attachments and leads before messages, conversations and contacts, actions before sessions, payments
- * before the ledger rows they name, the ledger before its wallet. A table added later with a `livemode`
+ * before the ledger rows they name, the ledger before its wallet, generation jobs before the topics, articles
+ * and operations they name. A table added later with a `livemode`
  * column must be listed here (sandbox.int.test.ts compares this list with the database).
  */
 export const SANDBOX_TABLES: readonly SandboxTable[] = [
@@ -88,6 +91,8 @@ export const SANDBOX_TABLES: readonly SandboxTable[] = [
   owned(messages),
   owned(conversations),
   owned(contacts),
+  owned(generationJobs),
+  owned(editorialProfiles),
   owned(strategistActions),
   owned(strategistSessions),
   owned(strategistReports),

@@ -9,6 +9,7 @@ import { seedTenantData } from "../seed/seed-data";
 import { seedStrategistSession } from "../seed/seed-strategist";
 import { DAY_MS, type SandboxContext, type SandboxIntegration, type SandboxSamples } from "./sample-context";
 import { seedSandboxCrm } from "./sample-crm";
+import { seedSandboxGeneration } from "./sample-generation";
 import { seedSandboxMoney } from "./sample-money";
 import { seedSandboxSites } from "./sample-sites";
 import { seedSandboxTraffic } from "./sample-traffic";
@@ -120,6 +121,7 @@ async function fillSandbox(tx: Db, tenantId: string): Promise<void> {
   await seedSandboxTraffic(tx, ctx);
   await seedSandboxCrm(tx, ctx);
   await seedSandboxSites(tx, ctx);
+  await seedSandboxGeneration(tx, ctx);
 }
 
 /** The tenant's sample integrations (not revoked, oldest first) with each one's newest usable test key. */

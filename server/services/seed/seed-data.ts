@@ -9,6 +9,7 @@ import {
   contacts,
   conversations,
   dashboardBlocks,
+  generationJobs,
   integrations,
   leads,
   messageAttachments,
@@ -377,7 +378,47 @@ export async function seedTenantData(
         usage: { cost: { amount: "1.50", currency: "RUB" }, model: "seller-1" },
         completedAt: new Date(base + MIN),
       },
-      { tenantId, integrationId: integration.id, type: "article.generation", status: "running" },
     ]);
+  // An article generation (issue 72) that wrote the first article, as the engine records one: its job and
+  // operation succeeded and name each other.
+  if (owner.livemode && integration) {
+    const usage = { cost: { amount: "0.38", currency: "RUB" }, model: "offline-writer-1" };
+    const [first] = await db
+      .select({ id: articles.id })
+      .from(articles)
+      .where(and(eq(articles.tenantId, tenantId), eq(articles.slug, "running-shoes-1")));
+    const done = new Date(base + 2 * MIN);
+    const [op] = await db
+      .insert(operations)
+      .values({
+        tenantId,
+        integrationId: integration.id,
+        type: "article.generation",
+        status: "succeeded",
+        usage,
+        createdAt: new Date(base + MIN),
+        completedAt: done,
+      })
+      .returning({ id: operations.id });
+    const [job] = await db
+      .insert(generationJobs)
+      .values({
+        tenantId,
+        operationId: op!.id,
+        integrationId: integration.id,
+        keyword: "running shoes",
+        targetWords: 1200,
+        status: "succeeded",
+        articleId: first?.id ?? null,
+        usage,
+        createdAt: new Date(base + MIN),
+        completedAt: done,
+      })
+      .returning({ id: generationJobs.id });
+    await db
+      .update(operations)
+      .set({ resourceType: "generation_job", resourceId: job!.id })
+      .where(eq(operations.id, op!.id));
+  }
   return { conversations: convRows.length, messages: nMsg, leads: leadRows.length, articles: articleRows.length + 2 };
 }
