@@ -92,6 +92,7 @@ describe("run-test-operation", () => {
     // The process's (live) model fails: a test-mode operation never asks it.
     setLanguageModel({
       model: "gpt-4o-mini",
+      writerModel: "gpt-4o-mini",
       reply: async () => {
         throw new Error("a test-mode operation must never reach the live model");
       },

@@ -31,6 +31,7 @@ const asked: string[] = [];
 const catalog = catalogModel();
 const slow: LanguageModel = {
   model: catalog.model,
+  writerModel: catalog.writerModel,
   async reply(input) {
     asked.push(input.turns[input.turns.length - 1]!.content);
     await new Promise((r) => setTimeout(r, DELAY_MS));
@@ -126,6 +127,7 @@ describe("the operation loop", () => {
     const [id] = await queue(test, ["socks for the test lane"]);
     const external: LanguageModel = {
       model: "gpt-4o-mini",
+      writerModel: "gpt-4o-mini",
       reply: async () => {
         throw new Error("a test-mode operation must never reach the live model");
       },

@@ -17,6 +17,7 @@ const loop = startOperationLoop(d.db, {
   concurrency: 16,
   model: {
     model: catalog.model,
+    writerModel: catalog.writerModel,
     reply: async (input) => {
       await new Promise((r) => setTimeout(r, Number(delay)));
       return catalog.reply(input);

@@ -32,7 +32,7 @@ const PROFILE = {
 };
 
 const putProfile = (key: string, json: unknown) => call("PUT", "/articles/editorial-profile", { key, json, ...P });
-const order = (key: string, json: unknown, idempotencyKey: string | null = `gen-${++n}-${Date.now()}`) =>
+const order = (key: string, json: unknown, idempotencyKey: string | undefined = `gen-${++n}-${Date.now()}`) =>
   call("POST", "/articles/generation-jobs", { key, json, idempotencyKey, ...P });
 const job = (key: string, id: string) => call("GET", `/articles/generation-jobs/${id}`, { key, ...P });
 const eventsOf = (tenantId: string, type: string) =>
@@ -161,7 +161,7 @@ describe("ordering an article", () => {
       expect([r.status, r.body.code], JSON.stringify(json)).toEqual([422, "validation_failed"]);
       if (field) expect((r.body.errors as { field: string }[]).map((e) => e.field)).toContain(field);
     }
-    const noKey = await order(t.key, { keyword: "a" }, null);
+    const noKey = await call("POST", "/articles/generation-jobs", { key: t.key, json: { keyword: "a" }, ...P });
     expect(noKey.status).toBe(400);
   });
 

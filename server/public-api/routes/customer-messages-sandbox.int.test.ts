@@ -26,6 +26,7 @@ const P = { preview: "conversation-writes" as const };
 /** A model that must never be asked: the configured (external) one, or an offline one a magic content skips. */
 const forbidden = (calls: string[]): LanguageModel => ({
   model: "gpt-4o",
+  writerModel: "gpt-4o",
   reply: async (input) => {
     calls.push(input.turns.at(-1)?.content ?? "");
     throw new Error("this model must not be called");

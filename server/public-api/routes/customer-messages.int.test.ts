@@ -278,6 +278,7 @@ describe("skipped replies: no operation, no charge", () => {
   it("ai_unavailable_handoff: the model fails, the operation fails, the hold returns, handoff", async () => {
     setLanguageModel({
       model: "catalog-1",
+      writerModel: "catalog-1",
       reply: async () => {
         throw new ModelUnavailableError("down");
       },

@@ -91,6 +91,7 @@ export function catalogModel(): LanguageModel {
         outputTokens: (await countTokens([content]))[0]!,
       };
     },
+    writerModel: writer.model,
     write: (brief) => writer.write(brief),
   };
 }

@@ -39,6 +39,12 @@ export interface LanguageModel {
   /** Model name as priced (server/services/ai-seller/prices.ts) and reported in `usage.model`. */
   readonly model: string;
   /**
+   * The model that writes articles (`write`), as priced and reported in a generation's `usage.model`: the
+   * hold of an order is priced on it before the writer runs (issue 72). The offline provider's writer is a
+   * different program from its seller (`offline-writer-1`); an OpenAI-compatible one is the same model.
+   */
+  readonly writerModel: string;
+  /**
    * Answers the customer's last message.
    * @throws ModelUnavailableError when the model cannot answer (after its own retries).
    */

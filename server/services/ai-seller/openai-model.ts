@@ -67,6 +67,7 @@ export function openAiModel(s: OpenAiSettings): LanguageModel {
         outputTokens: Math.min(completion.usage?.completion_tokens ?? 0, MAX_OUTPUT_TOKENS),
       };
     },
+    writerModel: s.model,
     write: (brief) => openAiWrite(client, s.model, brief),
   };
 }

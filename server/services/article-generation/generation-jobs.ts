@@ -42,7 +42,7 @@ export function toGenerationJob(r: JobRow): GenerationJob {
  * generation runs the offline writer.
  */
 export function generationModel(actor: PaidOperationActor): string {
-  return languageModelFor(operationLivemode(actor) && (actor.livemode ?? true)).model;
+  return languageModelFor(operationLivemode(actor) && (actor.livemode ?? true)).writerModel;
 }
 
 /**

@@ -27,6 +27,7 @@ const P = { preview: "conversation-writes" as const };
 
 const failing: LanguageModel = {
   model: "catalog-1",
+  writerModel: "catalog-1",
   reply: async () => {
     throw new ModelUnavailableError("down");
   },

@@ -32,6 +32,7 @@ const T = { preview: "test-mode" as const };
 
 const failing: LanguageModel = {
   model: "catalog-1",
+  writerModel: "catalog-1",
   reply: async () => {
     throw new ModelUnavailableError("down");
   },
