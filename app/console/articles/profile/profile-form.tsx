@@ -26,7 +26,7 @@ const SOURCE_LABELS: Record<TopicSource, string> = {
   search_console: "Google Search Console",
   competitors: "Competitors",
   manual: "Chosen by hand",
-  urls: "Source URLs",
+  urls: "URLs listed below",
 };
 
 /** Language tags offered in the locale field; any other tag may be typed. */
