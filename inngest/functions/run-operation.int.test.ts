@@ -95,6 +95,9 @@ describe("run-test-operation", () => {
       reply: async () => {
         throw new Error("a test-mode operation must never reach the live model");
       },
+      write: async () => {
+        throw new Error("a test-mode operation must never reach the live model");
+      },
     });
     try {
       const { result } = await new InngestTestEngine({ function: runTestOperationFunction }).execute({

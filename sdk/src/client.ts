@@ -2,6 +2,7 @@ import createFetchClient from "openapi-fetch";
 import type { paths } from "./generated/openapi.js";
 import { accountResources } from "./resources/account.js";
 import { articlesResource } from "./resources/articles.js";
+import { articleGenerationResource } from "./resources/article-generation.js";
 import { articlesWritesResource } from "./resources/articles-writes.js";
 import { cardsResource } from "./resources/cards.js";
 import type { RawClient } from "./resources/context.js";
@@ -87,6 +88,8 @@ export function createClient(options: ClientOptions) {
     articles: articlesResource(ctx),
     /** Preview `articles-writes`: article edits (If-Match when sent), approval, publication, the tenant's sites. */
     articlesWrites: articlesWritesResource(ctx),
+    /** Preview `article-generation`: the editorial profile and paid article generation jobs. */
+    articleGeneration: articleGenerationResource(ctx),
     strategist: strategistResource(ctx),
     dashboards: dashboardsResource(ctx),
     webhooks: webhooksResource(ctx),

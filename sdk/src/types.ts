@@ -71,6 +71,14 @@ export type ArticleUpdate = BodyOf<"updateArticle">;
 export type ArticlePublish = BodyOf<"publishArticle">;
 /** Preview `articles-writes`: a site of `GET /sites`. */
 export type Site = components["schemas"]["Site"];
+/** Preview `article-generation`: the tenant's editorial profile (`GET`/`PUT /articles/editorial-profile`). */
+export type EditorialProfile = ResponseOf<"getEditorialProfile">;
+/** Preview `article-generation`: the body of `PUT /articles/editorial-profile` (the whole profile). */
+export type EditorialProfileInput = BodyOf<"putEditorialProfile">;
+/** Preview `article-generation`: the body of `POST /articles/generation-jobs` (`topic_id` or `keyword`). */
+export type GenerationJobCreate = BodyOf<"createGenerationJob">;
+/** Preview `article-generation`: a generation job (`GET /articles/generation-jobs/{id}`). */
+export type GenerationJob = ResponseOf<"getGenerationJob">;
 export type StrategistReportSummary = ItemOf<"listStrategistReports">;
 export type StrategistReport = ResponseOf<"getStrategistReport">;
 export type StrategistTopic = ResponseOf<"getStrategistTopic">;

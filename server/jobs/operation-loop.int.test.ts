@@ -36,6 +36,7 @@ const slow: LanguageModel = {
     await new Promise((r) => setTimeout(r, DELAY_MS));
     return catalog.reply(input);
   },
+  write: (brief) => catalog.write(brief),
 };
 
 /** Queues one AI reply operation per message (sent together) on a new conversation of `s`; returns their ids. */
@@ -126,6 +127,9 @@ describe("the operation loop", () => {
     const external: LanguageModel = {
       model: "gpt-4o-mini",
       reply: async () => {
+        throw new Error("a test-mode operation must never reach the live model");
+      },
+      write: async () => {
         throw new Error("a test-mode operation must never reach the live model");
       },
     };

@@ -130,9 +130,20 @@ describe("the public route table", () => {
     const list = publicRouter.match("GET", "/leads");
     expect(list.kind === "route" && list.route.operationId).toBe("listLeads");
     expect(publicRouter.match("DELETE", "/leads/x")).toEqual({ kind: "method_not_allowed", allow: ["GET"] });
-    for (const [method, path] of [["POST", "/articles/generation-jobs"]]) {
-      expect(publicRouter.match(method, path), `${method} ${path}`).toEqual({ kind: "not_found" });
+  });
+
+  it("routes the editorial profile and generation jobs to their preview routes, literal segments first (issue 72)", () => {
+    for (const [method, path] of [
+      ["GET", "/articles/editorial-profile"],
+      ["PUT", "/articles/editorial-profile"],
+      ["POST", "/articles/generation-jobs"],
+      ["GET", "/articles/generation-jobs/x"],
+    ]) {
+      const m = publicRouter.match(method, path);
+      expect(m.kind === "route" && m.route.preview, `${method} ${path}`).toBe("article-generation");
     }
+    const article = publicRouter.match("GET", "/articles/5f0c2d7e-1111-4c1e-9a6b-1b2c3d4e5f60");
+    expect(article.kind === "route" && article.route.operationId).toBe("getArticle");
   });
 
   it("routes the article writes and GET /sites to their preview routes (issue 71)", () => {

@@ -21,6 +21,7 @@ const loop = startOperationLoop(d.db, {
       await new Promise((r) => setTimeout(r, Number(delay)));
       return catalog.reply(input);
     },
+    write: (brief) => catalog.write(brief),
   },
 });
 console.log("ready");

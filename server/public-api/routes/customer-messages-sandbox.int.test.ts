@@ -30,6 +30,9 @@ const forbidden = (calls: string[]): LanguageModel => ({
     calls.push(input.turns.at(-1)?.content ?? "");
     throw new Error("this model must not be called");
   },
+  write: async () => {
+    throw new Error("this model must not be called");
+  },
 });
 
 /** A tenant with both previews, a live and a sandbox card of its own in each mode. */

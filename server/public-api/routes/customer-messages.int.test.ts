@@ -281,6 +281,9 @@ describe("skipped replies: no operation, no charge", () => {
       reply: async () => {
         throw new ModelUnavailableError("down");
       },
+      write: async () => {
+        throw new ModelUnavailableError("down");
+      },
     });
     const id = await conv();
     const before = await wallet();

@@ -2,6 +2,7 @@ import MiniSearch from "minisearch";
 import type { LanguageModel, SellerCard, SellerInput, SellerOutput } from "./language-model";
 import { buildPrompt } from "./prompt";
 import { countTokens } from "./token-counter";
+import { offlineWriter } from "@/server/services/article-generation/offline-writer";
 
 /** Languages the catalog seller answers in (ISO 639-1); anything else is answered in English. */
 export type SellerLanguage = "ru" | "en" | "id";
@@ -65,8 +66,11 @@ export function rankCards(cards: SellerCard[], ...queries: string[]): SellerCard
  * message in their language with a short recommendation of up to 3 of the shop's active cards that match
  * their recent words, and counts the tokens of the prompt a chat model would get (prompt.ts `buildPrompt`,
  * its picks listed first) with a real tokenizer (gpt-tokenizer, o200k) so usage is priced like a real model's.
+ * Articles are written by the offline writer (server/services/article-generation/offline-writer.ts, model
+ * `offline-writer-1`).
  */
 export function catalogModel(): LanguageModel {
+  const writer = offlineWriter();
   return {
     model: "catalog-1",
     async reply(input: SellerInput): Promise<SellerOutput> {
@@ -87,5 +91,6 @@ export function catalogModel(): LanguageModel {
         outputTokens: (await countTokens([content]))[0]!,
       };
     },
+    write: (brief) => writer.write(brief),
   };
 }

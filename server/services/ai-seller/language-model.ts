@@ -1,3 +1,5 @@
+import type { ArticleBrief, ArticleDraft } from "@/server/services/article-generation/article-brief";
+
 /** One turn of the conversation as the model sees it, oldest first. */
 export interface ChatTurn {
   role: "customer" | "ai" | "operator";
@@ -29,7 +31,10 @@ export interface SellerOutput {
   outputTokens: number;
 }
 
-/** A language model behind the AI seller (DESIGN "Money": `catalog` offline, or OpenAI-compatible). */
+/**
+ * A language model behind the AI seller and the article writer (DESIGN "Money": `catalog` offline, or
+ * OpenAI-compatible; issue 72: "the writer, behind the same language-model interface as the AI seller").
+ */
 export interface LanguageModel {
   /** Model name as priced (server/services/ai-seller/prices.ts) and reported in `usage.model`. */
   readonly model: string;
@@ -38,6 +43,13 @@ export interface LanguageModel {
    * @throws ModelUnavailableError when the model cannot answer (after its own retries).
    */
   reply(input: SellerInput): Promise<SellerOutput>;
+  /**
+   * Writes one article from its brief (server/services/article-generation/article-brief.ts): the draft's
+   * `model`, `inputTokens` and `outputTokens` are what writing it used (priced with prices.ts `costMinor`;
+   * never more output tokens than prices.ts `maxWriteOutputTokens(brief.targetWords)`).
+   * @throws ModelUnavailableError when the model cannot write the article after its retries.
+   */
+  write(brief: ArticleBrief): Promise<ArticleDraft>;
 }
 
 /** The model could not answer: the operation fails and the conversation is handed to an operator. */

@@ -5,6 +5,7 @@ import { rankCards } from "./catalog-model";
 import { promptOf } from "./prompt";
 import { log } from "@/server/log";
 import { MAX_INPUT_TOKENS, MAX_OUTPUT_TOKENS } from "./prices";
+import { openAiWrite } from "./openai-writer";
 
 /**
  * The share of {@link MAX_INPUT_TOKENS} this seller's prompt fills, as o200k counts it: the endpoint counts
@@ -28,7 +29,9 @@ export interface OpenAiSettings {
  * Cards are recommended as the catalog seller does (minisearch on the customer's words), and the prompt
  * lists the catalog, those cards first, so the model can speak about them (prompt.ts `buildPrompt`, within
  * {@link OPENAI_PROMPT_SHARE} of `MAX_INPUT_TOKENS`). Usage comes from the endpoint's `usage`.
- * @throws ModelUnavailableError when the endpoint fails after the retries or answers no text.
+ * Articles are written on the same endpoint and client (openai-writer.ts `openAiWrite`).
+ * @throws ModelUnavailableError when the endpoint fails after the retries or answers no text (`reply`), or
+ * cannot write a usable article (`write`).
  */
 export function openAiModel(s: OpenAiSettings): LanguageModel {
   const client = new OpenAI({ baseURL: s.baseUrl, apiKey: s.apiKey, timeout: s.timeoutMs, maxRetries: s.maxRetries });
@@ -64,5 +67,6 @@ export function openAiModel(s: OpenAiSettings): LanguageModel {
         outputTokens: Math.min(completion.usage?.completion_tokens ?? 0, MAX_OUTPUT_TOKENS),
       };
     },
+    write: (brief) => openAiWrite(client, s.model, brief),
   };
 }

@@ -35,6 +35,9 @@ const failing: LanguageModel = {
   reply: async () => {
     throw new ModelUnavailableError("down");
   },
+  write: async () => {
+    throw new ModelUnavailableError("down");
+  },
 };
 
 type Action =

@@ -1,5 +1,5 @@
 import type { Db } from "@/db/client";
-import { articles } from "@/db/schema";
+import { articles, generationJobs, operations } from "@/db/schema";
 import type { IdRouteFixture } from "../route-fixtures";
 import type { TenantFixture } from "../fixtures";
 
@@ -16,6 +16,19 @@ async function article(db: Db, o: TenantFixture, status = "draft"): Promise<stri
     })
     .returning({ id: articles.id });
   return a.id;
+}
+
+/** A finished generation job of the owner (issue 72), with its operation. */
+async function generationJob(db: Db, o: TenantFixture): Promise<string> {
+  const [op] = await db
+    .insert(operations)
+    .values({ tenantId: o.tenantId, integrationId: o.integrationId, type: "article.generation", status: "failed" })
+    .returning({ id: operations.id });
+  const [job] = await db
+    .insert(generationJobs)
+    .values({ tenantId: o.tenantId, operationId: op.id, keyword: "matrix", targetWords: 1200, status: "failed" })
+    .returning({ id: generationJobs.id });
+  return job.id;
 }
 
 /** Isolation fixtures of the article routes (see ID_ROUTE_FIXTURES). */
@@ -38,5 +51,10 @@ export const ARTICLE_FIXTURES: Record<string, IdRouteFixture> = {
     make: async (db, o) => `/articles/${await article(db, o, "approved")}/publish`,
     missing: async () => `/articles/${crypto.randomUUID()}/publish`,
     body: { target: "none" },
+  },
+  // Preview article-generation (issue 72).
+  getGenerationJob: {
+    make: async (db, o) => `/articles/generation-jobs/${await generationJob(db, o)}`,
+    missing: async () => `/articles/generation-jobs/${crypto.randomUUID()}`,
   },
 };
