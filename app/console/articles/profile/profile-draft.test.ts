@@ -72,8 +72,9 @@ describe("the editorial profile form's draft", () => {
   it("reads the server's field errors by JSON Pointer, ignoring fields the form has not", () => {
     expect(
       serverErrorsOf([
-        { field: "/source_urls/0", message: "must be an http or https address" },
-        { field: "/tone", message: "must be at most 500 characters" },
+        { field: "/profile/source_urls/0", message: "must be an http or https address" },
+        { field: "/profile/tone", message: "must be at most 500 characters" },
+        { field: "/source_urls", message: "outside the profile" },
         { field: "/tenantId", message: "Invalid UUID" },
       ]),
     ).toEqual({ source_urls: "line 1: must be an http or https address", tone: "must be at most 500 characters" });

@@ -135,17 +135,23 @@ export function checkDraft(d: ProfileDraft): ProfileErrors {
   return r.success ? {} : errorsOf(r.error.issues);
 }
 
-/** The server's field errors (JSON Pointers such as `/source_urls/2`) as messages per field. */
+/**
+ * The server's field errors as messages per field: JSON Pointers into the procedure's input, where the
+ * profile is under `profile` (`/profile/source_urls/2`); a pointer outside it is left out.
+ */
 export function serverErrorsOf(
   errors: readonly { field: string; message: string }[] | null | undefined,
 ): ProfileErrors {
   return errorsOf(
-    (errors ?? []).map((e) => ({
-      path: e.field
-        .split("/")
-        .slice(1)
-        .map((p) => (/^\d+$/.test(p) ? Number(p) : p.replace(/~1/g, "/").replace(/~0/g, "~"))),
-      message: e.message,
-    })),
+    (errors ?? [])
+      .filter((e) => e.field.startsWith("/profile/"))
+      .map((e) => ({
+        path: e.field
+          .slice("/profile".length)
+          .split("/")
+          .slice(1)
+          .map((p) => (/^\d+$/.test(p) ? Number(p) : p.replace(/~1/g, "/").replace(/~0/g, "~"))),
+        message: e.message,
+      })),
   );
 }

@@ -100,7 +100,7 @@ export function ProfileForm({ tenantId, saved }: { tenantId: string; saved: Edit
           setTried(true);
           setDone(false);
           if (Object.keys(client).length) return;
-          save.mutate({ tenantId, ...inputOf(draft) });
+          save.mutate({ tenantId, profile: inputOf(draft) });
         }}
       >
         {field("niche", "Niche", "Required to generate articles: what they are about.", undefined, "running shoes")}
