@@ -44,6 +44,7 @@ test("fills the editorial profile, orders an article from a keyword and opens th
   await expect(page.getByRole("form", { name: "Editorial profile" }).getByRole("status")).toHaveText("Profile saved.");
   await expect(urls).toHaveAttribute("aria-invalid", "false");
   expect(await seriousViolations(page), "editorial profile page").toEqual([]);
+  await page.evaluate(() => window.scrollTo(0, 0)); // sticky parts (sidebar, preview) where a reader sees them
   await page.screenshot({ path: "test-results/console-editorial-profile.png", fullPage: true });
   await page.reload();
   await expect(page.getByLabel("Niche")).toHaveValue(`trail running shoes ${stamp}`);
@@ -58,12 +59,13 @@ test("fills the editorial profile, orders an article from a keyword and opens th
   const quote = order.getByTestId("generation-quote");
   await expect(quote).toContainText(/Up to \d+\.\d{2} RUB/);
   const atDefault = await quote.textContent();
-  await order.getByLabel("Keyword").fill(`trail shoes ${stamp}`);
+  await order.getByRole("textbox", { name: /^Keyword/ }).fill(`trail shoes ${stamp}`);
   await order.getByLabel("Title").fill(`Trail shoes for wet forests ${stamp}`);
   await order.getByLabel("Target words").fill("600");
   // The cost shown is the quote of the length typed: less for 600 words than for the default 1,200.
   await expect(quote).not.toHaveText(atDefault ?? "");
   await expect(quote).toContainText(/Up to \d+\.\d{2} RUB/);
+  await order.screenshot({ path: "test-results/console-article-order.png" });
   await order.getByRole("button", { name: "Generate article", exact: true }).click();
 
   const job = page.getByTestId("generation-job").first();
@@ -71,6 +73,7 @@ test("fills the editorial profile, orders an article from a keyword and opens th
   await expect(job.getByTestId("generation-status")).toHaveText("succeeded", { timeout: 90_000 });
   await expect(job).toContainText(/Cost \d+\.\d{2} RUB/);
   expect(await seriousViolations(page), "articles page with a generation").toEqual([]);
+  await page.evaluate(() => window.scrollTo(0, 0)); // sticky parts (sidebar, preview) where a reader sees them
   await page.screenshot({ path: "test-results/console-article-generation.png", fullPage: true });
 
   await job.getByRole("link", { name: "Open draft", exact: true }).click();
