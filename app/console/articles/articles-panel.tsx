@@ -7,6 +7,7 @@ import { KeysetPager, useKeysetTrail } from "../_components/keyset-pager";
 import { QueryState } from "../_components/query-state";
 import { TableWrap } from "../_components/table-wrap";
 import { useTRPC } from "../_components/trpc-provider";
+import { GenerateArticle } from "./generate-article";
 
 const STATUSES = [
   "draft",
@@ -23,7 +24,8 @@ type Cursor = [string | null, string];
 
 /**
  * The tenant's articles in the console's mode (issue 71 item 6), in the API's order (last updated first)
- * with a status filter and keyset pages; the title opens the article's page.
+ * with a status filter and keyset pages; the title opens the article's page. Above them, "Generate article"
+ * and the link to the editorial profile (issue 72 item 5).
  */
 export function ArticlesPanel({ tenantId }: { tenantId: string }) {
   const trpc = useTRPC();
@@ -37,8 +39,11 @@ export function ArticlesPanel({ tenantId }: { tenantId: string }) {
       <h1>Articles</h1>
       <p className="hint">
         The tenant&apos;s SEO articles. Open one to edit it, approve it and publish it to one of your{" "}
-        <Link href={`/console/sites?tenant=${tenantId}`}>sites</Link> or hand it off to publish yourself.
+        <Link href={`/console/sites?tenant=${tenantId}`}>sites</Link> or hand it off to publish yourself.{" "}
+        <Link href={`/console/articles/profile?tenant=${tenantId}`}>Editorial profile</Link>: how generated articles are
+        written.
       </p>
+      <GenerateArticle tenantId={tenantId} />
       <FilterForm label="Article filters" state={filters}>
         <label>
           Status{" "}

@@ -13,9 +13,10 @@ import { router, tenantProcedure } from "../init";
  */
 export const articleGenerationRouter = router({
   profile: tenantProcedure.query(({ ctx }) => getEditorialProfile(ctx.db, ctx.actor)),
+  // The profile under its own key: its schema is strict, so beside `tenantId` it would refuse that key.
   saveProfile: tenantProcedure
-    .input(PutEditorialProfileSchema)
-    .mutation(({ ctx, input }) => putEditorialProfile(ctx.db, ctx.actor, input)),
+    .input(z.object({ profile: PutEditorialProfileSchema }))
+    .mutation(({ ctx, input }) => putEditorialProfile(ctx.db, ctx.actor, input.profile)),
   topics: tenantProcedure.query(({ ctx }) => orderableTopics(ctx.db, ctx.actor)),
   quote: tenantProcedure
     .input(z.object({ target_words: CreateGenerationJobSchema.shape.target_words }))
