@@ -1,7 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { and, eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { events, messages, operations, walletLedger, wallets } from "@/db/schema";
+import { articles, events, generationJobs, messages, operations, walletLedger, wallets } from "@/db/schema";
 import { setLimitOverride } from "@/server/services/limits/limit-overrides";
 import { setPreview } from "@/server/services/tenants/previews";
 import { call } from "@/server/testing/api-client";
@@ -9,13 +9,16 @@ import { killProcess, startTsxProcess } from "@/server/testing/child-process";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
 
-// A worker killed mid-operation (issue 17, 5): the operations it had claimed stay `running` under its
-// lease with their holds open and nothing charged; once the lease runs out a restarted worker runs them,
-// and each completes once, with its hold charged and released once. Needs PostgreSQL: the worker
-// processes and the test share the database.
+// A worker killed mid-operation (issue 17, 5; issue 72 item 4 for article generations): the operations it
+// had claimed (AI replies and generations) stay `running` under its lease with their holds open and nothing
+// charged; once the lease runs out a restarted worker runs them, and each completes once, with its hold
+// charged and released once and one reply or one article written. Needs PostgreSQL: the worker processes
+// and the test share the database.
 
 const pg = Boolean(process.env.DATABASE_URL);
 const N = 6;
+/** Article generations among the operations, beside the N replies. */
+const G = 2;
 const LEASE_MS = 2_000;
 let db: Awaited<ReturnType<typeof openTestDatabase>>;
 let t: TenantFixture;
@@ -25,7 +28,8 @@ beforeAll(async () => {
   db = await openTestDatabase();
   t = await makeTenant(db.db);
   await setPreview(db.db, t.tenantId, "conversation-writes", true);
-  await setLimitOverride(db.db, { tenantId: t.tenantId }, { paidConcurrency: N });
+  await setPreview(db.db, t.tenantId, "article-generation", true);
+  await setLimitOverride(db.db, { tenantId: t.tenantId }, { paidConcurrency: N + G });
 });
 afterAll(async () => {
   if (!pg) return;
@@ -60,6 +64,20 @@ it.runIf(pg)(
       expect(r.status).toBe(202);
       ids.push(r.body.operation.id);
     }
+    const G_P = { preview: "article-generation" as const };
+    await call("PUT", "/articles/editorial-profile", { key: t.key, json: { niche: "socks" }, ...G_P });
+    const generations: string[] = [];
+    for (let i = 0; i < G; i++) {
+      const r = await call("POST", "/articles/generation-jobs", {
+        key: t.key,
+        json: { keyword: `wool socks ${i}`, target_words: 300 },
+        idempotencyKey: `kill-gen-${i}`,
+        ...G_P,
+      });
+      expect(r.status).toBe(202);
+      generations.push(r.body.operation.id);
+    }
+    ids.push(...generations);
     const [before] = await db.db.select().from(wallets).where(eq(wallets.tenantId, t.tenantId));
     const ops = () => db.db.select().from(operations).where(inArray(operations.id, ids));
 
@@ -98,11 +116,21 @@ it.runIf(pg)(
         .from(messages)
         .where(and(eq(messages.tenantId, t.tenantId), eq(messages.sender, "ai")));
       expect(replies).toHaveLength(N);
+      const jobs = await db.db.select().from(generationJobs).where(inArray(generationJobs.operationId, generations));
+      expect(jobs.map((j) => j.status)).toEqual(Array(G).fill("succeeded"));
+      const written = await db.db.select().from(articles).where(eq(articles.tenantId, t.tenantId));
+      expect(written.map((a) => a.id).sort()).toEqual(jobs.map((j) => j.articleId).sort());
       const completed = await db.db
         .select()
         .from(events)
         .where(and(eq(events.tenantId, t.tenantId), eq(events.type, "operation.completed")));
-      expect(completed).toHaveLength(N);
+      expect(completed).toHaveLength(N + G);
+      expect(
+        await db.db
+          .select()
+          .from(events)
+          .where(and(eq(events.tenantId, t.tenantId), eq(events.type, "article.ready"))),
+      ).toHaveLength(G);
     } finally {
       await killProcess(first);
       if (second) await killProcess(second);

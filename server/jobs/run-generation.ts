@@ -2,7 +2,7 @@ import type { Db } from "@/db/client";
 import { log } from "@/server/log";
 import { languageModelFor } from "@/server/services/ai-seller/current-model";
 import { ModelUnavailableError, type LanguageModel } from "@/server/services/ai-seller/language-model";
-import type { ArticleDraft } from "@/server/services/article-generation/article-brief";
+import type { ArticleDraft } from "@/server/lib/article-writing/article-brief";
 import {
   completeGeneration,
   failGeneration,

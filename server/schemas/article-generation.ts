@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { TOPIC_SOURCES } from "@/server/services/article-generation/article-brief";
+import { TOPIC_SOURCES } from "@/server/lib/article-writing/article-brief";
 import { UsageSchema } from "./operations";
 
 // The editorial profile and article generation jobs (issue 72), released to tenants with the

@@ -1,6 +1,7 @@
 // An operations worker process for tests: `node --import tsx server/testing/operation-worker-process.ts
 // <database url> <lease ms> <model delay ms>`. It runs the local driver's operation loop
-// (server/jobs/operation-loop.ts) with the catalog model slowed by <model delay ms>, so a test can kill it
+// (server/jobs/operation-loop.ts) with the catalog model (its replies and its articles) slowed by <model
+// delay ms>, so a test can kill it
 // while its runs are in flight. Prints "ready"; SIGKILL is what the crash test sends.
 import { openDatabase } from "@/db/client";
 import { startOperationLoop } from "@/server/jobs/operation-loop";
@@ -22,7 +23,10 @@ const loop = startOperationLoop(d.db, {
       await new Promise((r) => setTimeout(r, Number(delay)));
       return catalog.reply(input);
     },
-    write: (brief) => catalog.write(brief),
+    write: async (brief) => {
+      await new Promise((r) => setTimeout(r, Number(delay)));
+      return catalog.write(brief);
+    },
   },
 });
 console.log("ready");

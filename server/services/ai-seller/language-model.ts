@@ -1,4 +1,4 @@
-import type { ArticleBrief, ArticleDraft } from "@/server/services/article-generation/article-brief";
+import type { ArticleBrief, ArticleDraft } from "@/server/lib/article-writing/article-brief";
 
 /** One turn of the conversation as the model sees it, oldest first. */
 export interface ChatTurn {

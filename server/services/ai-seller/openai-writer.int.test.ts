@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ArticleBrief } from "@/server/services/article-generation/article-brief";
+import type { ArticleBrief } from "@/server/lib/article-writing/article-brief";
 import { ModelUnavailableError } from "./language-model";
 import { openAiModel } from "./openai-model";
 import { maxWriteOutputTokens } from "./prices";

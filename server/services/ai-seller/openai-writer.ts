@@ -3,11 +3,11 @@ import { z } from "zod";
 import { ModelUnavailableError } from "./language-model";
 import { MAX_WRITE_INPUT_TOKENS, maxWriteOutputTokens } from "./prices";
 import { log } from "@/server/log";
-import type { ArticleBrief, ArticleDraft } from "@/server/services/article-generation/article-brief";
+import type { ArticleBrief, ArticleDraft } from "@/server/lib/article-writing/article-brief";
 import { articleSlug, clipText, countWords, textOfHtml } from "@/server/services/article-generation/article-text";
 import { briefText, wishedTitle } from "@/server/services/article-generation/brief-text";
 import { draftViolations } from "@/server/services/article-generation/draft-check";
-import { writingInstructions } from "@/server/services/article-generation/instructions";
+import { writingInstructions } from "@/server/lib/article-writing/instructions";
 
 /** What the model is asked to answer with, after the profile's instructions (the system prompt's end). */
 export const WRITER_OUTPUT_SPEC = [

@@ -2,7 +2,7 @@
  * An article's brief as the writer's request (issue 72): the user message of the OpenAI-compatible writer
  * (server/services/ai-seller/openai-writer.ts), counted as part of the offline writer's input. Pure.
  */
-import type { ArticleBrief } from "./article-brief";
+import type { ArticleBrief } from "@/server/lib/article-writing/article-brief";
 import { removeAvoided } from "./draft-check";
 
 /** Most characters of a card's description, of a strategist topic or highlight, and of the topic's rationale. */

@@ -2,7 +2,7 @@
  * Whether a draft keeps its editorial profile's rules (issue 72): no word or phrase of `avoid`, and no copy
  * of `example_text`. Pure and browser-safe.
  */
-import type { ArticleDraft, EditorialProfile } from "./article-brief";
+import type { ArticleDraft, EditorialProfile } from "@/server/lib/article-writing/article-brief";
 import { textOfHtml } from "./article-text";
 
 /** Runs of this many consecutive words of the example text, or more, found in an article are a copy. */

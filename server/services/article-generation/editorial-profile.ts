@@ -3,7 +3,7 @@ import type { Db } from "@/db/client";
 import { editorialProfiles } from "@/db/schema";
 import type { EditorialProfileView, PutEditorialProfile } from "@/server/schemas/article-generation";
 import { livemodeOf, ownedBy, ownerOf, type Owner } from "../tenant-scope";
-import type { EditorialProfile, TopicSource } from "./article-brief";
+import type { EditorialProfile, TopicSource } from "@/server/lib/article-writing/article-brief";
 
 type ProfileRow = typeof editorialProfiles.$inferSelect;
 

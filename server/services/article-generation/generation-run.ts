@@ -10,7 +10,7 @@ import { toCard } from "../cards/card-view";
 import { recordEvent } from "../events/outbox";
 import { finishOperation, type RunOutcome } from "../operations/operation-runs";
 import { ownedBy, ownerOf, type Owner } from "../tenant-scope";
-import type { ArticleBrief, ArticleDraft, BriefCard } from "./article-brief";
+import type { ArticleBrief, ArticleDraft, BriefCard } from "@/server/lib/article-writing/article-brief";
 import { readEditorialProfile } from "./editorial-profile";
 
 type JobRow = typeof generationJobs.$inferSelect;

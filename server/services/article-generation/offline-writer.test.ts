@@ -7,11 +7,11 @@ import {
   maxWriteOutputTokens,
 } from "@/server/services/ai-seller/prices";
 import { countTokens, stopTokenCounter } from "@/server/services/ai-seller/token-counter";
-import type { ArticleBrief, EditorialProfile } from "./article-brief";
+import type { ArticleBrief, EditorialProfile } from "@/server/lib/article-writing/article-brief";
 import { countWords, textOfHtml } from "./article-text";
 import { briefText } from "./brief-text";
 import { draftViolations } from "./draft-check";
-import { writingInstructions } from "./instructions";
+import { writingInstructions } from "@/server/lib/article-writing/instructions";
 import { offlineWriter } from "./offline-writer";
 
 afterAll(() => stopTokenCounter());

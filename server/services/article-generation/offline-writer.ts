@@ -4,11 +4,11 @@
  * shop's cards and strategist data, with no network. It keeps the profile's rules as the model writers are
  * asked to (draft-check.ts) and counts tokens as a model would be charged for them.
  */
-import type { ArticleBrief, ArticleDraft, BriefCard } from "./article-brief";
+import type { ArticleBrief, ArticleDraft, BriefCard } from "@/server/lib/article-writing/article-brief";
 import { articleSlug, clipText, countWords, escapeHtml, textOfHtml } from "./article-text";
 import { briefText, wishedTitle } from "./brief-text";
 import { avoidedIn, copiedRun, copyRuns, copyWords, COPY_RUN_WORDS, removeAvoided } from "./draft-check";
-import { writingInstructions } from "./instructions";
+import { writingInstructions } from "@/server/lib/article-writing/instructions";
 import { writerLanguage, writerTexts, type TextContext, type WriterTexts } from "./offline-texts";
 import type { LanguageModel } from "@/server/services/ai-seller/language-model";
 import { MAX_WRITE_INPUT_TOKENS, maxWriteOutputTokens } from "@/server/services/ai-seller/prices";

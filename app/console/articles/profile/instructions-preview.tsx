@@ -2,11 +2,9 @@
 
 import { useMemo } from "react";
 import { DEFAULT_TARGET_WORDS } from "@/server/schemas/article-generation";
-// The one import of a service from the console: the writer's own pure function, so the preview is the
-// text the writer is given, not a copy that could drift. It belongs on the floor (server/lib) with the
-// writer's contract (article-brief.ts); until it moves there the layer rule is waived for this line only.
-// eslint-disable-next-line boundaries/dependencies
-import { writingInstructions } from "@/server/services/article-generation/instructions";
+// The writer's own pure function (on the floor, server/lib, with the writer's contract), so the preview is
+// the text the writer is given, not a copy that could drift.
+import { writingInstructions } from "@/server/lib/article-writing/instructions";
 import type { EditorialProfile } from "./profile-draft";
 
 /**

@@ -1,9 +1,10 @@
 /**
  * What the article writer is given and what it answers (issue 72 item 3): the contract between the
- * generation run (generation-run.ts) and the writers behind the language-model interface
- * (server/services/ai-seller/language-model.ts `LanguageModel.write`): the offline draft writer
- * (offline-writer.ts) and the OpenAI-compatible one (server/services/ai-seller/openai-writer.ts).
- * Pure types: the console imports them too.
+ * generation run (server/services/article-generation/generation-run.ts) and the writers behind the
+ * language-model interface (server/services/ai-seller/language-model.ts `LanguageModel.write`): the offline
+ * draft writer (server/services/article-generation/offline-writer.ts) and the OpenAI-compatible one
+ * (server/services/ai-seller/openai-writer.ts). Pure: the console imports them too (the profile's
+ * instructions preview, instructions.ts).
  */
 
 /** Where topics come from (spec "Articles: planned routes", editorial profile `topic_sources`). */
