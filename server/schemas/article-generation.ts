@@ -26,7 +26,9 @@ export const PutEditorialProfileSchema = z
     ),
     source_urls: list(z.url({ protocol: /^https?$/, message: "must be an http or https address" }).max(2000), 20),
     avoid: list(z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters"), 100),
-    example_text: text(10_000).meta({ description: "a sample of your own writing; its style is followed, never copied" }),
+    example_text: text(10_000).meta({
+      description: "a sample of your own writing; its style is followed, never copied",
+    }),
     locale: z
       .string()
       .regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, "must be a language tag such as ru or en-GB")

@@ -1,4 +1,10 @@
-import type { EditorialProfile, EditorialProfileInput, GenerationJob, GenerationJobCreate, Operation } from "../types.js";
+import type {
+  EditorialProfile,
+  EditorialProfileInput,
+  GenerationJob,
+  GenerationJobCreate,
+  Operation,
+} from "../types.js";
 import { keyOf, unwrap, type CallOptions, type Context, type WriteOptions } from "./context.js";
 
 /**

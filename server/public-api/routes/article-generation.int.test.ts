@@ -41,10 +41,12 @@ const eventsOf = (tenantId: string, type: string) =>
     .from(events)
     .where(and(eq(events.tenantId, tenantId), eq(events.type, type)));
 const walletOf = async (tenantId: string, livemode = true) =>
-  (await db.db
-    .select()
-    .from(wallets)
-    .where(and(eq(wallets.tenantId, tenantId), eq(wallets.livemode, livemode))))[0]!;
+  (
+    await db.db
+      .select()
+      .from(wallets)
+      .where(and(eq(wallets.tenantId, tenantId), eq(wallets.livemode, livemode)))
+  )[0]!;
 const ledgerOf = (operationId: string) =>
   db.db.select().from(walletLedger).where(eq(walletLedger.operationId, operationId));
 
@@ -146,7 +148,10 @@ describe("ordering an article", () => {
     expect([r.status, r.body.code]).toEqual([409, "editorial_profile_required"]);
     const ops = await db.db.select().from(operations).where(eq(operations.tenantId, x.tenantId));
     expect(ops).toHaveLength(0);
-    expect(await walletOf(x.tenantId)).toMatchObject({ heldMinor: before.heldMinor, balanceMinor: before.balanceMinor });
+    expect(await walletOf(x.tenantId)).toMatchObject({
+      heldMinor: before.heldMinor,
+      balanceMinor: before.balanceMinor,
+    });
   });
 
   it("validates the order: topic_id or keyword, target_words 300-4,000, an Idempotency-Key", async () => {
@@ -173,7 +178,12 @@ describe("ordering an article", () => {
     expect(op).toMatchObject({ type: "article.generation", status: "queued", resource: { type: "generation_job" } });
     const jobId = op.resource.id as string;
     const queued = await job(t.key, jobId);
-    expect(queued.body).toMatchObject({ id: jobId, status: "queued", keyword: "waterproof trail shoes", article_id: null });
+    expect(queued.body).toMatchObject({
+      id: jobId,
+      status: "queued",
+      keyword: "waterproof trail shoes",
+      article_id: null,
+    });
     expect((await walletOf(t.tenantId)).heldMinor).toBeGreaterThan(before.heldMinor);
 
     // A repeat with the same key answers the same operation: no second job, no second hold.
@@ -262,7 +272,10 @@ describe("ordering an article", () => {
     const op = (await call("GET", `/operations/${r.body.operation.id}`, { key: t.key })).body.operation;
     expect(op).toMatchObject({ status: "failed", error: { code: "ai_unavailable" } });
     expect((await ledgerOf(op.id)).map((l) => l.kind).sort()).toEqual(["hold", "release"]);
-    expect(await walletOf(t.tenantId)).toMatchObject({ balanceMinor: before.balanceMinor, heldMinor: before.heldMinor });
+    expect(await walletOf(t.tenantId)).toMatchObject({
+      balanceMinor: before.balanceMinor,
+      heldMinor: before.heldMinor,
+    });
     const failedEvents = await eventsOf(t.tenantId, "article.generation.failed");
     expect(failedEvents.map((e) => e.data)).toContainEqual({
       type: "generation_job",
@@ -332,7 +345,9 @@ describe("test mode", () => {
     const sandboxEvents = await db.db
       .select()
       .from(events)
-      .where(and(eq(events.tenantId, x.tenantId), inArray(events.type, ["article.ready", "article.generation.failed"])));
+      .where(
+        and(eq(events.tenantId, x.tenantId), inArray(events.type, ["article.ready", "article.generation.failed"])),
+      );
     expect(sandboxEvents.every((e) => e.livemode === false)).toBe(true);
   });
 });

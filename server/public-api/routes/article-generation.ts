@@ -63,14 +63,23 @@ export const createGenerationJobRoute = defineRoute({
   preview: PREVIEW,
   body: CreateGenerationJobSchema,
   responses: { 202: OperationEnvelopeSchema },
-  problems: ["editorial_profile_required", "invalid_state", "insufficient_funds", "spend_limit_reached", "upstream_unavailable"],
+  problems: [
+    "editorial_profile_required",
+    "invalid_state",
+    "insufficient_funds",
+    "spend_limit_reached",
+    "upstream_unavailable",
+  ],
   handler: async ({ db, actor, caller, body }) => {
     const { operation, jobId } = await createGenerationJob(db, actor, body, {
       paidConcurrency: caller.tenantLimits.paid_concurrency,
     });
     return { status: 202, body: { operation }, resource: { type: "generation_job", id: jobId } };
   },
-  replay: async ({ db, actor }, id, status) => ({ status, body: { operation: await generationJobOperation(db, actor, id) } }),
+  replay: async ({ db, actor }, id, status) => ({
+    status,
+    body: { operation: await generationJobOperation(db, actor, id) },
+  }),
 });
 
 /** `GET /articles/generation-jobs/{id}`: the job, its article once written, its usage. */

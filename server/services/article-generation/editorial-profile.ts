@@ -56,7 +56,11 @@ const orNull = (v: string | null | undefined) => (v && v.trim() ? v.trim() : nul
  * keeps its first spelling of each word (case-insensitively).
  * @returns the saved profile
  */
-export async function putEditorialProfile(db: Db, owner: Owner, input: PutEditorialProfile): Promise<EditorialProfileView> {
+export async function putEditorialProfile(
+  db: Db,
+  owner: Owner,
+  input: PutEditorialProfile,
+): Promise<EditorialProfileView> {
   const seen = new Set<string>();
   const avoid = (input.avoid ?? []).filter((w) => {
     const k = w.toLowerCase();

@@ -74,7 +74,13 @@ const TEST_CONCURRENCY_LOCK = 727_275;
  * test mode); with `input.typeConcurrency`, also when `input.type`'s own unfinished ones reach it.
  * @throws ApiError 402 `spend_limit_reached` naming the limit.
  */
-async function checkConcurrency(db: Db, tenantId: string, livemode: boolean, limit: number, input?: PaidOperationInput): Promise<void> {
+async function checkConcurrency(
+  db: Db,
+  tenantId: string,
+  livemode: boolean,
+  limit: number,
+  input?: PaidOperationInput,
+): Promise<void> {
   const [open] = await db
     .select({
       n: sql<number>`count(*)::int`,
