@@ -134,11 +134,11 @@ function publishOverride(ctx: {
 
 const cached = new Map<string, OpenApiDocument>();
 
-/** The route as a tenant with `preview` sees it: its `previewVariant`'s answers when that is the preview. */
+/** The route as a tenant with `preview` sees it: its `previewVariant`'s answers and query when that is the preview. */
 function withVariant(route: AnyRoute, preview: PreviewFeature | undefined): AnyRoute {
   const v = route.previewVariant;
   if (!v || v.preview !== preview) return route;
-  return { ...route, responses: v.responses, etag: v.etag ?? route.etag };
+  return { ...route, responses: v.responses, etag: v.etag ?? route.etag, query: v.query ?? route.query };
 }
 
 /**

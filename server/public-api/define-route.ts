@@ -94,8 +94,9 @@ export interface RouteContext<P, Q, B, K = readonly unknown[]> {
  *   when it is not an entity tag, 412 when it is not the current one); documented as a required header.
  *   `"optional"`: the handler honours `If-Match` when sent (no 428); documented as an optional header.
  * - `previewVariant`: what the route answers differently for tenants with a preview feature (e.g. a status
- *   only that preview produces): the preview's OpenAPI document (and the SDK's) shows these `responses`
- *   and `etag`; the v1 document keeps the route's own. The handler reads `caller.previews` itself.
+ *   only that preview produces): the preview's OpenAPI document (and the SDK's) shows these `responses`,
+ *   `etag` and `query`, and the pipeline parses such a tenant's query with that `query`; the v1 document
+ *   keeps the route's own. The handler reads `caller.previews` itself.
  * - `description`: what the OpenAPI operation says beyond the notes made from the declaration (e.g. a price).
  */
 export interface RouteDef<P = unknown, Q = unknown, B = unknown, K = readonly unknown[]> {
@@ -138,7 +139,13 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown, K = readonly un
   oneStatement?: boolean;
   recordsKey?: boolean;
   preview?: PreviewFeature;
-  previewVariant?: { preview: PreviewFeature; responses: Record<number, z.ZodType | null>; etag?: boolean };
+  previewVariant?: {
+    preview: PreviewFeature;
+    responses: Record<number, z.ZodType | null>;
+    etag?: boolean;
+    /** The query the route takes from such a tenant (e.g. a filter value only that preview produces). */
+    query?: z.ZodType;
+  };
 }
 
 /** Declares a route; the identity function that gives handlers typed `params`, `query`, `body` and `after`. */

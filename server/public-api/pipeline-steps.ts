@@ -310,8 +310,11 @@ const validate: PipelineStep = {
       ctx.params = p.value;
     } else ctx.params = params;
     const errors = [];
-    if (r.query) {
-      const q = check(r.query, queryObject(s.url.searchParams));
+    // A tenant with the route's preview variant asks with the variant's query (e.g. `status=handed_off`).
+    const variant = r.previewVariant;
+    const query = variant?.query && s.caller!.previews.includes(variant.preview) ? variant.query : r.query;
+    if (query) {
+      const q = check(query, queryObject(s.url.searchParams));
       if (q.ok) ctx.query = q.value;
       else errors.push(...q.errors);
     } else if ([...s.url.searchParams.keys()].length) {

@@ -222,6 +222,14 @@ describe("POST /articles/{id}/publish", () => {
     expect((await call("GET", "/articles", { key: t.key, ...P })).body.data.map((a: { id: string }) => a.id)).toContain(
       id,
     );
+    // The preview's filter asks for handed-off articles; a tenant without the preview is refused the value.
+    const handedOff = await call("GET", "/articles?status=handed_off", { key: t.key, ...P });
+    expect(handedOff.status).toBe(200);
+    expect(handedOff.body.data.map((a: { id: string }) => a.id)).toContain(id);
+    expect(handedOff.body.data.every((a: { status: string }) => a.status === "handed_off")).toBe(true);
+    const off = await makeTenant(db.db);
+    const refused = await call("GET", "/articles?status=handed_off", { key: off.key });
+    expect([refused.status, refused.body.errors?.[0]?.field]).toEqual([422, "/status"]);
 
     const url = "https://shop.example.ru/blog/chairs";
     const p = await patch(t.key, id, { published_url: url }, h.headers.get("etag")!);

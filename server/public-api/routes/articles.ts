@@ -1,7 +1,11 @@
 import { z } from "zod";
 import * as articles from "@/server/services/articles/articles";
 import { ArticleFormat, ArticleSchema, ArticleStatus, ArticleSummarySchema } from "@/server/schemas/articles";
-import { PreviewArticleSummarySchema, WrittenArticleSchema } from "@/server/schemas/article-writes";
+import {
+  PREVIEW_ARTICLE_STATUSES,
+  PreviewArticleSummarySchema,
+  WrittenArticleSchema,
+} from "@/server/schemas/article-writes";
 import { boolParam, cursorParam, dateOrInstantParam, limitParam, pageOf, UuidParam } from "@/server/schemas/common";
 import type { AnyRoute } from "../define-route";
 import { defineRoute, ok, page } from "../define-route";
@@ -35,8 +39,16 @@ export const listArticlesRoute = defineRoute({
   query: ListQuery,
   list: { position: ArticleListPosition },
   responses: { 200: pageOf(ArticleSummarySchema) },
-  // Preview articles-writes (issue 71): `handed_off` articles are listed too.
-  previewVariant: { preview: "articles-writes", responses: { 200: pageOf(PreviewArticleSummarySchema) } },
+  // Preview articles-writes (issue 71): `handed_off` articles are listed too, and `status` may ask for them.
+  previewVariant: {
+    preview: "articles-writes",
+    responses: { 200: pageOf(PreviewArticleSummarySchema) },
+    query: ListQuery.extend({
+      status: z
+        .enum(PREVIEW_ARTICLE_STATUSES, { message: `must be one of ${PREVIEW_ARTICLE_STATUSES.join(", ")}` })
+        .optional(),
+    }),
+  },
   handler: async ({ db, actor, caller, query, after }) => {
     const p = await articles.listArticles(db, actor, {
       withHandedOff: caller.previews.includes("articles-writes"),
