@@ -70,6 +70,7 @@ const EnvSchema = z.object({
   AI_MODEL: z.string().min(1).max(200).optional(),
   AI_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(20_000),
   AI_MAX_RETRIES: z.coerce.number().int().min(0).max(5).default(2),
+  AI_WRITE_TIMEOUT_MS: z.coerce.number().int().min(100).max(280_000).default(180_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   PGLITE_SOCKET_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   WEBHOOK_SECRET_KEY: z
@@ -174,6 +175,8 @@ export interface Env {
     model: string;
     timeoutMs: number;
     maxRetries: number;
+    /** Per-call timeout of the article writer (`AI_WRITE_TIMEOUT_MS`): an article takes far longer than a reply. */
+    writeTimeoutMs: number;
   };
   logLevel: string;
   /** Port of the PGlite socket that lets `npm run admin` share the embedded database (0 = any free port). */
@@ -278,6 +281,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
       model: e.AI_PROVIDER === "openai" ? e.AI_MODEL! : "catalog-1",
       timeoutMs: e.AI_TIMEOUT_MS,
       maxRetries: e.AI_MAX_RETRIES,
+      writeTimeoutMs: e.AI_WRITE_TIMEOUT_MS,
     },
     logLevel: e.LOG_LEVEL,
     pgliteSocketPort: e.PGLITE_SOCKET_PORT,

@@ -46,9 +46,11 @@ export const generationJobs = pgTable(
       .notNull()
       .references(() => tenants.id, { onDelete: "cascade" }),
     livemode: boolean("livemode").notNull().default(true),
+    // No cascade: a sandbox reset deletes test-mode operations, and a live job (a test key's without the
+    // sandbox) must not go with its operation (sandbox-tables.ts keeps that operation).
     operationId: uuid("operation_id")
       .notNull()
-      .references(() => operations.id, { onDelete: "cascade" }),
+      .references(() => operations.id),
     /** The integration or staff member who ordered it (the operation says the same). */
     integrationId: uuid("integration_id"),
     staffUserId: text("staff_user_id"),

@@ -50,7 +50,7 @@ export function startOperationLoop(db: Db, opts: OperationLoopOptions = {}): Ope
           const claim = await claimOperation(db, id, leaseMs);
           if (!claim) continue;
           started++;
-          start(() => runOperation(db, id, { claim, model: opts.model, offlineModel: opts.offlineModel }), {
+          start(() => runOperation(db, id, { claim, leaseMs, model: opts.model, offlineModel: opts.offlineModel }), {
             operationId: id,
             livemode,
           });

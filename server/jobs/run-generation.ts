@@ -12,7 +12,7 @@ import {
   markGenerationRunning,
   WRITER_UNAVAILABLE,
 } from "@/server/services/article-generation/generation-run";
-import type { ClaimedRun } from "@/server/services/operations/operation-runs";
+import { OPERATION_LEASE_MS, renewLease, type ClaimedRun } from "@/server/services/operations/operation-runs";
 import type { Operation } from "@/server/schemas/operations";
 
 /**
@@ -27,7 +27,9 @@ export const SANDBOX_WRITER_FAILURE = "test:ai_unavailable";
  * past its deadline → `failed` with `operation_timeout`, the hold released; otherwise the brief is read, the
  * job made `running`, and the writer (`model.write`: a live generation on live data asks `model`, the
  * configured one; any other only the offline writer) writes the draft, recorded with its cost
- * (completeGeneration); a writer that fails → `failed` with `ai_unavailable`, the hold released. Every
+ * (completeGeneration), while the run renews its lease every third of `leaseMs`; a writer that fails →
+ * `failed` with `ai_unavailable`, one still writing at the deadline → `failed` with `operation_timeout`,
+ * the hold released either way. Every
  * finish is guarded by the run number (finishOperation), so a generation whose worker was killed is
  * written once, by the run that took it over.
  * @returns the Operation when this run finished it, null when another run owns it.
@@ -36,6 +38,7 @@ export async function runGeneration(
   db: Db,
   claim: ClaimedRun,
   models: { model?: LanguageModel; offlineModel?: LanguageModel },
+  leaseMs: number = OPERATION_LEASE_MS,
 ): Promise<Operation | null> {
   const { op, attempt } = claim;
   if (op.deadlineAt.getTime() <= Date.now()) return failGeneration(db, op.id, attempt, GENERATION_TIMEOUT);
@@ -52,12 +55,32 @@ export async function runGeneration(
     return failGeneration(db, op.id, attempt, WRITER_UNAVAILABLE);
   const live = op.livemode && job.livemode;
   const model = (live ? models.model : models.offlineModel) ?? languageModelFor(live);
-  let draft: ArticleDraft;
+  // A model may write for minutes: the lease is renewed while it writes (a killed worker stops renewing, and
+  // another takes the generation over once the lease runs out), and the write is given up at the deadline.
+  const renew = setInterval(
+    () =>
+      void renewLease(db, op.id, attempt, leaseMs).catch((err: unknown) =>
+        log().warn({ err, operationId: op.id }, "renewing a generation's lease failed"),
+      ),
+    Math.max(100, Math.floor(leaseMs / 3)),
+  );
+  let outcome: ArticleDraft | "timeout" | "unavailable";
+  let late: NodeJS.Timeout | undefined;
   try {
-    draft = await model.write(brief);
+    outcome = await Promise.race([
+      model.write(brief),
+      new Promise<"timeout">((resolve) => {
+        late = setTimeout(() => resolve("timeout"), Math.max(0, op.deadlineAt.getTime() - Date.now()));
+      }),
+    ]);
   } catch (err) {
     if (!(err instanceof ModelUnavailableError)) log().error({ err, operationId: op.id }, "article writer failed");
-    return failGeneration(db, op.id, attempt, WRITER_UNAVAILABLE);
+    outcome = "unavailable";
+  } finally {
+    clearInterval(renew);
+    clearTimeout(late);
   }
-  return completeGeneration(db, op.id, attempt, brief, draft);
+  if (outcome === "timeout") return failGeneration(db, op.id, attempt, GENERATION_TIMEOUT);
+  if (outcome === "unavailable") return failGeneration(db, op.id, attempt, WRITER_UNAVAILABLE);
+  return completeGeneration(db, op.id, attempt, brief, outcome);
 }

@@ -69,7 +69,14 @@ export async function runOperation(db: Db, id: string, opts: RunOptions = {}): P
     o ? { status: o.status as RunResult["status"], final: true } : { status: "running", final: false };
   // An article generation (issue 72) has its own run; everything below is the AI seller's reply.
   if (op.type === "article.generation")
-    return done(await runGeneration(db, claim, { model: opts.model, offlineModel: opts.offlineModel }));
+    return done(
+      await runGeneration(
+        db,
+        claim,
+        { model: opts.model, offlineModel: opts.offlineModel },
+        opts.leaseMs ?? OPERATION_LEASE_MS,
+      ),
+    );
   if (op.deadlineAt.getTime() <= Date.now()) return done(await endAiReply(db, id, attempt, OPERATION_TIMEOUT));
   const ctx = await aiReplyContext(db, op);
   if (ctx.kind === "cancel") return done(await endAiReply(db, id, attempt, { status: "canceled" }));

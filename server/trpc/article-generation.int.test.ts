@@ -1,5 +1,7 @@
 import { TRPCError } from "@trpc/server";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generationJobs, operations } from "@/db/schema";
 import { ApiError } from "@/server/errors";
 import { makeStaff, makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
@@ -50,5 +52,26 @@ describe("the editorial profile in the console", () => {
       .catch((e: TRPCError) => e.code);
     expect(bad).toBe("BAD_REQUEST");
     expect((await caller().articleGeneration.profile({ tenantId })).source_urls).toEqual(["https://example.com/guide"]);
+  });
+});
+
+describe("Generate article in the console", () => {
+  it("quotes the hold, orders once per click key (a repeat answers the same job), and pays from the live wallet", async () => {
+    const tenantId = t.tenantId;
+    await caller().articleGeneration.saveProfile({ tenantId, profile: { niche: "trail shoes" } });
+    const quote = await caller().articleGeneration.quote({ tenantId, target_words: 800 });
+    expect(quote.model).toBe("offline-writer-1");
+    const key = crypto.randomUUID();
+    const order = { keyword: "trail shoes for mud", target_words: 800 };
+    const first = await caller().articleGeneration.generate({ tenantId, key, order });
+    const again = await caller().articleGeneration.generate({ tenantId, key, order });
+    expect(again).toEqual(first);
+    expect(first.operation).toMatchObject({ type: "article.generation", status: "queued" });
+    const [op] = await db.db.select().from(operations).where(eq(operations.id, first.operation.id));
+    expect(op).toMatchObject({ staffUserId: staff.id, integrationId: null, livemode: true, holdOpen: true });
+    expect(op!.holdMinor.toString()).toBe((Number(quote.max_cost.amount) * 100).toFixed(0));
+    const jobs = await db.db.select().from(generationJobs).where(eq(generationJobs.tenantId, tenantId));
+    expect(jobs.filter((j) => j.consoleKey === key)).toHaveLength(1);
+    expect((await caller().articleGeneration.job({ tenantId, id: first.jobId })).status).toBe("queued");
   });
 });

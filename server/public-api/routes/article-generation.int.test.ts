@@ -3,6 +3,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { articles, events, generationJobs, operations, strategistTopics, walletLedger, wallets } from "@/db/schema";
 import { GET as serveDocument } from "@/app/api/public/v1/openapi.json/route";
 import { runOperation } from "@/server/jobs/run-operation";
+import { issueKey } from "@/server/services/keys/keys";
+import { claimOperation } from "@/server/services/operations/operation-runs";
 import { catalogModel } from "@/server/services/ai-seller/catalog-model";
 import { setLanguageModel } from "@/server/services/ai-seller/current-model";
 import { ModelUnavailableError } from "@/server/services/ai-seller/language-model";
@@ -245,7 +247,8 @@ describe("ordering an article", () => {
     expect(a).toMatchObject({ title: "Autumn trail shoes, tested", keyword: "Trail shoes for wet autumn" });
 
     const rejected = await topic(t, "rejected");
-    expect([(await order(t.key, { topic_id: rejected })).status]).toEqual([409]);
+    const refused = await order(t.key, { topic_id: rejected });
+    expect([refused.status, refused.body.code]).toEqual([409, "invalid_state"]);
     const other = await generationTenant();
     const foreign = await topic(other);
     const r404 = await order(t.key, { topic_id: foreign });
@@ -284,15 +287,50 @@ describe("ordering an article", () => {
     });
   });
 
-  it("a generation past its deadline fails with operation_timeout and releases its hold", async () => {
-    const r = await order(t.key, { keyword: "slow article" });
+  it("a generation past its deadline fails with operation_timeout, its topic back, its hold released", async () => {
+    const id = await topic(t, "approved", "Gaiters for muddy trails");
+    const r = await order(t.key, { topic_id: id });
     await db.db
       .update(operations)
       .set({ deadlineAt: new Date(Date.now() - 1000) })
       .where(eq(operations.id, r.body.operation.id));
     expect(await runOperation(db.db, r.body.operation.id)).toEqual({ status: "failed", final: true });
-    expect((await job(t.key, r.body.operation.resource.id)).body.error.code).toBe("operation_timeout");
+    const failed = await job(t.key, r.body.operation.resource.id);
+    expect(failed.body.error.code).toBe("operation_timeout");
     expect((await ledgerOf(r.body.operation.id)).map((l) => l.kind).sort()).toEqual(["hold", "release"]);
+    expect((await db.db.select().from(strategistTopics).where(eq(strategistTopics.id, id)))[0]!.status).toBe(
+      "approved",
+    );
+    const emitted = await eventsOf(t.tenantId, "article.generation.failed");
+    expect(emitted.map((e) => e.data)).toContainEqual(expect.objectContaining({ generation_job_id: failed.body.id }));
+  });
+
+  it("gives up a writer still writing at the deadline, and renews the lease while it writes", async () => {
+    const catalog = catalogModel();
+    let release!: () => void;
+    const hung = new Promise<void>((r) => (release = r));
+    setLanguageModel({ ...catalog, write: async (b) => (await hung, catalog.write(b)) });
+    const late = await order(t.key, { keyword: "never finished" });
+    await db.db
+      .update(operations)
+      .set({ deadlineAt: new Date(Date.now() + 300) })
+      .where(eq(operations.id, late.body.operation.id));
+    expect(await runOperation(db.db, late.body.operation.id)).toEqual({ status: "failed", final: true });
+    expect((await job(t.key, late.body.operation.resource.id)).body.error.code).toBe("operation_timeout");
+    release();
+
+    // A write of 900 ms under a lease of 200 ms: the run renews it, so another worker cannot take it over.
+    setLanguageModel({
+      ...catalog,
+      write: async (b) => (await new Promise((r) => setTimeout(r, 900)), catalog.write(b)),
+    });
+    const slow = await order(t.key, { keyword: "slow but sure" });
+    const run = runOperation(db.db, slow.body.operation.id, { leaseMs: 200 });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await claimOperation(db.db, slow.body.operation.id, 200)).toBeNull();
+    expect(await run).toEqual({ status: "succeeded", final: true });
+    const [op] = await db.db.select().from(operations).where(eq(operations.id, slow.body.operation.id));
+    expect(op!.attempts).toBe(1);
   });
 
   it("refuses a fourth unfinished generation (402 spend_limit_reached) and an order the wallet cannot hold", async () => {
@@ -303,9 +341,12 @@ describe("ordering an article", () => {
       expect(r.status).toBe(202);
       ids.push(r.body.operation.id);
     }
+    const held = (await walletOf(x.tenantId)).heldMinor;
     const fourth = await order(x.key, { keyword: "k3" });
     expect([fourth.status, fourth.body.code]).toEqual([402, "spend_limit_reached"]);
     expect(fourth.body.detail).toContain("3 simultaneous article.generation");
+    expect(await db.db.select().from(operations).where(eq(operations.tenantId, x.tenantId))).toHaveLength(3);
+    expect((await walletOf(x.tenantId)).heldMinor).toBe(held);
     await runOperation(db.db, ids[0]!);
     expect((await order(x.key, { keyword: "k3" })).status).toBe(202);
 
@@ -326,6 +367,13 @@ describe("test mode", () => {
     expect((await call("GET", "/articles/editorial-profile", { key: x.key, ...P })).body.niche).toBe(PROFILE.niche);
 
     const liveBefore = await walletOf(x.tenantId, true);
+    // A test key never reaches the configured model: a live writer that throws is never asked.
+    setLanguageModel({
+      ...catalogModel(),
+      write: async () => {
+        throw new Error("a test key reached the live writer");
+      },
+    });
     const r = await order(sk, { keyword: "sandbox trail shoes" });
     expect(r.status).toBe(202);
     expect(await runOperation(db.db, r.body.operation.id)).toEqual({ status: "succeeded", final: true });
@@ -336,7 +384,9 @@ describe("test mode", () => {
     expect(a!.livemode).toBe(false);
     expect(await walletOf(x.tenantId, true)).toMatchObject({ balanceMinor: liveBefore.balanceMinor });
     const ledger = await ledgerOf(r.body.operation.id);
+    expect(ledger.map((l) => l.kind).sort()).toEqual(["charge", "hold", "release"]);
     expect(ledger.every((l) => l.livemode === false)).toBe(true);
+    expect(done.body.usage.model).toBe("offline-writer-1");
 
     // `test:ai_unavailable` as the keyword makes a sandbox generation fail as an unavailable writer does.
     const magic = await order(sk, { keyword: "test:ai_unavailable" });
@@ -348,6 +398,33 @@ describe("test mode", () => {
       .where(
         and(eq(events.tenantId, x.tenantId), inArray(events.type, ["article.ready", "article.generation.failed"])),
       );
-    expect(sandboxEvents.every((e) => e.livemode === false)).toBe(true);
+    expect(sandboxEvents.map((e) => [e.type, e.livemode]).sort()).toEqual([
+      ["article.generation.failed", false],
+      ["article.ready", false],
+    ]);
+  });
+
+  it("a test key without the sandbox works in live data, free, with the offline writer", async () => {
+    const x = await generationTenant();
+    const k = await issueKey(db.db, { integrationId: x.integrationId, mode: "test", ipAllowlist: ["127.0.0.1"] });
+    setLanguageModel({
+      ...catalogModel(),
+      write: async () => {
+        throw new Error("a test key reached the live writer");
+      },
+    });
+    const r = await order(k.key, { keyword: "test key shoes" });
+    expect(r.status).toBe(202);
+    expect(await runOperation(db.db, r.body.operation.id)).toEqual({ status: "succeeded", final: true });
+    const done = await job(k.key, r.body.operation.resource.id);
+    expect(done.body).toMatchObject({
+      status: "succeeded",
+      usage: { model: "offline-writer-1", cost: { amount: "0.00" } },
+    });
+    const [a] = await db.db.select().from(articles).where(eq(articles.id, done.body.article_id));
+    expect(a!.livemode).toBe(true);
+    expect(await ledgerOf(r.body.operation.id)).toHaveLength(0);
+    const ready = (await eventsOf(x.tenantId, "article.ready")).filter((e) => e.data.article_id === a!.id);
+    expect(ready.map((e) => e.livemode)).toEqual([true]);
   });
 });

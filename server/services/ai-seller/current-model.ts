@@ -18,6 +18,7 @@ export function languageModel(): LanguageModel {
           apiKey: ai.apiKey!,
           model: ai.model,
           timeoutMs: ai.timeoutMs,
+          writeTimeoutMs: ai.writeTimeoutMs,
           maxRetries: ai.maxRetries,
         })
       : catalogModel());

@@ -19,8 +19,11 @@ export interface OpenAiSettings {
   baseUrl: string;
   apiKey: string;
   model: string;
+  /** Per-call timeout of a seller's reply, ms (`AI_TIMEOUT_MS`). */
   timeoutMs: number;
   maxRetries: number;
+  /** Per-call timeout of an article's write, ms (`AI_WRITE_TIMEOUT_MS`); default `timeoutMs`. */
+  writeTimeoutMs?: number;
 }
 
 /**
@@ -68,6 +71,6 @@ export function openAiModel(s: OpenAiSettings): LanguageModel {
       };
     },
     writerModel: s.model,
-    write: (brief) => openAiWrite(client, s.model, brief),
+    write: (brief) => openAiWrite(client, s.model, brief, s.writeTimeoutMs ?? s.timeoutMs),
   };
 }

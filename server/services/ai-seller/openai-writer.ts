@@ -79,10 +79,18 @@ function readAnswer(content: string, brief: ArticleBrief): { draft: Written } | 
  * is used if it is right. Usage is the sum of both calls' `usage`, output capped at
  * `maxWriteOutputTokens(targetWords)` (what the generation's hold is priced on); an input past
  * `MAX_WRITE_INPUT_TOKENS` is logged (the charge stops at the hold).
+ * Each call may take `timeoutMs` (the provider's `AI_WRITE_TIMEOUT_MS`, 180 s by default: a model writes an
+ * article of 1,200 words, ~4,000 tokens, in a minute or more where a reply takes seconds); the
+ * generation's own deadline (5 minutes, run-generation.ts) bounds the whole write.
  * @throws ModelUnavailableError when the endpoint fails or times out after the client's retries, or the
  * second answer is still unusable (its message names the problems, never the API key)
  */
-export async function openAiWrite(client: OpenAI, model: string, brief: ArticleBrief): Promise<ArticleDraft> {
+export async function openAiWrite(
+  client: OpenAI,
+  model: string,
+  brief: ArticleBrief,
+  timeoutMs: number,
+): Promise<ArticleDraft> {
   const maxOutput = maxWriteOutputTokens(brief.targetWords);
   const instructions = writingInstructions(brief.profile, { locale: brief.locale, targetWords: brief.targetWords });
   const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
@@ -95,12 +103,10 @@ export async function openAiWrite(client: OpenAI, model: string, brief: ArticleB
   for (let attempt = 0; attempt < 2; attempt++) {
     let completion;
     try {
-      completion = await client.chat.completions.create({
-        model,
-        messages,
-        max_tokens: maxOutput,
-        response_format: { type: "json_object" },
-      });
+      completion = await client.chat.completions.create(
+        { model, messages, max_tokens: maxOutput, response_format: { type: "json_object" } },
+        { timeout: timeoutMs },
+      );
     } catch (err) {
       throw new ModelUnavailableError(`The language model did not answer: ${(err as Error).message}`, { cause: err });
     }

@@ -170,7 +170,7 @@ export async function findConsoleJob(
     .innerJoin(operations, eq(operations.id, generationJobs.operationId))
     .where(
       and(
-        eq(generationJobs.tenantId, actor.tenantId),
+        ownedBy(generationJobs, actor),
         eq(generationJobs.staffUserId, actor.staffUserId),
         eq(generationJobs.consoleKey, consoleKey),
       ),

@@ -34,8 +34,8 @@ export const WRITER_UNAVAILABLE: GenerationFailure = {
   message: "The writer could not write the article; the hold is released and nothing is charged. Order it again.",
 };
 
-/** Cards the brief offers the writer, at most. */
-const BRIEF_CARDS = 5;
+/** Cards the brief offers the writer, at most (what rankCards answers). */
+const BRIEF_CARDS = 3;
 const LANGUAGE_OF_CELL: Record<string, string> = { ru: "ru", en: "en", id: "id" };
 
 /** The job of an `article.generation` operation, or undefined when it has none (a seeded or foreign row). */
@@ -150,7 +150,8 @@ export async function markGenerationRunning(db: Db, jobId: string): Promise<void
  * Records the writer's draft for run `attempt` of operation `id` in the operation's finishing transaction
  * (finishOperation): the HTML sanitized with the read rules (cleanArticleHtml), a `draft` article of the
  * job's tenant and mode with the keyword and locale of the brief, the job `succeeded` with `article_id` and
- * `usage`, the topic `generated` with `generated_article_id`, event `article.ready`; the operation
+ * `usage`, the topic (while still `generating`) `generated` with `generated_article_id`, event
+ * `article.ready`; the operation
  * `succeeded` with the tokens priced as the AI seller's are (prices.ts, charged at most the hold) and
  * `operation.completed`.
  * @returns the Operation, or null when this run no longer owns the operation.
@@ -194,7 +195,13 @@ export async function completeGeneration(
       await tx
         .update(strategistTopics)
         .set({ status: "generated", generatedArticleId: article!.id })
-        .where(and(ownedBy(strategistTopics, owner), eq(strategistTopics.id, job.topicId)));
+        .where(
+          and(
+            ownedBy(strategistTopics, owner),
+            eq(strategistTopics.id, job.topicId),
+            eq(strategistTopics.status, "generating"),
+          ),
+        );
     await recordEvent(tx, {
       tenantId: job.tenantId,
       type: "article.ready",

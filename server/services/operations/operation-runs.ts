@@ -48,6 +48,21 @@ export async function claimOperation(db: Db, id: string, leaseMs = OPERATION_LEA
 }
 
 /**
+ * Extends the lease of run `attempt` of operation `id` to `leaseMs` from now (database clock), while that
+ * run still owns it (running, same run number): a long run (an article's write) keeps its operation from
+ * being taken over; a worker that dies stops renewing, and the lease runs out as for any run.
+ * @returns whether the run still owns the operation
+ */
+export async function renewLease(db: Db, id: string, attempt: number, leaseMs: number): Promise<boolean> {
+  const rows = await db
+    .update(operations)
+    .set({ lockedUntil: sql`now() + ${`${Math.max(1, Math.round(leaseMs))} milliseconds`}::interval` })
+    .where(and(eq(operations.id, id), eq(operations.status, "running"), eq(operations.attempts, attempt)))
+    .returning({ id: operations.id });
+  return rows.length > 0;
+}
+
+/**
  * Ids of up to `limit` operations a worker may claim now (queued, or running with an expired lease),
  * oldest first; `FOR UPDATE SKIP LOCKED` keeps workers off each other's rows. Claim each with
  * {@link claimOperation}. `livemode` true or false lists only live or only test-mode operations (each
