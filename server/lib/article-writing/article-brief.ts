@@ -31,6 +31,19 @@ export interface EditorialProfile {
   locale: string | null;
 }
 
+/** The profile of a tenant that never saved one: every field unset. */
+export const EMPTY_EDITORIAL_PROFILE: Readonly<EditorialProfile> = Object.freeze({
+  niche: null,
+  audience: null,
+  tone: null,
+  presentation: null,
+  topic_sources: [],
+  source_urls: [],
+  avoid: [],
+  example_text: null,
+  locale: null,
+});
+
 /** A product card of the tenant the article may link to (its matching active cards, at most 5). */
 export interface BriefCard {
   code: string;

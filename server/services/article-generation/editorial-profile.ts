@@ -3,22 +3,16 @@ import type { Db } from "@/db/client";
 import { editorialProfiles } from "@/db/schema";
 import type { EditorialProfileView, PutEditorialProfile } from "@/server/schemas/article-generation";
 import { livemodeOf, ownedBy, ownerOf, type Owner } from "../tenant-scope";
-import type { EditorialProfile, TopicSource } from "@/server/lib/article-writing/article-brief";
+import {
+  EMPTY_EDITORIAL_PROFILE as EMPTY,
+  type EditorialProfile,
+  type TopicSource,
+} from "@/server/lib/article-writing/article-brief";
 
 type ProfileRow = typeof editorialProfiles.$inferSelect;
 
-/** The profile of a tenant that never saved one: every field unset. */
-const EMPTY: EditorialProfile = {
-  niche: null,
-  audience: null,
-  tone: null,
-  presentation: null,
-  topic_sources: [],
-  source_urls: [],
-  avoid: [],
-  example_text: null,
-  locale: null,
-};
+/** An unsaved profile with lists of its own (a caller may change them without touching the shared one). */
+const empty = (): EditorialProfile => ({ ...EMPTY, topic_sources: [], source_urls: [], avoid: [] });
 
 const toProfile = (r: ProfileRow): EditorialProfile => ({
   niche: r.niche,
@@ -38,13 +32,13 @@ const toProfile = (r: ProfileRow): EditorialProfile => ({
  */
 export async function readEditorialProfile(db: Db, owner: Owner): Promise<EditorialProfile> {
   const [row] = await db.select().from(editorialProfiles).where(ownedBy(editorialProfiles, owner));
-  return row ? toProfile(row) : { ...EMPTY };
+  return row ? toProfile(row) : empty();
 }
 
 /** `GET /articles/editorial-profile`: the profile with `updated_at` (null when never saved). */
 export async function getEditorialProfile(db: Db, owner: Owner): Promise<EditorialProfileView> {
   const [row] = await db.select().from(editorialProfiles).where(ownedBy(editorialProfiles, owner));
-  return row ? { ...toProfile(row), updated_at: row.updatedAt.toISOString() } : { ...EMPTY, updated_at: null };
+  return row ? { ...toProfile(row), updated_at: row.updatedAt.toISOString() } : { ...empty(), updated_at: null };
 }
 
 /** A blank string is no value: stored as null. */

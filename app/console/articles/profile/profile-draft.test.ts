@@ -1,18 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { EMPTY_EDITORIAL_PROFILE } from "@/server/lib/article-writing/article-brief";
 import { checkDraft, draftOf, inputOf, profileOf, serverErrorsOf, type ProfileDraft } from "./profile-draft";
 
-const blank: ProfileDraft = draftOf({
-  niche: null,
-  audience: null,
-  tone: null,
-  presentation: null,
-  topic_sources: [],
-  source_urls: [],
-  avoid: [],
-  example_text: null,
-  locale: null,
-  updated_at: null,
-});
+const blank: ProfileDraft = draftOf({ ...EMPTY_EDITORIAL_PROFILE, topic_sources: [], updated_at: null });
 
 describe("the editorial profile form's draft", () => {
   it("sends blank fields as null and splits the lists (URLs a line, avoid by lines or commas)", () => {
