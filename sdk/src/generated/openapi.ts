@@ -4880,7 +4880,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
-                status?: "draft" | "review" | "approved" | "published" | "rejected" | "transferred" | "external";
+                status?: "draft" | "review" | "approved" | "published" | "rejected" | "transferred" | "external" | "handed_off";
                 updated_after?: string;
                 include_deleted?: boolean;
             };
