@@ -7,6 +7,7 @@ import { REFUSED_CHARACTER } from "@/server/lib/control-characters";
 import { issueKey } from "@/server/services/keys/keys";
 import { setLimitOverride } from "@/server/services/limits/limit-overrides";
 import { setPreview } from "@/server/services/tenants/previews";
+import { putEditorialProfile } from "@/server/services/article-generation/editorial-profile";
 import { call } from "@/server/testing/api-client";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { ID_ROUTE_FIXTURES } from "@/server/testing/route-fixtures";
@@ -268,6 +269,8 @@ describe("control characters in every string field of every route (issue 76 item
     setTestWallet: { balance: "10000.00" },
     createLead: { title: "Control base lead", contact: { first_name: "Base" } },
     putCrmStatusMap: { map: { "In work": "qualified" } },
+    putEditorialProfile: { niche: "Base niche", audience: "Base audience" },
+    createGenerationJob: { keyword: "base keyword", title: "Base title" },
   };
 
   const bases: Base[] = [];
@@ -277,6 +280,8 @@ describe("control characters in every string field of every route (issue 76 item
     c = await makeTenant(db.db);
     for (const feature of new Set(PREVIEW_ROUTES.map((r) => r.preview!)))
       await setPreview(db.db, c.tenantId, feature, true);
+    // An order of an article needs a niche (409 editorial_profile_required without one).
+    await putEditorialProfile(db.db, { tenantId: c.tenantId }, { niche: "Base niche" });
     const lots = { readPerMin: 1_000_000, writePerMin: 1_000_000, paidPerMin: 1_000_000 };
     await setLimitOverride(db.db, { keyId: c.keyId }, lots);
     const test = await issueKey(db.db, { integrationId: c.integrationId, mode: "test", ipAllowlist: ["127.0.0.1"] });

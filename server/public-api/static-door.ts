@@ -30,6 +30,8 @@ export const OWN_FILE_PATHS: ReadonlySet<string> = new Set([
   "/cards",
   "/leads",
   "/articles",
+  "/articles/editorial-profile",
+  "/articles/generation-jobs",
   "/strategist/reports",
   "/strategist/topics",
   "/strategist/actions",
