@@ -59,7 +59,10 @@ describe("AI seller settings", () => {
       model: "gpt-4o-mini",
       timeoutMs: 5000,
       maxRetries: 2,
+      writeTimeoutMs: 180_000,
     });
+    expect(loadEnv({ ...base, AI_WRITE_TIMEOUT_MS: "90000" }).ai.writeTimeoutMs).toBe(90_000);
+    expect(envError({ ...base, AI_WRITE_TIMEOUT_MS: "300000" })).toMatch(/AI_WRITE_TIMEOUT_MS/);
   });
 
   it("stops start on a bad provider or an incomplete openai setting, naming the variables", () => {
