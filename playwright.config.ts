@@ -29,10 +29,21 @@ const prism = {
   stderr: "pipe" as const,
 };
 
+/**
+ * The doc tours (e2e/docs/tours.spec.ts) start demos of their own on the tours' port and use neither the app
+ * nor Prism: CI runs them as a run of their own beside the other specs (`E2E_TOURS_ONLY=1`, no web server),
+ * and leaves them out of the other run (`E2E_SKIP_TOURS=1`).
+ */
+const TOURS_ONLY = process.env.E2E_TOURS_ONLY === "1";
+const ignored = [
+  ...(process.env.E2E_API_THROUGH_PRISM_ONLY === "1" && !THROUGH_PRISM ? ["api/**"] : []),
+  ...(process.env.E2E_SKIP_TOURS === "1" ? ["docs/tours.spec.ts"] : []),
+];
+
 export default defineConfig({
   testDir: "e2e",
-  // CI's first run leaves the API specs to its second run, through Prism (.ci/run).
-  testIgnore: process.env.E2E_API_THROUGH_PRISM_ONLY === "1" && !THROUGH_PRISM ? ["api/**"] : [],
+  // CI's first run leaves the API specs to its second run, through Prism, and the tours to a run beside it (.ci/run).
+  testIgnore: ignored,
   timeout: 30_000,
   // CI runs these specs beside the PostgreSQL test pass (.ci/run): an assertion that waits (a poll for a
   // connector's result, a page's answer) gets 10 s instead of 5 before it fails.
@@ -43,5 +54,5 @@ export default defineConfig({
     baseURL: `http://localhost:${APP_PORT}`,
     launchOptions: { executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium" },
   },
-  webServer: THROUGH_PRISM ? [app, prism] : app,
+  webServer: TOURS_ONLY ? [] : THROUGH_PRISM ? [app, prism] : app,
 });

@@ -286,15 +286,16 @@ test("webhooks: create, read, change, test, deliveries, rotate, delete", async (
 
 test("operations: read one, wait for a finished one, time out on a running one", async ({ apiValidators, baseURL }) => {
   const sdk = sdkFor(baseURL, apiValidators.answers);
-  // No Available route starts an operation yet; the demo seeds two. Their ids come from the app's own
-  // database, served on its loopback socket (the operator CLI's way in).
+  // No Available route starts an operation; the demo seeds an AI reply and an article generation that
+  // succeeded and a strategist turn left running. Their ids come from the app's own database, served on
+  // its loopback socket (the operator CLI's way in).
   const port = Number(readFileSync(".data/e2e/pglite.port", "utf8").trim());
   const sql = postgres(`postgres://postgres@127.0.0.1:${port}/postgres`, { max: 1, onnotice: () => {} });
   const rows = await sql<
-    { id: string; status: string }[]
-  >`select id, status from operations where tenant_id = ${demo().tenantId} and integration_id = ${demo().integrationId}`;
+    { id: string; status: string; type: string }[]
+  >`select id, status, type from operations where tenant_id = ${demo().tenantId} and integration_id = ${demo().integrationId}`;
   await sql.end();
-  const done = rows.find((r) => r.status === "succeeded")!;
+  const done = rows.find((r) => r.status === "succeeded" && r.type === "conversation.ai_reply")!;
   const running = rows.find((r) => r.status === "running")!;
   expect(done && running).toBeTruthy();
 

@@ -111,3 +111,25 @@ export const dateOrInstantParam = z
     params: { code: "invalid_format" },
   })
   .transform((v) => new Date(DATE_ONLY.test(v) ? `${v}T00:00:00Z` : v));
+
+/**
+ * Query of a creating request of an asynchronous operation (spec "Limits": `wait` 0 to 20 seconds, default
+ * 0): how long to wait for `what` before answering 202.
+ */
+export function waitQuery(what: string) {
+  return z.strictObject({
+    wait: z
+      .string()
+      .regex(/^\d+$/, "must be an integer from 0 to 20")
+      .transform(Number)
+      .pipe(z.number().int().min(0, "must be from 0 to 20").max(20, "must be from 0 to 20"))
+      .default(0)
+      .meta({
+        description: `seconds to wait for ${what} (0 to 20)`,
+        override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
+          for (const k of ["pattern", "format"]) delete jsonSchema[k];
+          Object.assign(jsonSchema, { type: "integer", minimum: 0, maximum: 20, default: 0 });
+        },
+      }),
+  });
+}

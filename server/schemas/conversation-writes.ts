@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { MessageCardSchema, MessageSchema } from "./conversations";
+import { waitQuery } from "./common";
 import { OperationSchema } from "./operations";
 
 // Bodies and answers of the spec's "Planned conversation write routes" (preliminary names), released to
@@ -52,21 +53,7 @@ export const CustomerMessageSchema = z
 export type CustomerMessage = z.infer<typeof CustomerMessageSchema>;
 
 /** Query of `POST /conversations/{id}/messages`: `wait` 0 to 20 seconds (default 0). */
-export const WaitQuery = z.strictObject({
-  wait: z
-    .string()
-    .regex(/^\d+$/, "must be an integer from 0 to 20")
-    .transform(Number)
-    .pipe(z.number().int().min(0, "must be from 0 to 20").max(20, "must be from 0 to 20"))
-    .default(0)
-    .meta({
-      description: "seconds to wait for the AI reply (0 to 20)",
-      override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
-        for (const k of ["pattern", "format"]) delete jsonSchema[k];
-        Object.assign(jsonSchema, { type: "integer", minimum: 0, maximum: 20, default: 0 });
-      },
-    }),
-});
+export const WaitQuery = waitQuery("the AI reply");
 
 /** Skip reasons of `ai_reply` (spec "POST /conversations/{id}/messages"). */
 export const SKIP_REASONS = [

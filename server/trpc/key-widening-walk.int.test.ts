@@ -49,6 +49,8 @@ const UNRELATED: Record<string, string> = {
   "articles.update": "an article's fields under its etag",
   "articles.approve": "an article's status",
   "articles.publish": "an article's publication (a job for a site connector, or a hand-off)",
+  "articleGeneration.saveProfile": "the editorial profile (a tenant setting)",
+  "articleGeneration.generate": "a paid article generation (the tenant's wallet, a staff-started operation)",
   "sites.create": "a site and its connector token (no API key, scope or right)",
   "sites.rotate": "a site's connector token (no API key, scope or right)",
   "sites.revoke": "a site (no API key, scope or right)",

@@ -787,7 +787,7 @@ export interface paths {
         put?: never;
         /**
          * Order an article (paid; preview article-generation)
-         * @description Paid: the writer's tokens are priced as the AI seller's (the hold is the most `target_words` can cost; the charge is what was used). Send `topic_id` (a strategist topic, proposed or approved: it becomes `generating`, then `generated` with `generated_article_id`) or `keyword`. Answers 202 with the operation (type `article.generation`, resource `generation_job`); poll `GET /articles/generation-jobs/{id}` or `GET /operations/{id}`, or wait for `article.ready` (the new `draft`) or `article.generation.failed`. At most 3 generations of a tenant run at once. A repeat with the same Idempotency-Key answers the same operation and charges nothing again. Scope: `articles:generate`. Rate class: paid operations. `Idempotency-Key` is required. Preview `article-generation`: only for tenants with this preview; for others it answers 404 `not_found`.
+         * @description Paid: the writer's tokens are priced as the AI seller's (the hold is the most `target_words` can cost; the charge is what was used). Send `topic_id` (a strategist topic, proposed or approved: it becomes `generating`, then `generated` with `generated_article_id`) or `keyword`. Answers 202 with the operation (type `article.generation`, resource `generation_job`), or 200 with it finished when it finishes within `wait` seconds (0-20); poll `GET /articles/generation-jobs/{id}` or `GET /operations/{id}`, or wait for `article.ready` (the new `draft`) or `article.generation.failed`. At most 3 generations of a tenant run at once. A repeat with the same Idempotency-Key answers the same operation and charges nothing again. Scope: `articles:generate`. Rate class: paid operations. `Idempotency-Key` is required. Preview `article-generation`: only for tenants with this preview; for others it answers 404 `not_found`.
          */
         post: operations["createGenerationJob"];
         delete?: never;
@@ -10605,7 +10605,10 @@ export interface operations {
     };
     createGenerationJob: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description seconds to wait for the article (0 to 20) */
+                wait?: number;
+            };
             header: {
                 /** @description required: a new value (usually a UUID v4) per operation; a repeat within 24 hours answers the first result */
                 "Idempotency-Key": components["parameters"]["IdempotencyKeyRequired"];
@@ -10619,6 +10622,46 @@ export interface operations {
             };
         };
         responses: {
+            /** @description 200 OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        operation: {
+                            id: string;
+                            type: string;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "succeeded" | "failed" | "canceled";
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            completed_at?: string;
+                            resource?: {
+                                type: string;
+                                id: string;
+                            };
+                            error?: {
+                                code: string;
+                                message: string;
+                            };
+                            usage?: {
+                                cost: {
+                                    amount: string;
+                                    currency: string;
+                                };
+                                model: string;
+                            };
+                        };
+                    };
+                };
+            };
             /** @description 202 Accepted */
             202: {
                 headers: {

@@ -28,18 +28,21 @@ export function articleGenerationResource(ctx: Context) {
     /**
      * `POST /articles/generation-jobs` (scope `articles:generate`; paid): orders an article from `topic_id`
      * (a proposed or approved strategist topic) or `keyword`. Answers the operation (`article.generation`,
-     * resource `generation_job`): wait for it with `client.operations.wait(operation.id)`, then read the
-     * job's `article_id`. A repeat with the same Idempotency-Key answers the same operation and charges
+     * resource `generation_job`), finished when it finishes within `o.wait` seconds (0-20), else still
+     * running: then wait for it with `client.waitForOperation(operation.id)` and read the job's `article_id`. A repeat with the same Idempotency-Key answers the same operation and charges
      * nothing again.
      * @throws ApiError `editorial_profile_required` (no `niche`), `invalid_state` (topic not orderable),
      *   `not_found` (topic), `insufficient_funds`, `spend_limit_reached` (also at 3 unfinished generations),
      *   `rate_limited`, `validation_failed`
      */
-    generate: async (body: GenerationJobCreate, o?: WriteOptions): Promise<Operation> =>
+    generate: async (body: GenerationJobCreate, o?: WriteOptions & { wait?: number }): Promise<Operation> =>
       (
         await unwrap(
           ctx.raw.POST("/articles/generation-jobs", {
-            params: { header: { "Idempotency-Key": keyOf(ctx, o) } },
+            params: {
+              header: { "Idempotency-Key": keyOf(ctx, o) },
+              ...(o?.wait !== undefined ? { query: { wait: o.wait } } : {}),
+            },
             body,
             signal: o?.signal,
           }),

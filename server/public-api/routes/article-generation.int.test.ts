@@ -2,6 +2,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { articles, events, generationJobs, operations, strategistTopics, walletLedger, wallets } from "@/db/schema";
 import { GET as serveDocument } from "@/app/api/public/v1/openapi.json/route";
+import { startOperationLoop } from "@/server/jobs/operation-loop";
 import { runOperation } from "@/server/jobs/run-operation";
 import { issueKey } from "@/server/services/keys/keys";
 import { claimOperation } from "@/server/services/operations/operation-runs";
@@ -228,6 +229,37 @@ describe("ordering an article", () => {
     // Running it again changes nothing.
     expect(await runOperation(db.db, op.id)).toEqual({ status: "succeeded", final: true });
     expect(await ledgerOf(op.id)).toHaveLength(3);
+  });
+
+  it("waits for the article with `wait`: 200 with the finished operation; a repeat answers it too", async () => {
+    const loop = startOperationLoop(db.db, { pollMs: 20 });
+    try {
+      const key = `gen-wait-${Date.now()}`;
+      const r = await call("POST", "/articles/generation-jobs?wait=10", {
+        key: t.key,
+        json: { keyword: "wool socks for winter runs", target_words: 300 },
+        idempotencyKey: key,
+        ...P,
+      });
+      expect(r.status).toBe(200);
+      expect(r.body.operation).toMatchObject({ status: "succeeded", resource: { type: "generation_job" } });
+      const again = await call("POST", "/articles/generation-jobs", {
+        key: t.key,
+        json: { keyword: "wool socks for winter runs", target_words: 300 },
+        idempotencyKey: key,
+        ...P,
+      });
+      expect([again.status, again.body.operation.id]).toEqual([200, r.body.operation.id]);
+      const bad = await call("POST", "/articles/generation-jobs?wait=21", {
+        key: t.key,
+        json: { keyword: "x" },
+        idempotencyKey: `${key}-bad`,
+        ...P,
+      });
+      expect([bad.status, bad.body.errors?.[0]?.field]).toEqual([422, "/wait"]);
+    } finally {
+      await loop.stop();
+    }
   });
 
   it("moves a topic generating → generated with generated_article_id; refuses other topics", async () => {

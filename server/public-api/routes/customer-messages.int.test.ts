@@ -5,7 +5,7 @@ import { runOperation } from "@/server/jobs/run-operation";
 import { startOperationLoop } from "@/server/jobs/operation-loop";
 import { setLanguageModel } from "@/server/services/ai-seller/current-model";
 import { waitingCount } from "@/server/services/operations/operation-settled";
-import { setReplyPollMs } from "./customer-messages";
+import { setSettlePollMs as setReplyPollMs } from "../settle-wait";
 import { ModelUnavailableError } from "@/server/services/ai-seller/language-model";
 import { createCard } from "@/server/services/cards/cards";
 import { setChannelAi } from "@/server/services/integrations/channel-settings";

@@ -8,22 +8,9 @@ import {
   customerMessageAnswer,
   postCustomerMessage,
 } from "@/server/services/conversations/customer-message";
-import { untilSettled } from "@/server/services/operations/operation-settled";
 import { defineRoute, type Reply } from "../define-route";
 import { applyRateLimit } from "../rate-limit";
-
-/**
- * How often a waiting request looks at its operation, ms: the safety net. A finish wakes its waiters at
- * once, in this process directly and in the others by NOTIFY (operation-settled.ts); a look finds what a
- * lost notification or a finish between the read and the wait did not announce.
- */
-const POLL_MS = 250;
-let pollMs = POLL_MS;
-
-/** Sets (or with `undefined` restores) how often a waiting request looks at its operation; tests only. */
-export function setReplyPollMs(ms: number | undefined): void {
-  pollMs = ms ?? POLL_MS;
-}
+import { answerWhenSettled } from "../settle-wait";
 
 /**
  * Waits up to `seconds` for the AI reply of a customer message (query `wait`), outside any transaction:
@@ -31,14 +18,10 @@ export function setReplyPollMs(ms: number | undefined): void {
  */
 async function waitForReply(actor: IntegrationActor, messageId: string, seconds: number): Promise<Reply> {
   const db = await getDb();
-  const until = Date.now() + seconds * 1000;
-  for (;;) {
+  return answerWhenSettled(async () => {
     const a = await customerMessageAnswer(db, actor, messageId);
-    if (a.status !== 202 || Date.now() >= until) return { status: a.status, body: a.body };
-    // A 202 always carries its operation. A finish committed between the read above and this call is
-    // not announced to us: the next look, at most pollMs later, finds it.
-    await untilSettled(a.body.operation!.id, Math.min(pollMs, Math.max(1, until - Date.now())));
-  }
+    return { ...a, operationId: a.body.operation?.id ?? null };
+  }, seconds);
 }
 
 /**
