@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { EditorialProfile } from "./article-brief";
+import { EMPTY_EDITORIAL_PROFILE, type EditorialProfile } from "./article-brief";
 import { MAX_EXAMPLE_CHARS, languageName, writingInstructions } from "./instructions";
 
 const full: EditorialProfile = {
@@ -15,17 +15,7 @@ const full: EditorialProfile = {
   locale: "ru",
 };
 
-const empty: EditorialProfile = {
-  niche: null,
-  audience: null,
-  tone: null,
-  presentation: null,
-  topic_sources: [],
-  source_urls: [],
-  avoid: [],
-  example_text: null,
-  locale: null,
-};
+const empty: EditorialProfile = { ...EMPTY_EDITORIAL_PROFILE, topic_sources: [], source_urls: [], avoid: [] };
 
 describe("writingInstructions", () => {
   it("states every rule of the profile, one line each, in a fixed order", () => {

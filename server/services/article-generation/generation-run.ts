@@ -8,13 +8,12 @@ import { costMinor } from "../ai-seller/prices";
 import { cleanArticleHtml } from "../articles/article-html";
 import { toCard } from "../cards/card-view";
 import { recordEvent } from "../events/outbox";
-import { finishOperation, type RunOutcome } from "../operations/operation-runs";
+import { chargeOf, finishOperation, type RunOutcome } from "../operations/operation-runs";
 import { ownedBy, ownerOf, type Owner } from "../tenant-scope";
 import type { ArticleBrief, ArticleDraft, BriefCard } from "@/server/lib/article-writing/article-brief";
 import { readEditorialProfile } from "./editorial-profile";
 
 type JobRow = typeof generationJobs.$inferSelect;
-type OperationRow = Parameters<Parameters<typeof finishOperation>[3]>[1];
 
 /** How a generation ends without an article: the operation's and the job's `error`. */
 export interface GenerationFailure {
@@ -132,10 +131,23 @@ export async function generationBrief(db: Db, job: JobRow): Promise<ArticleBrief
   };
 }
 
-/** What a hold of `op` charges for `cost` (settleHold's rule), for the job's own `usage`. */
-function chargedOf(op: OperationRow, cost: bigint): bigint {
-  if (!op.holdOpen || cost <= 0n) return 0n;
-  return cost > op.holdMinor ? op.holdMinor : cost;
+/**
+ * Moves the job's topic out of `generating` (spec States "Strategist topic and action"): to `generated`
+ * with its article, or back to the status it was ordered from. Nothing when the job has no topic, or the
+ * topic is no longer `generating` (someone decided on it meanwhile).
+ */
+async function settleTopic(tx: Db, job: JobRow, set: { status: string; generatedArticleId?: string }): Promise<void> {
+  if (!job.topicId) return;
+  await tx
+    .update(strategistTopics)
+    .set(set)
+    .where(
+      and(
+        ownedBy(strategistTopics, { tenantId: job.tenantId, livemode: job.livemode }),
+        eq(strategistTopics.id, job.topicId),
+        eq(strategistTopics.status, "generating"),
+      ),
+    );
 }
 
 /** Makes the job `running` (a claimed run); nothing when it has finished. */
@@ -186,22 +198,12 @@ export async function completeGeneration(
       })
       .returning({ id: articles.id });
     const cost = costMinor(draft.model, draft);
-    const usage = { cost: { amount: formatMinor(chargedOf(op, cost)), currency: "RUB" }, model: draft.model };
+    const usage = { cost: { amount: formatMinor(chargeOf(op, cost)), currency: "RUB" }, model: draft.model };
     await tx
       .update(generationJobs)
       .set({ status: "succeeded", articleId: article!.id, usage, completedAt: now, error: null })
       .where(eq(generationJobs.id, job.id));
-    if (job.topicId)
-      await tx
-        .update(strategistTopics)
-        .set({ status: "generated", generatedArticleId: article!.id })
-        .where(
-          and(
-            ownedBy(strategistTopics, owner),
-            eq(strategistTopics.id, job.topicId),
-            eq(strategistTopics.status, "generating"),
-          ),
-        );
+    await settleTopic(tx, job, { status: "generated", generatedArticleId: article!.id });
     await recordEvent(tx, {
       tenantId: job.tenantId,
       type: "article.ready",
@@ -233,22 +235,11 @@ export async function failGeneration(
   return finishOperation(db, id, attempt, async (tx): Promise<RunOutcome> => {
     const job = await jobOfOperation(tx, id);
     if (job) {
-      const owner: Owner = { tenantId: job.tenantId, livemode: job.livemode };
       await tx
         .update(generationJobs)
         .set({ status: "failed", error: failure, completedAt: new Date() })
         .where(eq(generationJobs.id, job.id));
-      if (job.topicId)
-        await tx
-          .update(strategistTopics)
-          .set({ status: job.topicPreviousStatus ?? "proposed" })
-          .where(
-            and(
-              ownedBy(strategistTopics, owner),
-              eq(strategistTopics.id, job.topicId),
-              eq(strategistTopics.status, "generating"),
-            ),
-          );
+      await settleTopic(tx, job, { status: job.topicPreviousStatus ?? "proposed" });
       await recordEvent(tx, {
         tenantId: job.tenantId,
         type: "article.generation.failed",

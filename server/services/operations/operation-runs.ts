@@ -101,6 +101,16 @@ async function eventLivemode(db: Db, op: OperationRow): Promise<boolean> {
   return !t?.sandbox;
 }
 
+/**
+ * What settling `op`'s hold charges for a cost of `costMinor` (settleHold's rule): nothing without an open
+ * hold or for a cost of 0 or less, else the cost capped at the hold. RUB minor units. The finish records it
+ * on the operation; a run's own resource (a generation job's `usage`) may record it in the same work.
+ */
+export function chargeOf(op: Pick<OperationRow, "holdOpen" | "holdMinor">, costMinor: bigint): bigint {
+  if (!op.holdOpen || costMinor <= 0n) return 0n;
+  return costMinor > op.holdMinor ? op.holdMinor : costMinor;
+}
+
 /** How a run ended, as {@link finishOperation} records it. */
 export interface RunOutcome {
   status: "succeeded" | "failed" | "canceled";
@@ -138,7 +148,7 @@ export async function finishOperation(
     const outcome = await work(tx, op);
     const cost = outcome.status === "succeeded" ? outcome.costMinor : 0n;
     // What settleHold will charge (the row is locked, so its open hold cannot change meanwhile).
-    const charged = !op.holdOpen || cost <= 0n ? 0n : cost > op.holdMinor ? op.holdMinor : cost;
+    const charged = chargeOf(op, cost);
     const [done] = await tx
       .update(operations)
       .set({
