@@ -1,5 +1,19 @@
-import { bigint, boolean, date, doublePrecision, index, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  boolean,
+  date,
+  doublePrecision,
+  index,
+  jsonb,
+  pgTable,
+  text,
+  uniqueIndex,
+  uuid,
+  type AnyPgColumn,
+} from "drizzle-orm/pg-core";
 import { integrations } from "./integrations";
+import { operations } from "./operations";
 import { tenants } from "./tenants";
 import { ts } from "./columns";
 
@@ -93,8 +107,16 @@ export const strategistActions = pgTable(
     /** Test mode: false for a row of the tenant's sandbox (spec "Me" `key.mode`; DESIGN "Test mode"). */
     livemode: boolean("livemode").notNull().default(true),
     sessionId: uuid("session_id").references(() => strategistSessions.id, { onDelete: "cascade" }),
+    /** The chat turn that proposed it (issue 73); null for a seeded or staff-less one. */
+    turnId: uuid("turn_id").references((): AnyPgColumn => strategistTurns.id, { onDelete: "set null" }),
     type: text("type").notNull().default("propose_topic"),
     title: text("title"),
+    /** What confirming creates (a `propose_topic`'s topic): rationale, trend score, cluster. */
+    proposal: jsonb("proposal").$type<{
+      rationale: string | null;
+      trend_score: number | null;
+      cluster_id: string | null;
+    }>(),
     status: text("status").notNull().default("proposed"),
     result: jsonb("result").$type<{ topic_id: string }>(),
     error: jsonb("error").$type<{ code: string; message: string }>(),
@@ -106,5 +128,47 @@ export const strategistActions = pgTable(
   (t) => [
     index("strategist_actions_session_idx").on(t.sessionId, t.createdAt, t.id),
     index("strategist_actions_tenant_idx").on(t.tenantId, t.livemode, t.createdAt, t.id),
+  ],
+);
+
+/**
+ * One turn of a strategist chat session (issue 73 item 2): the user's `content`, the strategist's `reply`
+ * once its paid operation (`strategist.turn`) succeeded, its `usage`, or its `error` when it failed. At most
+ * one unfinished (`queued`/`running`) turn per session: the partial unique index refuses a second.
+ */
+export const strategistTurns = pgTable(
+  "strategist_turns",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    /** Test mode: false for a row of the tenant's sandbox (spec "Me" `key.mode`; DESIGN "Test mode"). */
+    livemode: boolean("livemode").notNull().default(true),
+    sessionId: uuid("session_id")
+      .notNull()
+      .references(() => strategistSessions.id, { onDelete: "cascade" }),
+    // No cascade, as a generation job's: a sandbox reset deletes test-mode operations with their turns.
+    operationId: uuid("operation_id")
+      .notNull()
+      .references(() => operations.id),
+    /** The console click's key: a repeat of the click answers this turn (no second charge). */
+    consoleKey: text("console_key"),
+    content: text("content").notNull(),
+    status: text("status").notNull().default("queued"), // queued | running | succeeded | failed
+    reply: text("reply"),
+    usage: jsonb("usage").$type<{ cost: { amount: string; currency: string }; model: string }>(),
+    error: jsonb("error").$type<{ code: string; message: string }>(),
+    createdAt: ts("created_at").notNull().defaultNow(),
+    completedAt: ts("completed_at"),
+  },
+  (t) => [
+    index("strategist_turns_session_idx").on(t.sessionId, t.createdAt, t.id),
+    index("strategist_turns_operation_idx").on(t.operationId),
+    // One turn at a time per session (issue 73 item 2): a second unfinished turn cannot be written.
+    uniqueIndex("strategist_turns_one_open_idx")
+      .on(t.sessionId)
+      .where(sql`${t.status} in ('queued', 'running')`),
+    uniqueIndex("strategist_turns_console_key_idx").on(t.sessionId, t.consoleKey),
   ],
 );

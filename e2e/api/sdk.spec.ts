@@ -287,16 +287,20 @@ test("webhooks: create, read, change, test, deliveries, rotate, delete", async (
 test("operations: read one, wait for a finished one, time out on a running one", async ({ apiValidators, baseURL }) => {
   const sdk = sdkFor(baseURL, apiValidators.answers);
   // No Available route starts an operation; the demo seeds an AI reply and an article generation that
-  // succeeded and a strategist turn left running. Their ids come from the app's own database, served on
-  // its loopback socket (the operator CLI's way in).
+  // succeeded. A running one is written here as a worker holds one (a lease of ten minutes, so no worker of
+  // the app takes it over) and removed at the end. Ids come from the app's own database, served on its
+  // loopback socket (the operator CLI's way in).
   const port = Number(readFileSync(".data/e2e/pglite.port", "utf8").trim());
   const sql = postgres(`postgres://postgres@127.0.0.1:${port}/postgres`, { max: 1, onnotice: () => {} });
   const rows = await sql<
     { id: string; status: string; type: string }[]
   >`select id, status, type from operations where tenant_id = ${demo().tenantId} and integration_id = ${demo().integrationId}`;
-  await sql.end();
+  const [running] = await sql<{ id: string; status: string }[]>`
+    insert into operations (tenant_id, integration_id, type, status, locked_until, deadline_at)
+    values (${demo().tenantId}, ${demo().integrationId}, 'strategist.turn', 'running', now() + interval '10 minutes',
+            now() + interval '10 minutes')
+    returning id, status`;
   const done = rows.find((r) => r.status === "succeeded" && r.type === "conversation.ai_reply")!;
-  const running = rows.find((r) => r.status === "running")!;
   expect(done && running).toBeTruthy();
 
   expect(await sdk.operations.get(done.id)).toMatchObject({
@@ -305,8 +309,10 @@ test("operations: read one, wait for a finished one, time out on a running one",
     resource: { type: "message" },
   });
   expect(await sdk.waitForOperation(done.id, { timeoutMs: 5_000 })).toMatchObject({ id: done.id, status: "succeeded" });
-  const late = await sdk.waitForOperation(running.id, { timeoutMs: 1_200, intervalMs: 300 }).catch((x: unknown) => x);
+  const late = await sdk.waitForOperation(running!.id, { timeoutMs: 1_200, intervalMs: 300 }).catch((x: unknown) => x);
   expect(late).toBeInstanceOf(OperationTimeoutError);
-  expect((late as OperationTimeoutError).operation).toMatchObject({ id: running.id, status: "running" });
+  expect((late as OperationTimeoutError).operation).toMatchObject({ id: running!.id, status: "running" });
   expect(isApiError(await sdk.operations.get(crypto.randomUUID()).catch((x: unknown) => x), "not_found")).toBe(true);
+  await sql`delete from operations where id = ${running!.id}`;
+  await sql.end();
 });

@@ -1,8 +1,6 @@
 import type { Db } from "@/db/client";
-import { log } from "@/server/log";
 import { languageModelFor } from "@/server/services/ai-seller/current-model";
-import { ModelUnavailableError, type LanguageModel } from "@/server/services/ai-seller/language-model";
-import type { ArticleDraft } from "@/server/lib/article-writing/article-brief";
+import type { LanguageModel } from "@/server/services/ai-seller/language-model";
 import {
   completeGeneration,
   failGeneration,
@@ -12,8 +10,9 @@ import {
   markGenerationRunning,
   WRITER_UNAVAILABLE,
 } from "@/server/services/article-generation/generation-run";
-import { OPERATION_LEASE_MS, renewLease, type ClaimedRun } from "@/server/services/operations/operation-runs";
+import { OPERATION_LEASE_MS, type ClaimedRun } from "@/server/services/operations/operation-runs";
 import type { Operation } from "@/server/schemas/operations";
+import { runUnderLease } from "./leased-run";
 
 /**
  * The keyword that makes a sandbox generation fail as an unavailable writer does (docs/article-generation.md
@@ -55,32 +54,10 @@ export async function runGeneration(
     return failGeneration(db, op.id, attempt, WRITER_UNAVAILABLE);
   const live = op.livemode && job.livemode;
   const model = (live ? models.model : models.offlineModel) ?? languageModelFor(live);
-  // A model may write for minutes: the lease is renewed while it writes (a killed worker stops renewing, and
-  // another takes the generation over once the lease runs out), and the write is given up at the deadline.
-  const renew = setInterval(
-    () =>
-      void renewLease(db, op.id, attempt, leaseMs).catch((err: unknown) =>
-        log().warn({ err, operationId: op.id }, "renewing a generation's lease failed"),
-      ),
-    Math.max(100, Math.floor(leaseMs / 3)),
-  );
-  let outcome: ArticleDraft | "timeout" | "unavailable";
-  let late: NodeJS.Timeout | undefined;
-  try {
-    outcome = await Promise.race([
-      model.write(brief),
-      new Promise<"timeout">((resolve) => {
-        late = setTimeout(() => resolve("timeout"), Math.max(0, op.deadlineAt.getTime() - Date.now()));
-      }),
-    ]);
-  } catch (err) {
-    if (!(err instanceof ModelUnavailableError)) log().error({ err, operationId: op.id }, "article writer failed");
-    outcome = "unavailable";
-  } finally {
-    clearInterval(renew);
-    clearTimeout(late);
-  }
+  // A model may write for minutes: the lease is renewed while it writes, and the write is given up at the
+  // deadline.
+  const outcome = await runUnderLease(db, claim, leaseMs, "the article writer", () => model.write(brief));
   if (outcome === "timeout") return failGeneration(db, op.id, attempt, GENERATION_TIMEOUT);
   if (outcome === "unavailable") return failGeneration(db, op.id, attempt, WRITER_UNAVAILABLE);
-  return completeGeneration(db, op.id, attempt, brief, outcome);
+  return completeGeneration(db, op.id, attempt, brief, outcome.value);
 }

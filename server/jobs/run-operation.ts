@@ -17,6 +17,7 @@ import {
 } from "@/server/services/conversations/ai-reply";
 import { claimOperation, OPERATION_LEASE_MS, type ClaimedRun } from "@/server/services/operations/operation-runs";
 import { runGeneration } from "./run-generation";
+import { runStrategistTurn } from "./run-strategist-turn";
 
 /** What one step did: the operation's status after it, and whether nothing more will happen. */
 export interface RunResult {
@@ -45,7 +46,7 @@ const FINAL = new Set(["succeeded", "failed", "canceled"]);
  * operation"), run by the local driver and by the Inngest function `run-operation`:
  * - finished or missing → nothing; leased by another live run → nothing (that run finishes it);
  * - else claim it (`running`, a new lease and run number); an `article.generation` runs runGeneration
- *   (run-generation.ts); an AI reply:
+ *   (run-generation.ts), a `strategist.turn` runStrategistTurn (run-strategist-turn.ts); an AI reply:
  *   past its deadline → `failed` with `operation_timeout`, the hold released, handoff to an operator;
  *   conversation taken over or closed meanwhile → `canceled`, the hold released;
  *   the model answers → `succeeded`: the reply message, its cost charged and the rest released (a live
@@ -71,6 +72,16 @@ export async function runOperation(db: Db, id: string, opts: RunOptions = {}): P
   if (op.type === "article.generation")
     return done(
       await runGeneration(
+        db,
+        claim,
+        { model: opts.model, offlineModel: opts.offlineModel },
+        opts.leaseMs ?? OPERATION_LEASE_MS,
+      ),
+    );
+  // A strategist turn (issue 73) likewise.
+  if (op.type === "strategist.turn")
+    return done(
+      await runStrategistTurn(
         db,
         claim,
         { model: opts.model, offlineModel: opts.offlineModel },

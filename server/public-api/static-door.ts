@@ -35,6 +35,7 @@ export const OWN_FILE_PATHS: ReadonlySet<string> = new Set([
   "/strategist/reports",
   "/strategist/topics",
   "/strategist/actions",
+  "/strategist/chat/sessions",
   "/dashboards/overview",
   "/webhooks",
   "/crm/status-map",

@@ -9,6 +9,8 @@
  * - `articles-writes`: article edits under `If-Match`, approval, publication (target `none` or a site
  *   connector's job), `GET /sites` (issue 71).
  * - `article-generation`: the editorial profile and paid article generation jobs (issue 72).
+ * - `strategist`: decisions on the strategist's topics and actions, chat sessions with paid turns, daily
+ *   reports (issue 73).
  */
 export const PREVIEW_FEATURES = [
   "conversation-writes",
@@ -16,6 +18,7 @@ export const PREVIEW_FEATURES = [
   "leads-writes",
   "articles-writes",
   "article-generation",
+  "strategist",
 ] as const;
 export type PreviewFeature = (typeof PREVIEW_FEATURES)[number];
 

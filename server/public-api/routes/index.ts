@@ -5,6 +5,7 @@ import { createCardRoute, deleteCardRoute, getCardRoute, listCardsRoute, updateC
 import { ARTICLE_ROUTES } from "./articles";
 import { ARTICLE_WRITE_ROUTES } from "./article-writes";
 import { ARTICLE_GENERATION_ROUTES } from "./article-generation";
+import { STRATEGIST_WRITE_ROUTES } from "./strategist-writes";
 import { CONVERSATION_ROUTES } from "./conversations";
 import { CONVERSATION_WRITE_ROUTES } from "./conversation-writes";
 import { DASHBOARD_ROUTES } from "./dashboards";
@@ -41,6 +42,7 @@ export const PREVIEW_ROUTES: AnyRoute[] = [
   ...LEAD_WRITE_ROUTES,
   ...ARTICLE_WRITE_ROUTES,
   ...ARTICLE_GENERATION_ROUTES,
+  ...STRATEGIST_WRITE_ROUTES,
   ...TEST_HELPER_WALLET_ROUTES,
   ...TEST_HELPER_EVENT_ROUTES,
 ];

@@ -5,8 +5,8 @@ import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
 import { claimOperation, dueOperationIds } from "./operation-runs";
 
-// The engine runs its own operation types only: a row of a type with no runner (`strategist.turn` has
-// none yet) is never claimed, so it is never timed out or changed.
+// The engine runs its own operation types only: a row of a type it does not run (`lead.score` runs inside
+// its request, issue 70) is never claimed, so it is never timed out or changed.
 
 let db: Awaited<ReturnType<typeof openTestDatabase>>;
 let t: TenantFixture;
@@ -24,7 +24,7 @@ it("claims a due conversation.ai_reply and leaves a running operation of another
       {
         tenantId: t.tenantId,
         integrationId: t.integrationId,
-        type: "strategist.turn",
+        type: "lead.score",
         status: "running",
         deadlineAt: past,
       },

@@ -15,11 +15,11 @@ export const OPERATION_TIMEOUT_MS = 5 * 60_000;
 /**
  * Operation types the paid operation engine runs: it holds their cost here, counts them against the
  * tenant's paid concurrency, and claims, times out and settles them (operation-runs.ts, which imports this
- * list; this module owns it, so the two do not import each other): the AI seller's replies and article
- * generations (issue 72). Rows of other types (`strategist.turn` has no runner yet) are never claimed, timed
- * out, counted or changed by it.
+ * list; this module owns it, so the two do not import each other): the AI seller's replies, article
+ * generations (issue 72) and strategist turns (issue 73). Rows of other types are never claimed, timed out
+ * or changed by it.
  */
-export const ENGINE_OPERATION_TYPES = ["conversation.ai_reply", "article.generation"] as const;
+export const ENGINE_OPERATION_TYPES = ["conversation.ai_reply", "article.generation", "strategist.turn"] as const;
 
 /** One of {@link ENGINE_OPERATION_TYPES}. */
 export type EngineOperationType = (typeof ENGINE_OPERATION_TYPES)[number];

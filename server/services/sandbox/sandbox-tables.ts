@@ -29,6 +29,7 @@ import {
   strategistReports,
   strategistSessions,
   strategistTopics,
+  strategistTurns,
   walletLedger,
   wallets,
   webhookDeliveries,
@@ -94,6 +95,7 @@ export const SANDBOX_TABLES: readonly SandboxTable[] = [
   owned(generationJobs),
   owned(editorialProfiles),
   owned(strategistActions),
+  owned(strategistTurns),
   owned(strategistSessions),
   owned(strategistReports),
   owned(strategistTopics),
@@ -106,7 +108,7 @@ export const SANDBOX_TABLES: readonly SandboxTable[] = [
   {
     // A test key of a tenant without the preview `test-mode` works in live data with free operations of
     // `livemode` false: an article generation of such a key has a live job, which names its operation and
-    // stays, so its operation stays too (the job's foreign key lets neither go without the other).
+    // stays, so its operation stays too (a strategist turn's likewise) (the job's foreign key lets neither go without the other).
     name: getTableName(operations),
     table: operations,
     sandboxRows: (tenantId) =>
@@ -114,6 +116,7 @@ export const SANDBOX_TABLES: readonly SandboxTable[] = [
         eq(operations.tenantId, tenantId),
         eq(operations.livemode, false),
         sql`not exists (select 1 from ${generationJobs} where ${generationJobs.operationId} = ${operations.id} and ${generationJobs.livemode})`,
+        sql`not exists (select 1 from ${strategistTurns} where ${strategistTurns.operationId} = ${operations.id} and ${strategistTurns.livemode})`,
       ) as SQL,
   },
   owned(walletLedger),

@@ -378,9 +378,6 @@ export async function seedTenantData(
         usage: { cost: { amount: "1.50", currency: "RUB" }, model: "seller-1" },
         completedAt: new Date(base + MIN),
       },
-      // A strategist turn still running: no runner takes `strategist.turn` yet (issue 73), so it stays so,
-      // and a client can see how a running operation reads (e2e/api/sdk.spec.ts waits on it).
-      { tenantId, integrationId: integration.id, type: "strategist.turn", status: "running" },
     ]);
   // An article generation (issue 72) that wrote the first article, as the engine records one: its job and
   // operation succeeded and name each other.
