@@ -12,6 +12,7 @@ import { leadsResource } from "./resources/leads.js";
 import { leadsWritesResource } from "./resources/leads-writes.js";
 import { operationsResource, type WaitOptions } from "./resources/operations.js";
 import { strategistResource } from "./resources/strategist.js";
+import { strategistChatResource } from "./resources/strategist-chat.js";
 import { testHelpersResource } from "./resources/test-helpers.js";
 import { webhooksResource } from "./resources/webhooks.js";
 import { createTransport, timerSleep, type RetryOptions } from "./transport.js";
@@ -91,6 +92,8 @@ export function createClient(options: ClientOptions) {
     /** Preview `article-generation`: the editorial profile and paid article generation jobs. */
     articleGeneration: articleGenerationResource(ctx),
     strategist: strategistResource(ctx),
+    /** Preview `strategist`: decisions on topics and actions, chat sessions with paid turns. */
+    strategistChat: strategistChatResource(ctx),
     dashboards: dashboardsResource(ctx),
     webhooks: webhooksResource(ctx),
     /** Preview `test-mode`, test keys only: put the sandbox in a state worth testing. */

@@ -83,6 +83,14 @@ export type StrategistReportSummary = ItemOf<"listStrategistReports">;
 export type StrategistReport = ResponseOf<"getStrategistReport">;
 export type StrategistTopic = ResponseOf<"getStrategistTopic">;
 export type StrategistAction = ResponseOf<"getStrategistAction">;
+/** Preview `strategist`: a chat session with its turns (`GET /strategist/chat/sessions/{id}`). */
+export type StrategistSession = ResponseOf<"getStrategistSession">;
+/** Preview `strategist`: the body of `POST /strategist/chat/sessions/{id}/turns`. */
+export type StrategistTurnCreate = BodyOf<"createStrategistTurn">;
+/** Preview `strategist`: a turn and its operation, as the turn route answers them. */
+export type StrategistTurnResult = components["schemas"]["StrategistTurnResult"];
+/** Preview `strategist`: one turn of a session. */
+export type StrategistTurn = components["schemas"]["StrategistTurn"];
 export type DashboardOverview = ResponseOf<"getDashboardOverview">;
 export type Webhook = ResponseOf<"getWebhook">;
 /** A subscription with its signing secret: shown once on create and rotate; null on an idempotent replay. */
