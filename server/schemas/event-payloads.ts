@@ -109,8 +109,20 @@ export const EVENT_DATA: Record<string, z.ZodType> = {
     "publication was confirmed",
   ),
   "article.generation.failed": thin({}, "article generation failed"),
-  "strategist.report.ready": thin({}, "a new strategist report"),
-  "strategist.turn.completed": thin({}, "a strategist conversation turn finished"),
+  "strategist.report.ready": thin(
+    { type: z.string().optional(), report_id: z.string().optional() },
+    "a new strategist report: report_id (GET /strategist/reports/{id})",
+  ),
+  "strategist.turn.completed": thin(
+    {
+      type: z.string().optional(),
+      session_id: z.string().optional(),
+      turn_id: z.string().optional(),
+      operation_id: z.string().optional(),
+      status: z.string().optional().meta({ description: "succeeded or failed" }),
+    },
+    "a strategist conversation turn finished (preview strategist: GET /strategist/chat/sessions/{session_id})",
+  ),
   "operation.completed": OperationData.meta({
     description: "an asynchronous operation finished: the Operation envelope",
   }),

@@ -183,7 +183,7 @@ describe("POST /test-helpers/events", () => {
     expect(await data("contact.merged")).toMatchObject({ contact_id: sandbox.contact });
     expect(await data("article.ready")).toEqual({ type: "article", article_id: sandbox.article });
     expect(await data("article.published")).toMatchObject({ type: "article", article_id: sandbox.article });
-    expect(await data("strategist.report.ready")).toEqual({ report_id: sandbox.report });
+    expect(await data("strategist.report.ready")).toEqual({ type: "strategist_report", report_id: sandbox.report });
     expect(await data("operation.completed")).toMatchObject({
       id: sandbox.operation,
       type: "conversation.ai_reply",

@@ -128,11 +128,20 @@ export const SAMPLE_DATA: Readonly<Record<EventType, SampleBuilder>> = {
     };
   },
 
-  "strategist.report.ready": async (src) => ({ report_id: (await src.report())?.id ?? fresh() }),
+  "strategist.report.ready": async (src) => ({
+    type: "strategist_report",
+    report_id: (await src.report())?.id ?? fresh(),
+  }),
 
   "strategist.turn.completed": async (src) => {
     const op = await src.operation("strategist.turn");
-    return { session_id: (await src.session())?.id ?? op?.resourceId ?? fresh(), operation_id: op?.id ?? fresh() };
+    return {
+      type: "strategist_session",
+      session_id: (await src.session())?.id ?? op?.resourceId ?? fresh(),
+      turn_id: fresh(),
+      operation_id: op?.id ?? fresh(),
+      status: "succeeded",
+    };
   },
 
   "operation.completed": async (src) => {
