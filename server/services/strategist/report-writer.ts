@@ -92,10 +92,10 @@ const utcDate = (at: Date) => at.toISOString().slice(0, 10);
  * The daily strategist job (issue 73 item 4; local schedule and the Inngest cron): for every active tenant
  * with the preview `strategist`, in live mode and, with the preview `test-mode`, in its sandbox too, writes
  * the `daily` report of `now`'s UTC date and, on a Monday (UTC), the `weekly` one ({@link writeReport}:
- * idempotent, so hourly runs write each once). A tenant whose report fails is logged and the others go on.
+ * idempotent, so hourly runs write each once). `now` defaults to the clock's (server/lib/clock.ts). A tenant whose report fails is logged and the others go on.
  * @returns how many reports this run wrote
  */
-export async function runStrategistReports(db: Db, now = new Date()): Promise<{ reports: number }> {
+export async function runStrategistReports(db: Db, now: Date = clockNow()): Promise<{ reports: number }> {
   const date = utcDate(now);
   const types: RegularReportType[] = now.getUTCDay() === 1 ? ["daily", "weekly"] : ["daily"];
   const rows = await db
