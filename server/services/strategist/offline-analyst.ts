@@ -130,7 +130,9 @@ export function offlineAnalyst(): Pick<LanguageModel, "analyze"> & { model: stri
   return {
     model: OFFLINE_ANALYST_MODEL,
     async analyze(input: AnalystInput): Promise<AnalystOutput> {
-      let { reply, proposals } = answer(input);
+      const answered = answer(input);
+      const proposals = answered.proposals;
+      let reply = answered.reply;
       const proposalsJson = JSON.stringify(proposals);
       const [inputTokens, replyTokens, proposalTokens] = await countTokens([
         JSON.stringify(input),
