@@ -1,4 +1,5 @@
 import type { AnalystInput, AnalystOutput, StrategistFigures, TopicProposal } from "@/server/lib/strategist/analyst-io";
+import { OPEN_TOPIC_STATUSES } from "@/server/schemas/strategist";
 import type { LanguageModel } from "@/server/services/ai-seller/language-model";
 import { MAX_ANALYST_INPUT_TOKENS, MAX_ANALYST_OUTPUT_TOKENS } from "@/server/services/ai-seller/prices";
 import { countTokens, longestPrefixWithin } from "@/server/services/ai-seller/token-counter";
@@ -7,9 +8,6 @@ import { heading, proposalsLine, SECTIONS, type AnalystLanguage, type Period } f
 
 /** The offline analyst's model name, as priced (server/services/ai-seller/prices.ts). */
 export const OFFLINE_ANALYST_MODEL = "offline-analyst-1";
-
-/** Topic statuses still open (awaiting a decision or in work): a proposal never repeats their titles. */
-export const OPEN_TOPIC_STATUSES: readonly string[] = ["proposed", "approved", "generating"];
 
 /** What a question can ask about; `compare` only picks the period and, alone, the overview's sections. */
 export type Intent = keyof typeof SECTIONS | "compare";
@@ -54,7 +52,9 @@ const clamp = (n: number) => Math.max(0, Math.min(100, Math.round(n)));
  */
 export function proposeTopics(f: StrategistFigures, lang: AnalystLanguage, max = 3): TopicProposal[] {
   const taken = new Set(
-    f.topics.filter((t) => OPEN_TOPIC_STATUSES.includes(t.status)).map((t) => t.title.trim().toLowerCase()),
+    f.topics
+      .filter((t) => (OPEN_TOPIC_STATUSES as readonly string[]).includes(t.status))
+      .map((t) => t.title.trim().toLowerCase()),
   );
   const leads30 = f.leads.created.month.current;
   const fromKeywords: TopicProposal[] = f.keywords.map((k) => ({

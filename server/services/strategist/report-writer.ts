@@ -3,6 +3,7 @@ import type { Db } from "@/db/client";
 import { strategistReports, tenants } from "@/db/schema";
 import { now as clockNow } from "@/server/lib/clock";
 import { log } from "@/server/log";
+import { expireStrategistItems } from "./decisions";
 import { recordEvent } from "../events/outbox";
 import { ownedBy, ownerOf, type Owner } from "../tenant-scope";
 import { OFFLINE_ANALYST_MODEL } from "./offline-analyst";
@@ -93,15 +94,26 @@ const utcDate = (at: Date) => at.toISOString().slice(0, 10);
  * with the preview `strategist`, in live mode and, with the preview `test-mode`, in its sandbox too, writes
  * the `daily` report of `now`'s UTC date and, on a Monday (UTC), the `weekly` one ({@link writeReport}:
  * idempotent, so hourly runs write each once). `now` defaults to the clock's (server/lib/clock.ts). A tenant whose report fails is logged and the others go on.
- * @returns how many reports this run wrote
+ * Before the reports, the tenants' decisions that waited too long expire (decisions.ts
+ * `expireStrategistItems`: actions 7 days old, topics past `expires_at`; issue 73 item 1).
+ * @returns how many reports this run wrote, and how many actions and topics it expired
  */
-export async function runStrategistReports(db: Db, now: Date = clockNow()): Promise<{ reports: number }> {
+export async function runStrategistReports(
+  db: Db,
+  now: Date = clockNow(),
+): Promise<{ reports: number; expired: { actions: number; topics: number } }> {
   const date = utcDate(now);
   const types: RegularReportType[] = now.getUTCDay() === 1 ? ["daily", "weekly"] : ["daily"];
   const rows = await db
     .select({ id: tenants.id, previews: tenants.previews })
     .from(tenants)
     .where(and(eq(tenants.status, "active"), sql`'strategist' = any(${tenants.previews})`));
+  // Decisions that waited too long expire first, so the reports count what is really open.
+  const expired = await expireStrategistItems(
+    db,
+    rows.map((t) => t.id),
+    now.getTime(),
+  );
   let reports = 0;
   for (const t of rows) {
     const modes = t.previews.includes("test-mode") ? [true, false] : [true];
@@ -114,5 +126,5 @@ export async function runStrategistReports(db: Db, now: Date = clockNow()): Prom
         }
       }
   }
-  return { reports };
+  return { reports, expired };
 }
