@@ -78,13 +78,13 @@ describe("strategist-reports", () => {
       .where(eq(tenants.id, t.tenantId));
     const { result } = await new InngestTestEngine({ function: strategistReportsDaily }).execute();
     const reports = new Date(T0).getUTCDay() === 1 ? 2 : 1;
-    expect(result).toEqual({ reports });
+    expect(result).toMatchObject({ reports });
     const evs = await db.db
       .select()
       .from(events)
       .where(and(eq(events.tenantId, t.tenantId), eq(events.type, "strategist.report.ready")));
     expect(evs).toHaveLength(reports);
     const again = await new InngestTestEngine({ function: strategistReportsDaily }).execute();
-    expect(again.result).toEqual({ reports: 0 });
+    expect(again.result).toMatchObject({ reports: 0 });
   });
 });

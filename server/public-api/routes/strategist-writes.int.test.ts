@@ -50,6 +50,13 @@ const walletOf = async (tenantId: string, livemode = true) =>
       .from(wallets)
       .where(and(eq(wallets.tenantId, tenantId), eq(wallets.livemode, livemode)))
   )[0]!;
+const holdsOf = async (tenantId: string) =>
+  (
+    await db.db
+      .select()
+      .from(walletLedger)
+      .where(and(eq(walletLedger.tenantId, tenantId), eq(walletLedger.kind, "hold")))
+  ).length;
 const ledgerOf = (operationId: string) =>
   db.db.select().from(walletLedger).where(eq(walletLedger.operationId, operationId));
 
@@ -317,6 +324,7 @@ describe("chat sessions and paid turns", () => {
 
   it("one turn at a time: of 20 parallel turns one is accepted, the others 409 with Retry-After", async () => {
     const s = await session(t.key);
+    const holdsBefore = await holdsOf(t.tenantId);
     const all = await Promise.all(Array.from({ length: 20 }, (_, i) => turn(t.key, s, `Question ${i}`)));
     const statuses = all.map((r) => r.status).sort();
     expect(statuses.filter((x) => x === 202)).toHaveLength(1);
@@ -326,7 +334,9 @@ describe("chat sessions and paid turns", () => {
       expect(r.body.code).toBe("invalid_state");
       expect(r.headers.get("retry-after")).toBe("5");
     }
-    // Nothing of the refused ones is held: one hold only.
+    // Nothing of the refused ones is held: one hold only, and one turn.
+    expect((await holdsOf(t.tenantId)) - holdsBefore).toBe(1);
+    expect((await get(t.key, `/strategist/chat/sessions/${s}`)).body.turns).toHaveLength(1);
     const accepted = all.find((r) => r.status === 202)!;
     await runOperation(db.db, accepted.body.operation.id);
     expect((await turn(t.key, s, "And now?")).status).toBe(202);

@@ -139,8 +139,8 @@ describe("runStrategistReports", () => {
   it("writes daily and, on Mondays, weekly reports for preview tenants only, sandbox with test-mode; once", async () => {
     await setPreviews(a, ["strategist", "test-mode"]);
     await setPreviews(b, ["article-generation"]);
-    expect(await runStrategistReports(db.db, MONDAY)).toEqual({ reports: 4 });
-    expect(await runStrategistReports(db.db, new Date(T0 + 3_600_000))).toEqual({ reports: 0 });
+    expect(await runStrategistReports(db.db, MONDAY)).toMatchObject({ reports: 4 });
+    expect(await runStrategistReports(db.db, new Date(T0 + 3_600_000))).toMatchObject({ reports: 0 });
     const rows = await db.db
       .select({ t: strategistReports.tenantId, type: strategistReports.reportType, live: strategistReports.livemode })
       .from(strategistReports)
@@ -152,7 +152,7 @@ describe("runStrategistReports", () => {
       "a weekly true",
     ]);
     // A Tuesday: the daily ones only (live and sandbox).
-    expect(await runStrategistReports(db.db, new Date(T0 + DAY))).toEqual({ reports: 2 });
+    expect(await runStrategistReports(db.db, new Date(T0 + DAY))).toMatchObject({ reports: 2 });
   });
 });
 
