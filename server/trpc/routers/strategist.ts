@@ -5,6 +5,7 @@ import { listActions } from "@/server/services/strategist/actions";
 import { createSession, getSession, listStaffSessions } from "@/server/services/strategist/chat-sessions";
 import { approveTopic, cancelAction, confirmAction, rejectTopic } from "@/server/services/strategist/decisions";
 import { getReport, listReports } from "@/server/services/strategist/reports";
+import { getTopic } from "@/server/services/strategist/topics";
 import {
   TOPIC_ORDERS,
   consoleSendTurn,
@@ -47,6 +48,7 @@ export const strategistRouter = router({
   topics: tenantProcedure
     .input(z.object({ status: TopicStatus.optional(), order: z.enum(TOPIC_ORDERS).default("newest") }))
     .query(({ ctx, input }) => consoleTopics(ctx.db, ctx.actor, input)),
+  topic: tenantProcedure.input(ById).query(({ ctx, input }) => getTopic(ctx.db, ctx.actor, input.id)),
   actions: tenantProcedure
     .input(
       z.object({
