@@ -3,6 +3,7 @@ import { keyExpiryNotices } from "./functions/key-expiry";
 import { resumeDeliveries } from "./functions/resume-deliveries";
 import { retentionCleanup } from "./functions/retention";
 import { runOperationFunction, runTestOperationFunction, sweepOperations } from "./functions/run-operation";
+import { strategistReportsDaily } from "./functions/strategist-reports";
 import { sweepDeliveries } from "./functions/sweep-deliveries";
 
 /** Every Inngest function of the app, served at `/api/inngest`. */
@@ -12,6 +13,7 @@ export const functions = [
   sweepDeliveries,
   keyExpiryNotices,
   retentionCleanup,
+  strategistReportsDaily,
   runOperationFunction,
   runTestOperationFunction,
   sweepOperations,

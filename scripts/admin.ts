@@ -22,6 +22,7 @@ import { CRM_COMMANDS } from "./admin-crm-commands";
 import { SITE_COMMANDS } from "./admin-site-commands";
 import { PAID_COMMANDS } from "./admin-paid-commands";
 import { SANDBOX_COMMANDS } from "./admin-sandbox-commands";
+import { STRATEGIST_COMMANDS } from "./admin-strategist-commands";
 import { changeBalance, setWalletBlocked } from "@/server/services/wallet/wallet-ledger";
 
 // Operator CLI: `npm run admin -- <command> [options] [--json]`. Every command calls the same services
@@ -233,6 +234,7 @@ const COMMANDS: Record<string, Command> = {
   ...SANDBOX_COMMANDS,
   ...CRM_COMMANDS,
   ...SITE_COMMANDS,
+  ...STRATEGIST_COMMANDS,
 };
 
 function walletOut(w: { tenantId: string; balanceMinor: bigint; blocked: boolean; ledgerId: string }) {
@@ -319,11 +321,14 @@ export async function runAdmin(args: string[], io: AdminIo = CONSOLE_IO): Promis
       "ai-daily-limit",
       "ai-enabled",
       "domain",
+      "type",
+      "date",
     ];
     const options = Object.fromEntries([
       ...names.map((n) => [n, { type: "string" as const }]),
       ["json", { type: "boolean" as const }],
       ["drafts-only", { type: "boolean" as const }],
+      ["test", { type: "boolean" as const }],
     ]);
     let values: Opts;
     try {

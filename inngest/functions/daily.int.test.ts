@@ -1,12 +1,13 @@
 import { InngestTestEngine } from "@inngest/test";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { events, idempotencyRecords } from "@/db/schema";
+import { events, idempotencyRecords, tenants } from "@/db/schema";
 import { setClock } from "@/server/lib/clock";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
 import { keyExpiryNotices } from "./key-expiry";
 import { retentionCleanup } from "./retention";
+import { strategistReportsDaily } from "./strategist-reports";
 
 // The daily cron functions of the Inngest door, run with @inngest/test: their single step runs for real
 // against the test database, so these prove the functions call the same services as the local schedule.
@@ -66,5 +67,24 @@ describe("retention-cleanup", () => {
     const left = (await db.db.select({ id: idempotencyRecords.id }).from(idempotencyRecords)).map((r) => r.id);
     expect(left).toContain(young);
     expect(left).not.toContain(old);
+  });
+});
+
+describe("strategist-reports", () => {
+  it("writes the daily report (and a weekly one on Mondays) of a preview tenant in its step, once", async () => {
+    await db.db
+      .update(tenants)
+      .set({ previews: ["strategist"] })
+      .where(eq(tenants.id, t.tenantId));
+    const { result } = await new InngestTestEngine({ function: strategistReportsDaily }).execute();
+    const reports = new Date(T0).getUTCDay() === 1 ? 2 : 1;
+    expect(result).toEqual({ reports });
+    const evs = await db.db
+      .select()
+      .from(events)
+      .where(and(eq(events.tenantId, t.tenantId), eq(events.type, "strategist.report.ready")));
+    expect(evs).toHaveLength(reports);
+    const again = await new InngestTestEngine({ function: strategistReportsDaily }).execute();
+    expect(again.result).toEqual({ reports: 0 });
   });
 });

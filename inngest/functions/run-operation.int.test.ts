@@ -99,6 +99,10 @@ describe("run-test-operation", () => {
       write: async () => {
         throw new Error("a test-mode operation must never reach the live model");
       },
+      analystModel: "gpt-4o-mini",
+      analyze: async () => {
+        throw new Error("a test-mode operation must never reach the live model");
+      },
     });
     try {
       const { result } = await new InngestTestEngine({ function: runTestOperationFunction }).execute({

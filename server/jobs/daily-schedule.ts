@@ -3,6 +3,7 @@ import { log } from "@/server/log";
 import { runKeyExpiryNotices } from "./key-expiry";
 import { startRepeating, type Repeating } from "./repeating";
 import { runRetention } from "./retention";
+import { runStrategistReports } from "@/server/services/strategist/report-writer";
 
 /** Default pause between runs of the daily jobs under the local driver: one hour. */
 export const DAILY_JOBS_INTERVAL_MS = 60 * 60 * 1000;
@@ -12,11 +13,11 @@ export type DailySchedule = Repeating;
 
 /**
  * The `JOBS_DRIVER=local` timer of the daily jobs (DESIGN "drivers"; under Inngest the cron functions
- * inngest/functions/key-expiry.ts and retention.ts run them instead): runs {@link runKeyExpiryNotices} and
- * {@link runRetention} at start and then every `intervalMs` (default one hour). Hourly rather than daily
- * because both are idempotent: a restarted process, or several processes on one database, never send a
+ * inngest/functions/key-expiry.ts, retention.ts and strategist-reports.ts run them instead): runs
+ * {@link runKeyExpiryNotices}, {@link runRetention} and {@link runStrategistReports} at start and then every
+ * `intervalMs` (default one hour). Hourly rather than daily because all are idempotent: a restarted process, or several processes on one database, never send a
  * notice twice or delete anything early, and an hour's delay of a notice or a cleanup is harmless.
- * A failing job is logged; the other one still runs and the timer goes on. Ticks never overlap
+ * A failing job is logged; the others still run and the timer goes on. Ticks never overlap
  * ({@link startRepeating}).
  */
 export function startDailySchedule(db: Db, opts: { intervalMs?: number } = {}): DailySchedule {
@@ -34,6 +35,13 @@ export function startDailySchedule(db: Db, opts: { intervalMs?: number } = {}): 
         log().info(r, "retention cleanup done");
     } catch (err) {
       log().error({ err }, "retention job failed");
+    }
+    if (signal.aborted) return;
+    try {
+      const r = await runStrategistReports(db);
+      if (r.reports) log().info(r, "strategist reports written");
+    } catch (err) {
+      log().error({ err }, "strategist reports job failed");
     }
   }, opts.intervalMs ?? DAILY_JOBS_INTERVAL_MS);
 }

@@ -38,6 +38,8 @@ const slow: LanguageModel = {
     return catalog.reply(input);
   },
   write: (brief) => catalog.write(brief),
+  analystModel: catalog.analystModel,
+  analyze: (input) => catalog.analyze(input),
 };
 
 /** Queues one AI reply operation per message (sent together) on a new conversation of `s`; returns their ids. */
@@ -132,6 +134,10 @@ describe("the operation loop", () => {
         throw new Error("a test-mode operation must never reach the live model");
       },
       write: async () => {
+        throw new Error("a test-mode operation must never reach the live model");
+      },
+      analystModel: "gpt-4o-mini",
+      analyze: async () => {
         throw new Error("a test-mode operation must never reach the live model");
       },
     };

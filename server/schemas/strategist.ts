@@ -15,6 +15,8 @@ export const TOPIC_STATUSES = [
   "duplicate",
   "expired",
 ] as const;
+/** Topic statuses that count as open: a new topic with an open topic's title is `duplicate` (issue 73 item 1). */
+export const OPEN_TOPIC_STATUSES = ["proposed", "approved", "generating"] as const;
 export const TopicStatus = z.enum(TOPIC_STATUSES, { message: `must be one of ${TOPIC_STATUSES.join(", ")}` });
 
 /** Action statuses (spec "Strategist resources": StrategistAction). */

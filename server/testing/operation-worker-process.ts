@@ -27,6 +27,11 @@ const loop = startOperationLoop(d.db, {
       await new Promise((r) => setTimeout(r, Number(delay)));
       return catalog.write(brief);
     },
+    analystModel: catalog.analystModel,
+    analyze: async (input) => {
+      await new Promise((r) => setTimeout(r, Number(delay)));
+      return catalog.analyze(input);
+    },
   },
 });
 console.log("ready");

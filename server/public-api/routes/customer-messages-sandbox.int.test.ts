@@ -34,6 +34,10 @@ const forbidden = (calls: string[]): LanguageModel => ({
   write: async () => {
     throw new Error("this model must not be called");
   },
+  analystModel: "gpt-4o",
+  analyze: async () => {
+    throw new Error("this model must not be called");
+  },
 });
 
 /** A tenant with both previews, a live and a sandbox card of its own in each mode. */

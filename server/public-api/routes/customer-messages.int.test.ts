@@ -285,6 +285,10 @@ describe("skipped replies: no operation, no charge", () => {
       write: async () => {
         throw new ModelUnavailableError("down");
       },
+      analystModel: "catalog-1",
+      analyze: async () => {
+        throw new ModelUnavailableError("down");
+      },
     });
     const id = await conv();
     const before = await wallet();

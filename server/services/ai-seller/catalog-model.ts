@@ -3,6 +3,7 @@ import type { LanguageModel, SellerCard, SellerInput, SellerOutput } from "./lan
 import { buildPrompt } from "./prompt";
 import { countTokens } from "./token-counter";
 import { offlineWriter } from "@/server/services/article-generation/offline-writer";
+import { offlineAnalyst } from "@/server/services/strategist/offline-analyst";
 
 /** Languages the catalog seller answers in (ISO 639-1); anything else is answered in English. */
 export type SellerLanguage = "ru" | "en" | "id";
@@ -67,10 +68,12 @@ export function rankCards(cards: SellerCard[], ...queries: string[]): SellerCard
  * their recent words, and counts the tokens of the prompt a chat model would get (prompt.ts `buildPrompt`,
  * its picks listed first) with a real tokenizer (gpt-tokenizer, o200k) so usage is priced like a real model's.
  * Articles are written by the offline writer (server/services/article-generation/offline-writer.ts, model
- * `offline-writer-1`).
+ * `offline-writer-1`); the strategist's turns by the offline analyst (server/services/strategist/offline-analyst.ts,
+ * model `offline-analyst-1`).
  */
 export function catalogModel(): LanguageModel {
   const writer = offlineWriter();
+  const analyst = offlineAnalyst();
   return {
     model: "catalog-1",
     async reply(input: SellerInput): Promise<SellerOutput> {
@@ -93,5 +96,7 @@ export function catalogModel(): LanguageModel {
     },
     writerModel: writer.model,
     write: (brief) => writer.write(brief),
+    analystModel: analyst.model,
+    analyze: (input) => analyst.analyze(input),
   };
 }

@@ -1,4 +1,5 @@
 import type { ArticleBrief, ArticleDraft } from "@/server/lib/article-writing/article-brief";
+import type { AnalystInput, AnalystOutput } from "@/server/lib/strategist/analyst-io";
 
 /** One turn of the conversation as the model sees it, oldest first. */
 export interface ChatTurn {
@@ -56,6 +57,19 @@ export interface LanguageModel {
    * @throws ModelUnavailableError when the model cannot write the article after its retries.
    */
   write(brief: ArticleBrief): Promise<ArticleDraft>;
+  /**
+   * The model that answers the strategist's chat turns (`analyze`), as priced and reported in a turn's
+   * `usage.model` (issue 73): the hold of a turn is priced on it (prices.ts `maxAnalystCostMinor`). The
+   * offline provider's analyst is its own program (`offline-analyst-1`); an OpenAI-compatible one is the same model.
+   */
+  readonly analystModel: string;
+  /**
+   * Answers one strategist chat turn from the tenant's figures only (server/lib/strategist/analyst-io.ts):
+   * a reply citing figures and 0-3 topic proposals; never more than prices.ts `MAX_ANALYST_INPUT_TOKENS`
+   * in and `MAX_ANALYST_OUTPUT_TOKENS` out counted.
+   * @throws ModelUnavailableError when the model cannot answer after its retries.
+   */
+  analyze(input: AnalystInput): Promise<AnalystOutput>;
 }
 
 /** The model could not answer: the operation fails and the conversation is handed to an operator. */

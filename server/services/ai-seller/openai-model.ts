@@ -6,6 +6,7 @@ import { promptOf } from "./prompt";
 import { log } from "@/server/log";
 import { MAX_INPUT_TOKENS, MAX_OUTPUT_TOKENS } from "./prices";
 import { openAiWrite } from "./openai-writer";
+import { openAiAnalyze } from "./openai-analyst";
 
 /**
  * The share of {@link MAX_INPUT_TOKENS} this seller's prompt fills, as o200k counts it: the endpoint counts
@@ -32,9 +33,10 @@ export interface OpenAiSettings {
  * Cards are recommended as the catalog seller does (minisearch on the customer's words), and the prompt
  * lists the catalog, those cards first, so the model can speak about them (prompt.ts `buildPrompt`, within
  * {@link OPENAI_PROMPT_SHARE} of `MAX_INPUT_TOKENS`). Usage comes from the endpoint's `usage`.
- * Articles are written on the same endpoint and client (openai-writer.ts `openAiWrite`).
+ * Articles are written on the same endpoint and client (openai-writer.ts `openAiWrite`), and so are the
+ * strategist's turns (openai-analyst.ts `openAiAnalyze`).
  * @throws ModelUnavailableError when the endpoint fails after the retries or answers no text (`reply`), or
- * cannot write a usable article (`write`).
+ * cannot write a usable article (`write`) or a usable strategist answer (`analyze`).
  */
 export function openAiModel(s: OpenAiSettings): LanguageModel {
   const client = new OpenAI({ baseURL: s.baseUrl, apiKey: s.apiKey, timeout: s.timeoutMs, maxRetries: s.maxRetries });
@@ -72,5 +74,7 @@ export function openAiModel(s: OpenAiSettings): LanguageModel {
     },
     writerModel: s.model,
     write: (brief) => openAiWrite(client, s.model, brief, s.writeTimeoutMs ?? s.timeoutMs),
+    analystModel: s.model,
+    analyze: (input) => openAiAnalyze(client, s.model, input),
   };
 }

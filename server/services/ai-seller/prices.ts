@@ -6,6 +6,7 @@
 export const MODEL_PRICES: Record<string, { inputPerMillionMinor: bigint; outputPerMillionMinor: bigint }> = {
   "catalog-1": { inputPerMillionMinor: 5_000n, outputPerMillionMinor: 20_000n },
   "offline-writer-1": { inputPerMillionMinor: 5_000n, outputPerMillionMinor: 20_000n },
+  "offline-analyst-1": { inputPerMillionMinor: 5_000n, outputPerMillionMinor: 20_000n },
   "gpt-4o-mini": { inputPerMillionMinor: 1_500n, outputPerMillionMinor: 6_000n },
   "gpt-4o": { inputPerMillionMinor: 25_000n, outputPerMillionMinor: 100_000n },
   default: { inputPerMillionMinor: 25_000n, outputPerMillionMinor: 100_000n },
@@ -53,4 +54,17 @@ export function maxWriteOutputTokens(targetWords: number): number {
  */
 export function maxWriteCostMinor(model: string, targetWords: number): bigint {
   return costMinor(model, { inputTokens: MAX_WRITE_INPUT_TOKENS, outputTokens: maxWriteOutputTokens(targetWords) });
+}
+
+/** Largest input one strategist turn is priced for, tokens: the figures, the session's turns and the question (issue 73). */
+export const MAX_ANALYST_INPUT_TOKENS = 12_000;
+/** Largest answer one strategist turn asks for and is charged, tokens (the reply and its proposals). */
+export const MAX_ANALYST_OUTPUT_TOKENS = 1_200;
+
+/**
+ * The most one strategist turn can cost with `model`, RUB minor units: the hold placed when the turn is
+ * queued ({@link MAX_ANALYST_INPUT_TOKENS} in, {@link MAX_ANALYST_OUTPUT_TOKENS} out; issue 73).
+ */
+export function maxAnalystCostMinor(model: string): bigint {
+  return costMinor(model, { inputTokens: MAX_ANALYST_INPUT_TOKENS, outputTokens: MAX_ANALYST_OUTPUT_TOKENS });
 }

@@ -39,6 +39,10 @@ const failing: LanguageModel = {
   write: async () => {
     throw new ModelUnavailableError("down");
   },
+  analystModel: "catalog-1",
+  analyze: async () => {
+    throw new ModelUnavailableError("down");
+  },
 };
 
 type Action =

@@ -3,7 +3,7 @@ import type { Db } from "@/db/client";
 import { strategistActions, strategistSessions, strategistTopics } from "@/db/schema";
 import { ApiError, notFound } from "@/server/errors";
 import { nowMs } from "@/server/lib/clock";
-import type { StrategistAction, StrategistTopic } from "@/server/schemas/strategist";
+import { OPEN_TOPIC_STATUSES, type StrategistAction, type StrategistTopic } from "@/server/schemas/strategist";
 import type { IntegrationActor, StaffActor } from "../actor";
 import { ownedBy, ownerOf, type Owner } from "../tenant-scope";
 import { actionExpiry, toAction } from "./actions";
@@ -17,9 +17,6 @@ export type DecidingActor = IntegrationActor | StaffActor;
 
 /** How long a topic created by a confirmed action waits for approval before it expires, ms. */
 export const TOPIC_WAIT_MS = 14 * 24 * 60 * 60 * 1000;
-
-/** Topic statuses that count as open when a new topic's title is compared (issue 73 item 1: `duplicate`). */
-export const OPEN_TOPIC_STATUSES = ["proposed", "approved", "generating"] as const;
 
 /** A topic title as compared for duplicates: trimmed, inner spaces collapsed, lower case. */
 export function titleKey(title: string): string {
