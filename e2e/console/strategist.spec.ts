@@ -42,7 +42,7 @@ test("reads a report, chats with the strategist, confirms its proposal and appro
   await chat.getByRole("button", { name: "New session", exact: true }).click();
   await expect(chat.getByText("No messages yet.", { exact: false })).toBeVisible();
   await expect(chat.getByTestId("turn-quote")).toContainText(/Up to \d+\.\d{2} RUB/);
-  await chat.getByLabel("Message").fill("Which topics should we write about next?");
+  await chat.getByLabel("Message", { exact: true }).fill("Which topics should we write about next?");
   await chat.getByRole("button", { name: "Send", exact: true }).click();
   const turn = chat.getByTestId("strategist-turn").last();
   await expect(turn).toContainText("Which topics should we write about next?");

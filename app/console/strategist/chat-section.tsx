@@ -26,11 +26,11 @@ function SessionView({ tenantId, id }: { tenantId: string; id: string }) {
         empty={session.data?.turns.length === 0}
         emptyText="No messages yet. Ask about your figures, or what to write next."
       >
-        <ol className="plain stack" aria-label="Turns">
+        <ul className="plain stack" aria-label="Turns">
           {session.data?.turns.map((t) => (
             <ChatTurn key={t.id} tenantId={tenantId} turn={t} />
           ))}
-        </ol>
+        </ul>
       </QueryState>
       {session.data && <MessageForm tenantId={tenantId} sessionId={id} running={running} />}
     </div>

@@ -47,7 +47,7 @@ export function ReportsSection({ tenantId }: { tenantId: string }) {
                       type="button"
                       className="secondary"
                       aria-expanded={open === r.id}
-                      aria-label={`Open the report of ${r.report_date}`}
+                      aria-label={`${open === r.id ? "Close" : "Open"} the report of ${r.report_date}`}
                       onClick={() => setOpen(open === r.id ? null : r.id)}
                     >
                       {open === r.id ? "Close" : "Open"}
