@@ -12,6 +12,7 @@ import { seedSandboxCrm } from "./sample-crm";
 import { seedSandboxGeneration } from "./sample-generation";
 import { seedSandboxMoney } from "./sample-money";
 import { seedSandboxSites } from "./sample-sites";
+import { seedSandboxStrategistTurns } from "./sample-strategist";
 import { seedSandboxTraffic } from "./sample-traffic";
 import { clearSandbox } from "./sandbox-tables";
 
@@ -122,6 +123,7 @@ async function fillSandbox(tx: Db, tenantId: string): Promise<void> {
   await seedSandboxCrm(tx, ctx);
   await seedSandboxSites(tx, ctx);
   await seedSandboxGeneration(tx, ctx);
+  await seedSandboxStrategistTurns(tx, ctx);
 }
 
 /** The tenant's sample integrations (not revoked, oldest first) with each one's newest usable test key. */

@@ -31,12 +31,18 @@ async function topic(db: Db, o: TenantFixture): Promise<string> {
   return t.id;
 }
 
-/** An action in a session of the owner's integration (the only kind the API shows). */
-async function action(db: Db, o: TenantFixture): Promise<string> {
+/** A chat session of the owner's integration (the only kind the API shows). */
+async function session(db: Db, o: TenantFixture): Promise<string> {
   const [s] = await db
     .insert(strategistSessions)
     .values({ tenantId: o.tenantId, integrationId: o.integrationId })
     .returning({ id: strategistSessions.id });
+  return s.id;
+}
+
+/** An action in a session of the owner's integration (the only kind the API shows). */
+async function action(db: Db, o: TenantFixture): Promise<string> {
+  const s = { id: await session(db, o) };
   const [a] = await db
     .insert(strategistActions)
     .values({ tenantId: o.tenantId, sessionId: s.id, title: "Matrix" })
@@ -57,5 +63,31 @@ export const STRATEGIST_FIXTURES: Record<string, IdRouteFixture> = {
   getStrategistAction: {
     make: async (db, o) => `/strategist/actions/${await action(db, o)}`,
     missing: async () => `/strategist/actions/${crypto.randomUUID()}`,
+  },
+  // Preview `strategist` (issue 73): decisions, sessions and turns.
+  confirmStrategistAction: {
+    make: async (db, o) => `/strategist/actions/${await action(db, o)}/confirm`,
+    missing: async () => `/strategist/actions/${crypto.randomUUID()}/confirm`,
+  },
+  cancelStrategistAction: {
+    make: async (db, o) => `/strategist/actions/${await action(db, o)}/cancel`,
+    missing: async () => `/strategist/actions/${crypto.randomUUID()}/cancel`,
+  },
+  approveStrategistTopic: {
+    make: async (db, o) => `/strategist/topics/${await topic(db, o)}/approve`,
+    missing: async () => `/strategist/topics/${crypto.randomUUID()}/approve`,
+  },
+  rejectStrategistTopic: {
+    make: async (db, o) => `/strategist/topics/${await topic(db, o)}/reject`,
+    missing: async () => `/strategist/topics/${crypto.randomUUID()}/reject`,
+  },
+  getStrategistSession: {
+    make: async (db, o) => `/strategist/chat/sessions/${await session(db, o)}`,
+    missing: async () => `/strategist/chat/sessions/${crypto.randomUUID()}`,
+  },
+  createStrategistTurn: {
+    make: async (db, o) => `/strategist/chat/sessions/${await session(db, o)}/turns`,
+    missing: async () => `/strategist/chat/sessions/${crypto.randomUUID()}/turns`,
+    body: { content: "How did leads change this week?" },
   },
 };
