@@ -5,6 +5,7 @@ import { leadsRouter } from "./routers/leads";
 import { articleGenerationRouter } from "./routers/article-generation";
 import { articlesRouter } from "./routers/articles";
 import { sitesRouter } from "./routers/sites";
+import { strategistRouter } from "./routers/strategist";
 import { operationsRouter } from "./routers/operations";
 import { teamRouter } from "./routers/team";
 import { settingsRouter } from "./routers/settings";
@@ -23,6 +24,7 @@ export const appRouter = router({
   leads: leadsRouter,
   articles: articlesRouter,
   articleGeneration: articleGenerationRouter,
+  strategist: strategistRouter,
   sites: sitesRouter,
   wallet: walletRouter,
   webhooks: webhooksRouter,

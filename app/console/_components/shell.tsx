@@ -15,6 +15,7 @@ const LINKS = [
   { href: "/console/usage", label: "Usage" },
   { href: "/console/leads", label: "Leads" },
   { href: "/console/articles", label: "Articles" },
+  { href: "/console/strategist", label: "Strategist" },
   { href: "/console/sites", label: "Sites" },
   { href: "/console/journal", label: "Disclosure journal" },
   { href: "/console/team", label: "Team" },

@@ -4,7 +4,7 @@ import { strategistActions, strategistSessions } from "@/db/schema";
 import { notFound } from "@/server/errors";
 import { nowMs } from "@/server/lib/clock";
 import type { StrategistAction } from "@/server/schemas/strategist";
-import type { IntegrationActor } from "../actor";
+import type { IntegrationActor, StaffActor } from "../actor";
 import { ownedBy } from "../tenant-scope";
 
 type ActionRow = typeof strategistActions.$inferSelect;
@@ -56,22 +56,28 @@ function statusCondition(status: string, at: number): SQL {
   return eq(a.status, status);
 }
 
-// Only actions of sessions this integration opened in the actor's mode: staff sessions (integration_id
-// null), other integrations' sessions and rows of the other mode are invisible (spec "Strategist reads").
-const visibleTo = (actor: IntegrationActor) =>
-  and(
-    ownedBy(strategistActions, actor),
-    ownedBy(strategistSessions, actor),
-    eq(strategistSessions.integrationId, actor.integrationId),
-  );
+// An integration sees only actions of sessions it opened in the actor's mode: staff sessions (integration_id
+// null), other integrations' sessions and rows of the other mode are invisible (spec "Strategist reads"). A
+// staff member in the console sees every action of the tenant in the console's mode, as they may decide
+// any of them (decisions.ts). The queries left-join the session, so for an integration the condition on
+// the session's columns keeps exactly the inner join's rows.
+const visibleTo = (actor: IntegrationActor | StaffActor) =>
+  actor.via === "console"
+    ? ownedBy(strategistActions, actor)
+    : and(
+        ownedBy(strategistActions, actor),
+        ownedBy(strategistSessions, actor),
+        eq(strategistSessions.integrationId, actor.integrationId),
+      );
 
 /**
- * `GET /strategist/actions`: a page of this integration's actions, newest first (`created_at` DESC, `id` DESC),
- * strictly after `after`, optionally by status (as read) and session. Fetches `limit + 1` rows.
+ * `GET /strategist/actions`: a page of this integration's actions (for a staff member in the console: the
+ * tenant's), newest first (`created_at` DESC, `id` DESC), strictly after `after`, optionally by status (as
+ * read) and session. Fetches `limit + 1` rows.
  */
 export async function listActions(
   db: Db,
-  actor: IntegrationActor,
+  actor: IntegrationActor | StaffActor,
   q: { limit: number; status?: string; sessionId?: string; after?: ActionPosition },
 ): Promise<{ actions: StrategistAction[]; next: ActionPosition | null }> {
   const at = nowMs();
@@ -85,7 +91,7 @@ export async function listActions(
   const rows = await db
     .select({ a: strategistActions })
     .from(strategistActions)
-    .innerJoin(strategistSessions, eq(strategistSessions.id, strategistActions.sessionId))
+    .leftJoin(strategistSessions, eq(strategistSessions.id, strategistActions.sessionId))
     .where(and(...conds))
     .orderBy(desc(strategistActions.createdAt), desc(strategistActions.id))
     .limit(q.limit + 1);

@@ -3,8 +3,7 @@ import type { Db } from "@/db/client";
 import { strategistReports } from "@/db/schema";
 import { notFound } from "@/server/errors";
 import type { StrategistReport, StrategistReportSummary } from "@/server/schemas/strategist";
-import type { IntegrationActor } from "../actor";
-import { ownedBy } from "../tenant-scope";
+import { ownedBy, type Owner } from "../tenant-scope";
 import { competitorMasker, maskJson } from "./competitor-mask";
 
 type ReportRow = typeof strategistReports.$inferSelect;
@@ -49,12 +48,12 @@ export function toReport(r: ReportRow): StrategistReport {
 }
 
 /**
- * `GET /strategist/reports`: a page of the summaries of the actor's tenant and mode (tenant-scope.ts), newest first (`created_at` DESC, `id` DESC), strictly
+ * `GET /strategist/reports` and the console's Reports: a page of the summaries of the actor's tenant and mode (tenant-scope.ts), newest first (`created_at` DESC, `id` DESC), strictly
  * after `after`; creative runs never appear. Fetches `limit + 1` rows to know whether a next page exists.
  */
 export async function listReports(
   db: Db,
-  actor: IntegrationActor,
+  actor: Owner,
   q: { limit: number; reportType?: string; after?: ReportPosition },
 ): Promise<{ reports: StrategistReportSummary[]; next: ReportPosition | null }> {
   const conds = [ownedBy(strategistReports, actor), notCreative];
@@ -78,7 +77,7 @@ export async function listReports(
 }
 
 /** `GET /strategist/reports/{id}`. @throws ApiError 404 `not_found` for a missing, foreign, other-mode or creative report. */
-export async function getReport(db: Db, actor: IntegrationActor, id: string): Promise<StrategistReport> {
+export async function getReport(db: Db, actor: Owner, id: string): Promise<StrategistReport> {
   const [row] = await db
     .select()
     .from(strategistReports)

@@ -3,8 +3,7 @@ import type { Db } from "@/db/client";
 import { strategistTopics } from "@/db/schema";
 import { notFound } from "@/server/errors";
 import type { StrategistTopic } from "@/server/schemas/strategist";
-import type { IntegrationActor } from "../actor";
-import { ownedBy } from "../tenant-scope";
+import { ownedBy, type Owner } from "../tenant-scope";
 import { competitorMasker } from "./competitor-mask";
 
 type TopicRow = typeof strategistTopics.$inferSelect;
@@ -51,7 +50,7 @@ function afterPosition([score, id]: TopicPosition) {
  */
 export async function listTopics(
   db: Db,
-  actor: IntegrationActor,
+  actor: Owner,
   q: { limit: number; status?: string; after?: TopicPosition },
 ): Promise<{ topics: StrategistTopic[]; next: TopicPosition | null }> {
   const conds = [ownedBy(strategistTopics, actor)];
@@ -69,7 +68,7 @@ export async function listTopics(
 }
 
 /** `GET /strategist/topics/{id}`. @throws ApiError 404 `not_found` for a missing, foreign or other-mode topic. */
-export async function getTopic(db: Db, actor: IntegrationActor, id: string): Promise<StrategistTopic> {
+export async function getTopic(db: Db, actor: Owner, id: string): Promise<StrategistTopic> {
   const [row] = await db
     .select()
     .from(strategistTopics)
