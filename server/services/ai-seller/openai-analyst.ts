@@ -1,5 +1,6 @@
 import type OpenAI from "openai";
 import { z } from "zod";
+import { readJsonAnswer } from "./json-answer";
 import { ModelUnavailableError } from "./language-model";
 import { MAX_ANALYST_INPUT_TOKENS, MAX_ANALYST_OUTPUT_TOKENS } from "./prices";
 import { log } from "@/server/log";
@@ -36,21 +37,8 @@ type Answer = z.infer<typeof AnswerSchema>;
 
 /** The answer in one completion's text, or its problem (a sentence the model is told). */
 function readAnswer(content: string): { answer: Answer } | { problem: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(content);
-  } catch {
-    return { problem: "the answer is not a JSON object" };
-  }
-  const parsed = AnswerSchema.safeParse(value);
-  if (!parsed.success)
-    return {
-      problem: `the JSON object is not as asked (${parsed.error.issues
-        .slice(0, 5)
-        .map((i) => `${i.path.join(".") || "answer"}: ${i.message}`)
-        .join("; ")})`,
-    };
-  return { answer: parsed.data };
+  const r = readJsonAnswer(content, AnswerSchema);
+  return "value" in r ? { answer: r.value } : r;
 }
 
 /**

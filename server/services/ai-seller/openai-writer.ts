@@ -1,5 +1,6 @@
 import type OpenAI from "openai";
 import { z } from "zod";
+import { readJsonAnswer } from "./json-answer";
 import { ModelUnavailableError } from "./language-model";
 import { MAX_WRITE_INPUT_TOKENS, maxWriteOutputTokens } from "./prices";
 import { log } from "@/server/log";
@@ -32,21 +33,9 @@ type Written = Pick<ArticleDraft, "title" | "slug" | "metaTitle" | "metaDescript
 
 /** The draft in one answer, or what makes the answer unusable (a sentence the model is told). */
 function readAnswer(content: string, brief: ArticleBrief): { draft: Written } | { problem: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(content);
-  } catch {
-    return { problem: "the answer is not a JSON object" };
-  }
-  const parsed = AnswerSchema.safeParse(value);
-  if (!parsed.success)
-    return {
-      problem: `the JSON object is not as asked (${parsed.error.issues
-        .slice(0, 5)
-        .map((i) => `${i.path.join(".") || "answer"}: ${i.message}`)
-        .join("; ")})`,
-    };
-  const a = parsed.data;
+  const read = readJsonAnswer(content, AnswerSchema);
+  if (!("value" in read)) return read;
+  const a = read.value;
   // The page's title is the article's: headings inside the body start at <h2>.
   const html = a.html.replace(/<(\/?)h1\b/gi, "<$1h2");
   const text = textOfHtml(html);
