@@ -1,13 +1,8 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { operations } from "@/db/schema";
-import { log } from "@/server/log";
 import { languageModelFor } from "@/server/services/ai-seller/current-model";
-import {
-  ModelUnavailableError,
-  type LanguageModel,
-  type SellerOutput,
-} from "@/server/services/ai-seller/language-model";
+import type { LanguageModel, SellerOutput } from "@/server/services/ai-seller/language-model";
 import {
   AI_UNAVAILABLE,
   aiReplyContext,
@@ -18,6 +13,7 @@ import {
 import { claimOperation, OPERATION_LEASE_MS, type ClaimedRun } from "@/server/services/operations/operation-runs";
 import { runGeneration } from "./run-generation";
 import { runStrategistTurn } from "./run-strategist-turn";
+import { runUnderLease } from "./leased-run";
 
 /** What one step did: the operation's status after it, and whether nothing more will happen. */
 export interface RunResult {
@@ -49,7 +45,8 @@ const FINAL = new Set(["succeeded", "failed", "canceled"]);
  *   (run-generation.ts), a `strategist.turn` runStrategistTurn (run-strategist-turn.ts); an AI reply:
  *   past its deadline → `failed` with `operation_timeout`, the hold released, handoff to an operator;
  *   conversation taken over or closed meanwhile → `canceled`, the hold released;
- *   the model answers → `succeeded`: the reply message, its cost charged and the rest released (a live
+ *   the model answers (under the run's lease, renewed while it answers; given up at the deadline as a
+ *   timeout) → `succeeded`: the reply message, its cost charged and the rest released (a live
  *   operation asks `opts.model`, the configured one; a test-mode one only ever the offline model, issue 76
  *   item 3, whatever `opts.model` is);
  *   the model fails → `failed` with `ai_unavailable`, the hold released, handoff (`ai_unavailable_handoff`);
@@ -93,16 +90,16 @@ export async function runOperation(db: Db, id: string, opts: RunOptions = {}): P
   if (ctx.kind === "cancel") return done(await endAiReply(db, id, attempt, { status: "canceled" }));
   // A sandbox's magic content (`test:ai_unavailable`, `test:fail`) ends the run as the real failure does.
   if (ctx.kind === "fail") return done(await endAiReply(db, id, attempt, ctx.end));
-  let out: SellerOutput;
-  try {
-    // Live model only for a live operation on live data: a sandbox conversation is answered offline
-    // whatever its operation's mode.
-    const live = op.livemode && ctx.livemode;
-    const model = (live ? opts.model : opts.offlineModel) ?? languageModelFor(live);
-    out = await model.reply(ctx.input);
-  } catch (err) {
-    if (!(err instanceof ModelUnavailableError)) log().error({ err, operationId: id }, "AI seller failed");
-    return done(await endAiReply(db, id, attempt, AI_UNAVAILABLE));
-  }
+  // Live model only for a live operation on live data: a sandbox conversation is answered offline
+  // whatever its operation's mode. The call runs under the run's lease (renewed while the model answers, so
+  // a slow answer is never taken over by another worker or by this one) and is given up at the deadline.
+  const live = op.livemode && ctx.livemode;
+  const model = (live ? opts.model : opts.offlineModel) ?? languageModelFor(live);
+  const outcome = await runUnderLease(db, claim, opts.leaseMs ?? OPERATION_LEASE_MS, "the AI seller", () =>
+    model.reply(ctx.input),
+  );
+  if (outcome === "timeout") return done(await endAiReply(db, id, attempt, OPERATION_TIMEOUT));
+  if (outcome === "unavailable") return done(await endAiReply(db, id, attempt, AI_UNAVAILABLE));
+  const out: SellerOutput = outcome.value;
   return done(await completeAiReply(db, id, attempt, out));
 }

@@ -279,6 +279,18 @@ describe("chat sessions and paid turns", () => {
     post(key, `/strategist/chat/sessions/${sessionId}/turns${q}`, { content }, idem);
 
   it("a turn holds, answers from the tenant's figures, proposes topics, charges what it used", async () => {
+    const other = await strategistTenant();
+    await db.db
+      .insert(products)
+      .values({ tenantId: other.tenantId, code: "FOREIGN-1", name: "Foreign shop sneaker", active: true });
+    await db.db.insert(strategistTopics).values({
+      tenantId: t.tenantId,
+      title: "RivalSport outranks us on trail shoes",
+      source: "competitors",
+      status: "proposed",
+      competitorDomain: "RivalSport",
+      trendScore: 90,
+    });
     const s = await session(t.key);
     const before = await walletOf(t.tenantId);
     const r = await turn(t.key, s, "Which topics should we write about next?");
@@ -299,6 +311,11 @@ describe("chat sessions and paid turns", () => {
     expect(done.usage).toMatchObject({ cost: { currency: "RUB" }, model: "offline-analyst-1" });
     expect(done.actions.length).toBeGreaterThan(0);
     expect(done.actions[0]).toMatchObject({ type: "propose_topic", status: "proposed", session_id: s });
+    // The tenant's own figures only: its cards are cited, another tenant's never; no competitor is named.
+    const said = JSON.stringify(done);
+    expect(said).toMatch(/Trail runner Storm|Road racer Breeze/);
+    expect(said).not.toContain("Foreign shop sneaker");
+    expect(said.toLowerCase()).not.toContain("rivalsport");
     const ledger = await ledgerOf(r.body.operation.id);
     expect(ledger.map((l) => l.kind).sort()).toEqual(["charge", "hold", "release"]);
     const charge = ledger.find((l) => l.kind === "charge")!;
