@@ -334,6 +334,20 @@ describe("chat sessions and paid turns", () => {
       operation_id: r.body.operation.id,
       status: "succeeded",
     });
+    // Spec "Events": a strategist turn also emits operation.completed, the Operation with its usage.
+    const completed = await db.db
+      .select()
+      .from(events)
+      .where(and(eq(events.tenantId, t.tenantId), eq(events.type, "operation.completed")));
+    expect(completed.map((e) => e.data)).toContainEqual(
+      expect.objectContaining({
+        id: r.body.operation.id,
+        type: "strategist.turn",
+        status: "succeeded",
+        resource: { type: "strategist_session", id: s },
+        usage: done.usage,
+      }),
+    );
     // The proposed action is the integration's to decide, and confirming it makes the topic.
     const confirmed = await post(t.key, `/strategist/actions/${done.actions[0].id}/confirm`);
     expect(confirmed.body.status).toBe("executed");

@@ -56,19 +56,20 @@ function statusCondition(status: string, at: number): SQL {
   return eq(a.status, status);
 }
 
-// An integration sees only actions of sessions it opened in the actor's mode: staff sessions (integration_id
-// null), other integrations' sessions and rows of the other mode are invisible (spec "Strategist reads"). A
-// staff member in the console sees every action of the tenant in the console's mode, as they may decide
-// any of them (decisions.ts). The queries left-join the session, so for an integration the condition on
-// the session's columns keeps exactly the inner join's rows.
-const visibleTo = (actor: IntegrationActor | StaffActor) =>
-  actor.via === "console"
-    ? ownedBy(strategistActions, actor)
-    : and(
-        ownedBy(strategistActions, actor),
-        ownedBy(strategistSessions, actor),
-        eq(strategistSessions.integrationId, actor.integrationId),
-      );
+/**
+ * The condition "action visible to `actor`", on `strategist_actions` alone (no join): an integration sees
+ * only the actions of sessions it opened in its mode (staff sessions, other integrations' sessions and
+ * rows of the other mode are invisible; spec "Strategist reads"), a staff member in the console every action
+ * of the tenant in the console's mode. The reads and the decisions (decisions.ts) share it.
+ */
+export function actionVisibleTo(actor: IntegrationActor | StaffActor): SQL {
+  if (actor.via === "console") return ownedBy(strategistActions, actor);
+  const s = strategistSessions;
+  return and(
+    ownedBy(strategistActions, actor),
+    sql`${strategistActions.sessionId} in (select ${s.id} from ${s} where ${ownedBy(s, actor)} and ${s.integrationId} = ${actor.integrationId})`,
+  )!;
+}
 
 /**
  * `GET /strategist/actions`: a page of this integration's actions (for a staff member in the console: the
@@ -81,7 +82,7 @@ export async function listActions(
   q: { limit: number; status?: string; sessionId?: string; after?: ActionPosition },
 ): Promise<{ actions: StrategistAction[]; next: ActionPosition | null }> {
   const at = nowMs();
-  const conds = [visibleTo(actor)!];
+  const conds = [actionVisibleTo(actor)];
   if (q.status) conds.push(statusCondition(q.status, at));
   if (q.sessionId) conds.push(eq(strategistActions.sessionId, q.sessionId));
   if (q.after) {
@@ -89,13 +90,12 @@ export async function listActions(
     conds.push(sql`(${strategistActions.createdAt}, ${strategistActions.id}) < (${c}::timestamptz, ${id}::uuid)`);
   }
   const rows = await db
-    .select({ a: strategistActions })
+    .select()
     .from(strategistActions)
-    .leftJoin(strategistSessions, eq(strategistSessions.id, strategistActions.sessionId))
     .where(and(...conds))
     .orderBy(desc(strategistActions.createdAt), desc(strategistActions.id))
     .limit(q.limit + 1);
-  const page = rows.slice(0, q.limit).map((r) => r.a);
+  const page = rows.slice(0, q.limit);
   const last = page[page.length - 1];
   return {
     actions: page.map((a) => toAction(a, at)),
@@ -106,10 +106,9 @@ export async function listActions(
 /** `GET /strategist/actions/{id}`. @throws ApiError 404 `not_found` for a missing, foreign, other-mode, staff or other integration's action. */
 export async function getAction(db: Db, actor: IntegrationActor, id: string): Promise<StrategistAction> {
   const [row] = await db
-    .select({ a: strategistActions })
+    .select()
     .from(strategistActions)
-    .innerJoin(strategistSessions, eq(strategistSessions.id, strategistActions.sessionId))
-    .where(and(visibleTo(actor), eq(strategistActions.id, id)));
+    .where(and(actionVisibleTo(actor), eq(strategistActions.id, id)));
   if (!row) throw notFound("Strategist action");
-  return toAction(row.a);
+  return toAction(row);
 }

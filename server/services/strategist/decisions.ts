@@ -1,12 +1,12 @@
-import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { strategistActions, strategistSessions, strategistTopics } from "@/db/schema";
+import { strategistActions, strategistTopics } from "@/db/schema";
 import { ApiError, notFound } from "@/server/errors";
 import { nowMs } from "@/server/lib/clock";
 import { OPEN_TOPIC_STATUSES, type StrategistAction, type StrategistTopic } from "@/server/schemas/strategist";
 import type { IntegrationActor, StaffActor } from "../actor";
 import { ownedBy, ownerOf, type Owner } from "../tenant-scope";
-import { actionExpiry, toAction } from "./actions";
+import { actionExpiry, actionVisibleTo, toAction } from "./actions";
 import { toTopic } from "./topics";
 
 type ActionRow = typeof strategistActions.$inferSelect;
@@ -31,15 +31,10 @@ const invalidState = (detail: string) => new ApiError("invalid_state", detail);
  * in the console's mode. @throws ApiError 404 `not_found` otherwise.
  */
 async function lockAction(db: Db, actor: DecidingActor, id: string): Promise<ActionRow> {
-  const conds: SQL[] = [ownedBy(strategistActions, actor), eq(strategistActions.id, id)];
-  if (actor.via === "api")
-    conds.push(
-      sql`${strategistActions.sessionId} in (select ${strategistSessions.id} from ${strategistSessions} where ${strategistSessions.integrationId} = ${actor.integrationId})`,
-    );
   const [row] = await db
     .select()
     .from(strategistActions)
-    .where(and(...conds))
+    .where(and(actionVisibleTo(actor), eq(strategistActions.id, id)))
     .for("update");
   if (!row) throw notFound("Strategist action");
   return row;
@@ -101,7 +96,7 @@ async function createProposedTopic(
 
 /**
  * `POST /strategist/actions/{id}/confirm` (issue 73 item 1; spec States "Strategist topic and action"), in
- * the caller's transaction: a `proposed` action becomes `confirmed` and is executed at once: its topic is
+ * the caller's transaction: a `proposed` action is confirmed and executed at once: its topic is
  * created (createProposedTopic) and it is `executed` with `result.topic_id`, or `failed` with `error` when
  * the proposal cannot become a topic; `decided_at` set either way.
  * @throws ApiError 404 `not_found` (missing, foreign, another integration's or mode's); 409 `invalid_state`
@@ -112,18 +107,18 @@ export async function confirmAction(db: Db, actor: DecidingActor, id: string): P
   const row = await lockAction(db, actor, id);
   mustAwaitDecision(row, at, "confirmed");
   const decidedAt = new Date(at);
-  await db
-    .update(strategistActions)
-    .set({ status: "confirmed", decidedAt, expiresAt: actionExpiry(row) })
-    .where(eq(strategistActions.id, id));
+  // `confirmed` and its execution are one transaction: nobody can read the action between the two, so it is
+  // written once, as executed or failed.
   const topic = await createProposedTopic(db, actor, row, decidedAt);
   const [done] = await db
     .update(strategistActions)
-    .set(
-      "id" in topic
+    .set({
+      decidedAt,
+      expiresAt: actionExpiry(row),
+      ...("id" in topic
         ? { status: "executed", result: { topic_id: topic.id }, error: null }
-        : { status: "failed", error: topic, result: null },
-    )
+        : { status: "failed", error: topic, result: null }),
+    })
     .where(eq(strategistActions.id, id))
     .returning();
   return toAction(done!, at);

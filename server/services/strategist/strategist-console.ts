@@ -1,15 +1,13 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { strategistTopics } from "@/db/schema";
-import { ApiError } from "@/server/errors";
-import { hasErrorCode } from "@/server/lib/error-codes";
 import { money, type Money } from "@/server/lib/money";
 import type { StrategistTopic } from "@/server/schemas/strategist";
 import type { StrategistTurnResult } from "@/server/schemas/strategist-writes";
 import type { StaffActor } from "../actor";
 import { maxAnalystCostMinor } from "../ai-seller/prices";
-import { afterCommit } from "../events/work-notifier";
 import { tenantPaidConcurrency } from "../limits/limit-overrides";
+import { answerClickOnce } from "../operations/console-click";
 import { ownedBy, type Owner } from "../tenant-scope";
 import { findSession, turnAnswer } from "./chat-sessions";
 import { toTopic } from "./topics";
@@ -56,10 +54,7 @@ export function turnQuote(actor: StaffActor): { max_cost: Money; model: string }
 /**
  * The console's Send (issue 73 item 5): a paid turn (createTurn) of the staff member's session, paid from the
  * wallet of the console's mode under the tenant's paid concurrency. The click's `consoleKey` (a UUID the
- * page makes per click) makes a repeat answer the first turn and charge nothing: a sequential repeat finds
- * the turn; a racing one loses on the unique index, or is refused because the first turn now runs (its
- * transaction, hold included, rolls back), and answers the first's turn. The engine is woken after the
- * commit.
+ * page makes per click) makes a repeat answer the first turn and charge nothing (answerClickOnce).
  * @returns the turn and its operation (as `POST /strategist/chat/sessions/{id}/turns` answers)
  * @throws ApiError as createTurn (404 for a session not the staff member's; 409 `invalid_state` while
  *   another turn runs; 402; 503)
@@ -73,19 +68,12 @@ export async function consoleSendTurn(
 ): Promise<StrategistTurnResult> {
   // The session first: a key is looked up only in a session the staff member may read.
   await findSession(db, actor, sessionId);
-  const again = await findConsoleTurn(db, sessionId, consoleKey);
-  if (again) return (await turnAnswer(db, actor, again)).body;
   const paidConcurrency = await tenantPaidConcurrency(db, actor.tenantId);
-  try {
-    return await afterCommit(() =>
-      db.transaction((tx) =>
-        createTurn(tx as unknown as Db, actor, sessionId, { content }, { paidConcurrency, consoleKey }),
-      ),
-    );
-  } catch (err) {
-    const won =
-      hasErrorCode(err, "23505") || err instanceof ApiError ? await findConsoleTurn(db, sessionId, consoleKey) : null;
-    if (won) return (await turnAnswer(db, actor, won)).body;
-    throw err;
-  }
+  const find = async () => {
+    const id = await findConsoleTurn(db, sessionId, consoleKey);
+    return id ? (await turnAnswer(db, actor, id)).body : null;
+  };
+  return answerClickOnce(db, find, (tx) =>
+    createTurn(tx, actor, sessionId, { content }, { paidConcurrency, consoleKey }),
+  );
 }
