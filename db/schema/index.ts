@@ -16,3 +16,4 @@ export * from "./webhooks";
 export * from "./payments";
 export * from "./request-log";
 export * from "./article-generation";
+export * from "./intake";

@@ -11,6 +11,8 @@
  * - `article-generation`: the editorial profile and paid article generation jobs (issue 72).
  * - `strategist`: decisions on the strategist's topics and actions, chat sessions with paid turns, daily
  *   reports (issue 73).
+ * - `event-intake`: `POST /intake/events` and the analytics reads computed from it (timeseries, traffic
+ *   sources, funnel), the dashboard's blocks from the same rollups (issue 74).
  */
 export const PREVIEW_FEATURES = [
   "conversation-writes",
@@ -19,6 +21,7 @@ export const PREVIEW_FEATURES = [
   "articles-writes",
   "article-generation",
   "strategist",
+  "event-intake",
 ] as const;
 export type PreviewFeature = (typeof PREVIEW_FEATURES)[number];
 
