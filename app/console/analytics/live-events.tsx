@@ -44,7 +44,9 @@ export function LiveEvents({ tenantId }: { tenantId: string }) {
                   <th scope="col">Received</th>
                   <th scope="col">Status</th>
                   <th scope="col">Type</th>
-                  <th scope="col">Event id</th>
+                  <th scope="col" style={{ minWidth: "8em" }}>
+                    Event id
+                  </th>
                   <th scope="col">Source</th>
                   <th scope="col">Page</th>
                   <th scope="col">Effect or error</th>

@@ -53,19 +53,25 @@ export function SourcesChart({ sources }: { sources: SourceRow[] }) {
         <p className="hint">No traffic in the last 30 days.</p>
       ) : (
         <>
-          <div role="img" aria-label={summary} style={{ width: "100%", height: 260 }} data-chart="Traffic sources">
+          {/* Horizontal bars: source names stay readable on a phone, one band of bars a source. */}
+          <div
+            role="img"
+            aria-label={summary}
+            style={{ width: "100%", height: 60 + sources.length * 44 }}
+            data-chart="Traffic sources"
+          >
             <ResponsiveContainer width="100%" height="100%">
-              <BarChart data={sources} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
-                <CartesianGrid strokeDasharray="3 3" vertical={false} />
-                <XAxis dataKey="source" interval={0} fontSize={12} />
-                <YAxis
+              <BarChart data={sources} layout="vertical" margin={{ top: 8, right: 16, bottom: 0, left: 0 }}>
+                <CartesianGrid strokeDasharray="3 3" horizontal={false} />
+                <XAxis
+                  type="number"
                   allowDecimals={false}
-                  width={48}
                   fontSize={12}
                   tickFormatter={(v: number) => compact.format(v)}
                 />
+                <YAxis type="category" dataKey="source" width={84} interval={0} fontSize={12} />
                 <Tooltip />
-                <Legend />
+                <Legend itemSorter={(item) => SERIES.findIndex((s) => s.key === item.dataKey)} />
                 {SERIES.map((s) => (
                   <Bar key={s.key} dataKey={s.key} name={s.name} fill={s.color} isAnimationActive={false} />
                 ))}
