@@ -130,7 +130,9 @@ describe("a batch", () => {
       R,
       R,
     ]);
-    expect(out.map((x) => x.event_id)).toEqual(batch.map((e) => (typeof e === "object" ? (e.event_id ?? null) : null)));
+    expect(out.map((x) => x.event_id)).toEqual(
+      batch.map((e) => (typeof e === "object" && "event_id" in e ? e.event_id : null)),
+    );
     const errs = out.map((x) => (x.errors ?? []).map((e) => `${e.field} ${e.code}`));
     expect(errs.slice(3)).toEqual([
       ["/events/3/event_id required"],
