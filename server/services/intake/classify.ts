@@ -104,30 +104,27 @@ const RULES: { source: TrafficSource; hosts: RegExp; names?: string[] }[] = [
   { source: "bing", hosts: /^((www|cn)\.)?bing\.com$/, names: ["bing"] },
 ];
 
+// Hosts and paths are read with a regular expression, not `new URL`: intake classifies every event of
+// every batch, and a URL object costs several times more (issue 74's bench: 10,000 events a second).
+const ADDRESS = /^https?:\/\/(?:[^/?#@]*@)?([^:/?#]*)[^/?#]*([^?#]*)/i;
+
 /** Lower-cased host of an address, without `www.`; null for a path, an empty text or no address. */
 function hostOf(address: string | null | undefined): string | null {
-  if (!address || !/^https?:\/\//i.test(address)) return null;
-  try {
-    return new URL(address).hostname.toLowerCase().replace(/^www\./, "") || null;
-  } catch {
-    return null;
-  }
+  const m = address ? ADDRESS.exec(address) : null;
+  return m?.[1] ? m[1].toLowerCase().replace(/^www\./, "") : null;
 }
 
 /** The path of a page address (absolute or a site path), without query and fragment. */
 export function pagePathOf(address: string | null | undefined): string | null {
   if (!address) return null;
   if (address.startsWith("/")) return address.split(/[?#]/)[0] || "/";
-  try {
-    return new URL(address).pathname || "/";
-  } catch {
-    return null;
-  }
+  const m = ADDRESS.exec(address);
+  return m ? m[2] || "/" : null;
 }
 
 /** The source a host (or a utm_source that is a host) names, else null. */
 function sourceOfHost(host: string): TrafficSource | null {
-  for (const r of RULES) if (r.hosts.test(host) || r.hosts.test(`www.${host}`)) return r.source;
+  for (const r of RULES) if (r.hosts.test(host)) return r.source;
   return null;
 }
 

@@ -1,5 +1,5 @@
 import type { FieldError } from "@/server/errors";
-import { check } from "@/server/lib/validation";
+import { fieldErrors } from "@/server/lib/validation";
 import {
   EARLY_WINDOW_MS,
   EVENT_BYTES_MAX,
@@ -68,14 +68,10 @@ export function judgeEvent(raw: unknown, index: number, nowMs: number): JudgedEv
     return rejected(index, raw, [
       { field: at, code: "too_large", message: `must be at most ${EVENT_BYTES_MAX} bytes as JSON (32 KB)` },
     ]);
-  const parsed = check(IntakeEventSchema, raw);
-  if (!parsed.ok)
-    return rejected(
-      index,
-      raw,
-      parsed.errors.map((e) => ({ ...e, field: at + e.field })),
-    );
-  const e = parsed.value;
+  // Not `check`: the pipeline has refused control characters in the whole body already.
+  const parsed = IntakeEventSchema.safeParse(raw, { reportInput: true });
+  if (!parsed.success) return rejected(index, raw, fieldErrors(parsed.error.issues, ["events", index]));
+  const e = parsed.data;
   const errors: FieldError[] = [];
   const occurredAtMs = Date.parse(e.occurred_at);
   if (occurredAtMs < nowMs - LATE_WINDOW_MS || occurredAtMs > nowMs + EARLY_WINDOW_MS)
