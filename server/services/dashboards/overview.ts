@@ -1,8 +1,7 @@
 import { and, inArray } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { dashboardBlocks } from "@/db/schema";
-import { ApiError, invalidField } from "@/server/errors";
-import { nowMs } from "@/server/lib/clock";
+import { ApiError } from "@/server/errors";
 import {
   DASHBOARD_BLOCKS,
   type DashboardBlock,
@@ -10,29 +9,13 @@ import {
   type DashboardOverview,
 } from "@/server/schemas/dashboards";
 import type { IntegrationActor } from "../actor";
+import { overviewPeriod } from "../analytics/period";
 import { ownedBy } from "../tenant-scope";
-
-const DAY_MS = 86_400_000;
 
 /** Seconds a client should wait before asking again when a block's source fails. */
 export const SOURCE_RETRY_AFTER_S = 60;
 
-const dayText = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-const dayMs = (d: string) => Date.parse(`${d}T00:00:00Z`);
-
-/**
- * The period of the overview (spec "GET /dashboards/overview"): `to` defaults to, and is trimmed to, the
- * last full day (yesterday, UTC); `from` defaults to `to` minus 29 days (30 days inclusive).
- * @returns dates YYYY-MM-DD. @throws ApiError 422 on `/from` when `from` is after the (trimmed) `to`.
- */
-export function overviewPeriod(q: { from?: string; to?: string }, at: number = nowMs()): { from: string; to: string } {
-  const lastFullDay = dayText(Math.floor(at / DAY_MS) * DAY_MS - DAY_MS);
-  const to = q.to === undefined || q.to > lastFullDay ? lastFullDay : q.to;
-  const from = q.from ?? dayText(dayMs(to) - 29 * DAY_MS);
-  if (from > to)
-    throw invalidField("/from", "out_of_range", `from must not be after to (${to}, the last full day at most)`);
-  return { from, to };
-}
+export { overviewPeriod };
 
 /**
  * `GET /dashboards/overview`: the requested blocks (default all eleven) of the actor's tenant and mode
