@@ -111,7 +111,8 @@ export async function runRetention(db: Db, opts: { batch?: number } = {}): Promi
   const visitorDays = await deleteInBatches(
     db,
     batch,
-    (n) => sql`delete from ${vd} where ctid in (select ctid from ${vd} where ${vd.day} < ${visitorCutoff}::date limit ${n})`,
+    (n) =>
+      sql`delete from ${vd} where ctid in (select ctid from ${vd} where ${vd.day} < ${visitorCutoff}::date limit ${n})`,
   );
   const usageCutoff = logCutoff.slice(0, 10);
   const u = usageDaily;

@@ -11,12 +11,32 @@ import { analyticsDaily, analyticsDailyPages, intakeEvents } from "@/db/schema";
  * earliest page view of the batch that first saw them, which a recount cannot know.
  */
 export interface AnalyticsTotals {
-  daily: Record<string, { kind: string; pageviews: number; sessions: number; leads: number; deals_won: number; revenue_minor: string; events: number }>;
+  daily: Record<
+    string,
+    {
+      kind: string;
+      pageviews: number;
+      sessions: number;
+      leads: number;
+      deals_won: number;
+      revenue_minor: string;
+      events: number;
+    }
+  >;
   visitorsByDay: Record<string, number>;
   pages: Record<string, number>;
 }
 
-type DailyRow = { k: string; kind: string; pageviews: number; sessions: number; leads: number; deals_won: number; revenue_minor: string; events: number };
+type DailyRow = {
+  k: string;
+  kind: string;
+  pageviews: number;
+  sessions: number;
+  leads: number;
+  deals_won: number;
+  revenue_minor: string;
+  events: number;
+};
 
 const toDaily = (rows: DailyRow[]): AnalyticsTotals["daily"] =>
   Object.fromEntries(
@@ -73,7 +93,8 @@ export async function recountFromRaw(db: Db): Promise<AnalyticsTotals> {
 export async function readRollups(db: Db): Promise<AnalyticsTotals> {
   const d = analyticsDaily;
   const p = analyticsDailyPages;
-  const key = (t: typeof d | typeof p) => sql`${t.tenantId}::text || '|' || ${t.livemode}::text || '|' || ${t.day}::text`;
+  const key = (t: typeof d | typeof p) =>
+    sql`${t.tenantId}::text || '|' || ${t.livemode}::text || '|' || ${t.day}::text`;
   const daily = rowsOf<DailyRow>(
     await db.execute(sql`
       select ${key(d)} || '|' || ${d.source} as k, ${d.kind} as kind, ${d.pageviews} as pageviews,

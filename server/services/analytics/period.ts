@@ -43,7 +43,11 @@ export function analyticsPeriod(q: { from?: string; to?: string }): {
   const { from, to } = overviewPeriod(q);
   const days = daysIn(from, to);
   if (days > MAX_PERIOD_DAYS)
-    throw invalidField("/from", "out_of_range", `the period may hold at most ${MAX_PERIOD_DAYS} days (from ${from} to ${to} holds ${days})`);
+    throw invalidField(
+      "/from",
+      "out_of_range",
+      `the period may hold at most ${MAX_PERIOD_DAYS} days (from ${from} to ${to} holds ${days})`,
+    );
   return { from, to, prevFrom: addDays(from, -days), prevTo: addDays(from, -1) };
 }
 

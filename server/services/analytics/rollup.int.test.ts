@@ -23,7 +23,7 @@ const T0 = Date.now();
 let db: Awaited<ReturnType<typeof openTestDatabase>>;
 /** A second handle with room for 8 writers and the rollup runs (the test database's pool holds 5). */
 let wide: { db: Db; close(): Promise<void> };
-let tenantIds: string[] = [];
+const tenantIds: string[] = [];
 
 const TYPES = ["page_view", "page_view", "page_view", "form_submit", "signup", "purchase", "conversion", "custom:quiz"];
 const SOURCES: [string | null, string | null][] = [
@@ -96,7 +96,9 @@ async function outOfOrderCommit(r: Prng): Promise<void> {
   let started!: () => void;
   const inserted = new Promise<void>((res) => (started = res));
   const older = wide.db.transaction(async (t) => {
-    await t.insert(intakeEvents).values([randomEvent(r, tenantId), { ...randomEvent(r, tenantId), status: "accepted" }]);
+    await t
+      .insert(intakeEvents)
+      .values([randomEvent(r, tenantId), { ...randomEvent(r, tenantId), status: "accepted" }]);
     started();
     await held;
   });
@@ -172,7 +174,13 @@ describe("rollupIntake", () => {
     ]);
     const today = new Date(T0).toISOString().slice(0, 10);
     await db.db.insert(usageDaily).values([
-      { tenantId, day: old(40).toISOString().slice(0, 10), integrationId: crypto.randomUUID(), statusClass: 2, requests: 3 },
+      {
+        tenantId,
+        day: old(40).toISOString().slice(0, 10),
+        integrationId: crypto.randomUUID(),
+        statusClass: 2,
+        requests: 3,
+      },
       { tenantId, day: today, integrationId: crypto.randomUUID(), statusClass: 2, requests: 4 },
     ]);
     const partitions = async () =>
@@ -190,7 +198,12 @@ describe("rollupIntake", () => {
     // Now: only the 8-day event id and the 40-day usage day are old enough; 95 days on, every partition of
     // the burst (received up to 3 days back) is, and every visitor day (events occurred up to 10 days back).
     setClock(() => T0);
-    expect(await runRetention(db.db)).toMatchObject({ intakePartitions: 0, intakeEventIds: 1, visitorDays: 0, usageDays: 1 });
+    expect(await runRetention(db.db)).toMatchObject({
+      intakePartitions: 0,
+      intakeEventIds: 1,
+      visitorDays: 0,
+      usageDays: 1,
+    });
     expect((await db.db.select().from(intakeEventIds)).map((x) => x.eventId)).toEqual(["young-id"]);
     setClock(() => T0 + 95 * DAY);
     const r = await runRetention(db.db);
@@ -199,7 +212,9 @@ describe("rollupIntake", () => {
     expect(r.visitorDays).toBeGreaterThan(0);
     expect(await partitions()).toEqual([]);
     for (const name of held)
-      expect(rowsOf<{ t: string | null }>(await db.db.execute(sql`select to_regclass(${name})::text as t`))[0]!.t).toBeNull();
+      expect(
+        rowsOf<{ t: string | null }>(await db.db.execute(sql`select to_regclass(${name})::text as t`))[0]!.t,
+      ).toBeNull();
     expect(await rawCount()).toBe(0);
     expect(await db.db.select().from(analyticsVisitorDays)).toEqual([]);
     expect(await readRollups(db.db)).toEqual(before);

@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { rowsOf } from "@/db/rows";
 import {
@@ -82,11 +82,13 @@ export async function rollupIntake(db: Db): Promise<RollupResult> {
     );
     const old = locked!.w;
     // A statement after the lock: its snapshot sees what the worker before us committed.
-    const [snap] = rowsOf<{ w: string }>(await tx.execute(sql`select pg_snapshot_xmin(pg_current_snapshot())::text as w`));
+    const [snap] = rowsOf<{ w: string }>(
+      await tx.execute(sql`select pg_snapshot_xmin(pg_current_snapshot())::text as w`),
+    );
     const next = snap!.w;
     if (BigInt(next) <= BigInt(old)) return none(old);
     const [r] = rowsOf<{ events: number; daily_rows: number; page_rows: number; visitors: number }>(
-      await tx.execute(addBatch(old, next)),
+      await tx.execute(addBatch(sql`${intakeEvents.xid} >= ${old}::xid8 and ${intakeEvents.xid} < ${next}::xid8`)),
     );
     await tx.execute(sql`
       update ${s} set ${sql.identifier(s.xidWatermark.name)} = ${next}::xid8,
@@ -103,11 +105,31 @@ export async function rollupIntake(db: Db): Promise<RollupResult> {
 }
 
 /**
- * The one statement that adds the accepted rows with `xid` in [old, next) to the three rollups. Its
- * snapshot is younger than `next` (taken in an earlier statement), so it sees every row below `next` that
- * committed. Rows go in in key order, so two statements never wait on each other's rows in a cycle.
+ * An `xid` below every watermark (the first one is a snapshot's xmin, at least 3): intake rows written with it
+ * are never taken by {@link rollupIntake}. The sandbox's sample events (server/services/sandbox) are written
+ * with it and added to the rollups by the transaction that writes them ({@link addRolledUpRows}).
  */
-function addBatch(old: string, next: string) {
+export const ROLLED_UP_XID = "1";
+
+/**
+ * Adds the accepted intake rows that match `where` and were written with {@link ROLLED_UP_XID} to the
+ * rollups, inside the caller's transaction (the sandbox's seeding: its sample analytics are there at once).
+ * @returns the number of events added
+ */
+export async function addRolledUpRows(db: Db, where: SQL): Promise<number> {
+  const [r] = rowsOf<{ events: number }>(
+    await db.execute(addBatch(sql`${intakeEvents.xid} = ${ROLLED_UP_XID}::xid8 and ${where}`)),
+  );
+  return Number(r?.events ?? 0);
+}
+
+/**
+ * The one statement that adds the accepted rows matching `rows` (the job: `xid` in [old, next)) to the three
+ * rollups. The job's statement has a snapshot younger than `next` (taken in an earlier statement), so it sees
+ * every row below `next` that committed. Rows go in in key order, so two statements never wait on each
+ * other's rows in a cycle.
+ */
+function addBatch(rows: SQL) {
   const e = intakeEvents;
   const d = analyticsDaily;
   const p = analyticsDailyPages;
@@ -123,7 +145,7 @@ function addBatch(old: string, next: string) {
              ${e.pagePath} as page_path, ${e.pageTitle} as page_title, ${e.valueMinor} as value_minor,
              ${e.leadEffect} as lead_effect, coalesce(${e.occurredAt}, ${e.receivedAt}) as moment
       from ${e}
-      where ${e.xid} >= ${old}::xid8 and ${e.xid} < ${next}::xid8 and ${e.status} = 'accepted'
+      where ${rows} and ${e.status} = 'accepted'
         and ${e.tenantId} in (select ${tenants.id} from ${tenants})
     ), firsts as (
       select distinct on (tenant_id, livemode, day, visitor_key) tenant_id, livemode, day, visitor_key, source

@@ -2,6 +2,9 @@ import { and, eq, getTableName, sql, type SQL } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import type { Db } from "@/db/client";
 import {
+  analyticsDaily,
+  analyticsDailyPages,
+  analyticsVisitorDays,
   articles,
   editorialProfiles,
   generationJobs,
@@ -16,6 +19,8 @@ import {
   idempotencyRecords,
   integrationDailySpend,
   integrations,
+  intakeEventIds,
+  intakeEvents,
   leadChanges,
   leads,
   leadScores,
@@ -30,6 +35,7 @@ import {
   strategistSessions,
   strategistTopics,
   strategistTurns,
+  usageDaily,
   walletLedger,
   wallets,
   webhookDeliveries,
@@ -84,6 +90,14 @@ export const SANDBOX_TABLES: readonly SandboxTable[] = [
     table: requestLog,
     sandboxRows: (tenantId) => and(eq(requestLog.tenantId, tenantId), eq(requestLog.livemode, false)) as SQL,
   },
+  owned(usageDaily),
+  // Event intake (issue 74): the sandbox's raw events (a reset is no retention: rows of one tenant's
+  // sandbox, not whole days), their ids and the rollups made from them.
+  owned(intakeEvents),
+  owned(intakeEventIds),
+  owned(analyticsDaily),
+  owned(analyticsDailyPages),
+  owned(analyticsVisitorDays),
   owned(messageAttachments),
   owned(leadScores),
   owned(leadChanges),
