@@ -3,6 +3,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { analyticsDaily, events, idempotencyRecords, intakeEvents, tenants } from "@/db/schema";
 import { ensurePartitions, partitionName } from "@/server/services/intake/partitions";
+import { untilFinal } from "@/server/testing/intake-rollups";
 import { rowsOf } from "@/db/rows";
 import { setClock } from "@/server/lib/clock";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
@@ -96,6 +97,7 @@ describe("intake-rollup", () => {
       visitorKey: "v1",
       pagePath: "/",
     });
+    await untilFinal(db.db);
     const first = await new InngestTestEngine({ function: intakeRollup }).execute();
     expect(first.result).toMatchObject({ events: 1, dailyRows: 1, pageRows: 1, visitors: 1 });
     const rows = await db.db.select().from(analyticsDaily).where(eq(analyticsDaily.tenantId, t.tenantId));

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, isApiError, type PlatformClient } from "@platform/sdk";
 import { intakeEvents } from "@/db/schema";
-import { rollupIntake } from "@/server/services/analytics/rollup";
 import { ensurePartitions } from "@/server/services/intake/partitions";
 import { setPreview } from "@/server/services/tenants/previews";
 import { inProcessFetch, TEST_ORIGIN } from "@/server/testing/api-client";
 import { makeTenant } from "@/server/testing/fixtures";
+import { rollUpAll } from "@/server/testing/intake-rollups";
 import { openTestDatabase } from "@/server/testing/test-db";
 
 // The SDK's `analytics` (preview `event-intake`, issue 74) against the app (in-process API, every answer
@@ -48,7 +48,7 @@ beforeAll(async () => {
       valueMinor: 99_900n,
     },
   ]);
-  await rollupIntake(db.db);
+  await rollUpAll(db.db);
   const o = await makeTenant(db.db);
   const baseUrl = `${TEST_ORIGIN}/api/public/v1`;
   client = createClient({ baseUrl, apiKey: t.key, fetch: inProcessFetch({ preview: "event-intake" }) });

@@ -4,13 +4,13 @@ import { rowsOf } from "@/db/rows";
 import { analyticsDaily, dashboardBlocks, intakeEvents } from "@/db/schema";
 import { GET as serveDocument } from "@/app/api/public/v1/openapi.json/route";
 import { setClock } from "@/server/lib/clock";
-import { rollupIntake } from "@/server/services/analytics/rollup";
 import { ensurePartitions } from "@/server/services/intake/partitions";
 import { setLimitOverride } from "@/server/services/limits/limit-overrides";
 import { setPreview } from "@/server/services/tenants/previews";
 import { call } from "@/server/testing/api-client";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { sandboxKey } from "@/server/testing/sandbox-key";
+import { rollUpAll } from "@/server/testing/intake-rollups";
 import { openTestDatabase } from "@/server/testing/test-db";
 
 // The analytics reads of the `event-intake` preview (issue 74 item 3) and the dashboard's blocks made from the
@@ -78,7 +78,7 @@ beforeAll(async () => {
     // The tenant's sandbox: five sessions of its own.
     ...Array.from({ length: 5 }, (_, i) => ({ ...view(t, Y(1), "yandex", "search", `s${i}`), livemode: false })),
   ]);
-  await rollupIntake(db.db);
+  await rollUpAll(db.db);
 });
 afterAll(async () => {
   setClock(undefined);
@@ -357,7 +357,7 @@ describe("GET /dashboards/overview", () => {
       payload: { sessions: 1200 },
     });
     await db.db.insert(intakeEvents).values(view(off, Y(1), "google", "search", "v1"));
-    await rollupIntake(db.db);
+    await rollUpAll(db.db);
     const r = await call("GET", q, { key: off.key });
     expect(r.body.data.blocks).toMatchObject({
       kpi: { availability: "ok", sessions: 1200, data_as_of: { analytics: "2026-11-20" } },

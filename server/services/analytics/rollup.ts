@@ -53,8 +53,8 @@ export const IDLE_STAMP_MS = 60_000;
  * A row whose source was not classified counts under `other`; rows of a tenant deleted meanwhile are skipped.
  * Cheap when nothing is new: one index probe on `xid`, no lock and no write (the state's `updated_at`, the
  * moment the rollups were last complete, moves at most every {@link IDLE_STAMP_MS}).
- * A long transaction elsewhere in the database holds the snapshot's xmin back, and with it the rollups
- * (they catch up when it ends).
+ * A long transaction anywhere on the server (xids are the whole server's) holds the snapshot's xmin back,
+ * and with it the rollups (they catch up when it ends).
  * @returns what was added (all zero when nothing was new) and the watermark.
  */
 export async function rollupIntake(db: Db): Promise<RollupResult> {
