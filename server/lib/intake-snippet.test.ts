@@ -45,6 +45,7 @@ function loadPage(
     gpc?: boolean;
     beacon?: boolean;
     randomUUID?: boolean;
+    title?: string;
   } = {},
 ) {
   const sent: Beacon[] = [];
@@ -90,7 +91,7 @@ function loadPage(
   };
   win.window = win;
   win.document = {
-    title: "Trail shoes",
+    title: opts.title ?? "Trail shoes",
     referrer: opts.referrer ?? "",
     readyState: "complete",
     currentScript: {
@@ -191,6 +192,16 @@ describe("/intake.js, the site snippet", () => {
       ["page_view", "https://shop.example.com/", "https://shop.example.com/shoes/42"],
     ]);
     expect(new Set(page.events().map((e) => e.properties.visitor_id)).size).toBe(1);
+
+    // Texts are cut to intake's limits, so the event is not rejected for a long title or address.
+    const long = loadPage(`https://shop.example.com/?q=${"x".repeat(3000)}&utm_source=${"s".repeat(300)}`, {
+      referrer: `https://www.google.com/?q=${"y".repeat(3000)}`,
+      title: "T".repeat(600),
+    });
+    const [cut] = long.events();
+    expect([cut!.page.url.length, cut!.page.referrer.length, cut!.page.title.length, cut!.utm!.source!.length]).toEqual(
+      [2000, 2000, 500, 200],
+    );
   });
 
   it("track() sends other events with their fields; fetch keepalive without sendBeacon", () => {

@@ -14,7 +14,9 @@ import { createHash } from "node:crypto";
 //   storage is refused;
 // - nothing is sent, and nothing stored, while `navigator.globalPrivacyControl` is true (GPC);
 // - single-page sites: `history.pushState` and `popstate` send a page view whose referrer is the previous
-//   address (an in-site navigation, so no new session); the same address twice in a row sends nothing.
+//   address (an in-site navigation, so no new session); the same address twice in a row sends nothing;
+// - texts are cut to intake's limits (address and referrer 2,000 characters, title 500, utm values 200), so
+//   a long title never gets a page view rejected.
 
 /** The script as served: under 3 KB gzipped (server/lib/intake-snippet.test.ts measures it). */
 export const INTAKE_SCRIPT = `/* intake.js: page views to your own relay (docs/event-intake.md). */
@@ -61,7 +63,7 @@ export const INTAKE_SCRIPT = `/* intake.js: page views to your own relay (docs/e
     if (n.globalPrivacyControl === true || typeof type != "string") return false;
     fields = fields || {};
     var ev = { event_id: uuid(), type: type, occurred_at: new Date().toISOString(),
-      page: { url: l.href, title: d.title || "", referrer: ref } }, k;
+      page: { url: l.href.slice(0, 2000), title: (d.title || "").slice(0, 500), referrer: ref.slice(0, 2000) } }, k;
     var u = utm();
     if (u) ev.utm = u;
     for (k in fields) if (Object.prototype.hasOwnProperty.call(fields, k)) ev[k] = fields[k];
