@@ -1,4 +1,5 @@
 import { createCallerFactory, router } from "./init";
+import { analyticsRouter } from "./routers/analytics";
 import { integrationsRouter } from "./routers/integrations";
 import { journalRouter } from "./routers/journal";
 import { leadsRouter } from "./routers/leads";
@@ -33,6 +34,7 @@ export const appRouter = router({
   settings: settingsRouter,
   requestLog: requestLogRouter,
   usage: usageRouter,
+  analytics: analyticsRouter,
   sandbox: sandboxRouter,
 });
 export type AppRouter = typeof appRouter;

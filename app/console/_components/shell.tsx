@@ -13,6 +13,7 @@ const LINKS = [
   { href: "/console/operations", label: "Operations" },
   { href: "/console/requests", label: "API requests" },
   { href: "/console/usage", label: "Usage" },
+  { href: "/console/analytics", label: "Analytics" },
   { href: "/console/leads", label: "Leads" },
   { href: "/console/articles", label: "Articles" },
   { href: "/console/strategist", label: "Strategist" },

@@ -2,6 +2,12 @@ import { and, eq, getTableName, sql, type SQL } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import type { Db } from "@/db/client";
 import {
+  analyticsDaily,
+  analyticsDailyPages,
+  analyticsVisitorDays,
+  intakeEventIds,
+  intakeEvents,
+  usageDaily,
   articles,
   editorialProfiles,
   generationJobs,
@@ -79,6 +85,14 @@ export const SANDBOX_TABLES: readonly SandboxTable[] = [
   },
   owned(disclosures),
   owned(idempotencyRecords),
+  // Intake's raw events are removed by partition drops after 90 days; a reset of test data is the one row
+  // delete (sandbox rows only). Rows not yet rolled up are then never counted; rolled-up ones go with the rollups.
+  owned(intakeEvents),
+  owned(intakeEventIds),
+  owned(analyticsDaily),
+  owned(analyticsDailyPages),
+  owned(analyticsVisitorDays),
+  owned(usageDaily),
   {
     name: getTableName(requestLog),
     table: requestLog,

@@ -1,10 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { tenants } from "@/db/schema";
+import { leads, tenants } from "@/db/schema";
+import { nowMs } from "@/server/lib/clock";
 import { insertSampleCards } from "./sample-cards";
 import { seedTenantData } from "./seed-data";
 import { SCOPES } from "@/server/schemas/scopes";
+import { seedSampleAnalytics } from "@/server/services/analytics/sample-analytics";
 import { createIntegration } from "@/server/services/integrations/integrations";
 import { issueKey } from "@/server/services/keys/keys";
 import { createStaffMember } from "@/server/services/tenants/staff";
@@ -27,7 +29,8 @@ const DEMO_BALANCE_MINOR = 5_000_000n;
 /**
  * Seeds the demo tenant: a staff owner with every right, an integration holding every scope with a live
  * key limited to loopback addresses (narrow, so the RU personal-data rule lets local curl read leads and
- * conversations), a few cards and a funded wallet.
+ * conversations), a few cards and a funded wallet; and sample analytics (30 days of rollups and a few
+ * received events, server/services/analytics/sample-analytics.ts) for the console's Analytics page.
  */
 export async function seedDemo(db: Db, origin: string): Promise<DemoInfo> {
   const tenant = await createTenant(db, { name: "Demo Shop", cell: "ru", mainDomain: "demo-shop.example" });
@@ -54,6 +57,18 @@ export async function seedDemo(db: Db, origin: string): Promise<DemoInfo> {
   await insertSampleCards(db, { tenantId: tenant.id, livemode: true });
   // Conversations, messages, leads, articles, strategist and dashboard data at a small scale.
   await seedTenantData(db, tenant.id, 2, integration.id);
+  const someLeads = await db
+    .select({ id: leads.id })
+    .from(leads)
+    .where(and(eq(leads.tenantId, tenant.id), eq(leads.livemode, true)))
+    .orderBy(asc(leads.createdAt), asc(leads.id))
+    .limit(2);
+  await seedSampleAnalytics(
+    db,
+    { tenantId: tenant.id, livemode: true },
+    nowMs(),
+    someLeads.map((l) => l.id),
+  );
   return {
     baseUrl: `${origin}/api/public/v1`,
     consoleUrl: `${origin}/console`,
