@@ -2,10 +2,14 @@ import { defineConfig } from "vitest/config";
 
 /**
  * Test files that must run in a fresh module graph each (`isolate: true`): they replace modules or globals
- * with vi.mock / vi.stubGlobal / fake timers, which a shared module cache would carry into the next file.
+ * with vi.mock / vi.stubGlobal / fake timers, which a shared module cache would carry into the next file, or
+ * load copies of a module with vi.resetModules (two copies of a module must meet through `globalThis`).
  */
 const ISOLATED = [
   "proxy.test.ts",
+  "db/pglite-statements.int.test.ts",
+  "server/services/events/work-notifier.test.ts",
+  "server/services/operations/operation-settled.test.ts",
   "scripts/admin-under-load.int.test.ts",
   "server/http-server.int.test.ts",
   "server/jobs/repeating.test.ts",

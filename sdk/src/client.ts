@@ -8,6 +8,7 @@ import { cardsResource } from "./resources/cards.js";
 import type { RawClient } from "./resources/context.js";
 import { conversationsResource } from "./resources/conversations.js";
 import { dashboardsResource } from "./resources/dashboards.js";
+import { intakeResource } from "./resources/intake.js";
 import { leadsResource } from "./resources/leads.js";
 import { leadsWritesResource } from "./resources/leads-writes.js";
 import { operationsResource, type WaitOptions } from "./resources/operations.js";
@@ -95,6 +96,8 @@ export function createClient(options: ClientOptions) {
     /** Preview `strategist`: decisions on topics and actions, chat sessions with paid turns. */
     strategistChat: strategistChatResource(ctx),
     dashboards: dashboardsResource(ctx),
+    /** Preview `event-intake`: send page views, form submissions, sign-ups, purchases and conversions. */
+    intake: intakeResource(ctx),
     webhooks: webhooksResource(ctx),
     /** Preview `test-mode`, test keys only: put the sandbox in a state worth testing. */
     testHelpers: testHelpersResource(ctx),

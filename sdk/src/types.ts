@@ -91,6 +91,12 @@ export type StrategistTurnCreate = BodyOf<"createStrategistTurn">;
 export type StrategistTurnResult = components["schemas"]["StrategistTurnResult"];
 /** Preview `strategist`: one turn of a session. */
 export type StrategistTurn = components["schemas"]["StrategistTurn"];
+/** Preview `event-intake`: one event of `POST /intake/events`. */
+export type IntakeEvent = components["schemas"]["IntakeEvent"];
+/** Preview `event-intake`: the verdicts on a batch, one per event in request order. */
+export type IntakeResponse = ResponseOf<"ingestEvents">;
+/** Preview `event-intake`: the verdict on one event (`accepted`, `duplicate` or `rejected` with `errors`). */
+export type IntakeResult = IntakeResponse["results"][number];
 export type DashboardOverview = ResponseOf<"getDashboardOverview">;
 export type Webhook = ResponseOf<"getWebhook">;
 /** A subscription with its signing secret: shown once on create and rotate; null on an idempotent replay. */

@@ -271,6 +271,19 @@ describe("control characters in every string field of every route (issue 76 item
     putCrmStatusMap: { map: { "In work": "qualified" } },
     putEditorialProfile: { niche: "Base niche", audience: "Base audience" },
     createGenerationJob: { keyword: "base keyword", title: "Base title" },
+    ingestEvents: {
+      events: [
+        {
+          event_id: "control-base",
+          type: "form_submit",
+          occurred_at: new Date().toISOString(),
+          contact: { email: "base@example.com", phone: "+7 900 000-00-00", external_id: "base" },
+          page: { url: "https://shop.example.ru/contact", title: "Contact", referrer: "https://ya.ru/" },
+          utm: { source: "base", medium: "base", campaign: "base" },
+          properties: { visitor_id: "base" },
+        },
+      ],
+    },
   };
 
   const bases: Base[] = [];

@@ -41,6 +41,7 @@ export const OWN_FILE_PATHS: ReadonlySet<string> = new Set([
   "/crm/status-map",
   "/disclosures",
   "/sites",
+  "/intake/events",
   "/test-helpers/events",
   "/test-helpers/wallet",
   "/openapi.json",

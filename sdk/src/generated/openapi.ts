@@ -956,6 +956,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/intake/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send events and conversions (preview event-intake)
+         * @description Your site and CRM report what happens: `page_view`, `form_submit`, `signup`, `purchase`, `conversion` or `custom:<name>`. A batch of 1 to 100 events counts as one write. Each event is judged on its own and answered in request order: `accepted`, `duplicate` (its `event_id` was accepted in the last 7 days, in this tenant and key mode, or earlier in this batch) or `rejected` with `errors` (JSON Pointers into the body). One bad event never refuses the batch; only a malformed envelope is 422 (`/events`: not an array, empty, or more than 100 events). Rules: `event_id` 1 to 100 characters; `occurred_at` from 7 days ago to 10 minutes ahead; `value` and `order_id` only on purchase and conversion; at most 50 `properties` and 32 KB per event; `lead_id` and `conversation_id` must be yours (else `not_found` on that field). Accepted events are stored when the answer is sent. A purchase or conversion of a lead (by `lead_id`, `conversation_id` or contact email, phone or `external_id`) wins it and sets its empty `value` (with the preview `leads-writes`: `lead.updated`, `lead.status_changed`); a form submission or sign-up of a new contact with an email or phone makes a lead with its attribution (`lead.created`). Contact emails and phones find leads and are never stored with the events. No `Idempotency-Key` is needed: sending a batch again answers `duplicate` for what was accepted. Scope: `analytics:write`. Rate class: writes. Preview `event-intake`: only for tenants with this preview; for others it answers 404 `not_found`.
+         */
+        post: operations["ingestEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/test-helpers/wallet": {
         parameters: {
             query?: never;
@@ -1552,6 +1572,49 @@ export interface components {
         StrategistTurnCreate: {
             content: string;
         };
+        IntakeBatch: {
+            events: (components["schemas"]["IntakeEvent"] | unknown)[];
+        };
+        /** @description One event; at most 32 KB as JSON. `value` and `order_id` only on purchase and conversion. */
+        IntakeEvent: {
+            /** @description your id of the event; the same id again within 7 days is answered `duplicate` */
+            event_id: string;
+            type: string;
+            /**
+             * Format: date-time
+             * @description from 7 days ago to 10 minutes ahead of the server clock
+             */
+            occurred_at: string;
+            contact?: components["schemas"]["IntakeContact"] | null;
+            lead_id?: string | null;
+            conversation_id?: string | null;
+            page?: {
+                /** @description the page's address */
+                url?: string | null;
+                title?: string | null;
+                /** @description the address the visitor came from (empty or absent: none) */
+                referrer?: string | null;
+            } | null;
+            utm?: {
+                source?: string | null;
+                medium?: string | null;
+                campaign?: string | null;
+            } | null;
+            /** @description purchase and conversion only */
+            value?: components["schemas"]["MoneyInput"] | null;
+            /** @description purchase and conversion only */
+            order_id?: string | null;
+            /** @description at most 50 keys; `visitor_id` (string) is the site snippet's anonymous visitor */
+            properties?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        IntakeContact: {
+            email?: string | null;
+            phone?: string | null;
+            /** @description the customer's id in your system (as `external_customer_id` of your conversations) */
+            external_id?: string | null;
+        };
         LeadContact: {
             /** Format: uuid */
             id: string;
@@ -2002,6 +2065,17 @@ export interface components {
                     model: string;
                 };
             };
+        };
+        IntakeResponse: {
+            results: components["schemas"]["IntakeResult"][];
+        };
+        IntakeResult: {
+            /** @description the event's `event_id` as sent; null when it sent none */
+            event_id: string | null;
+            /** @enum {string} */
+            status: "accepted" | "duplicate" | "rejected";
+            /** @description only when rejected; `field` points into the body, e.g. `/events/3/occurred_at` */
+            errors?: components["schemas"]["FieldError"][];
         };
         TestEvent: {
             /**
@@ -12578,6 +12652,177 @@ export interface operations {
                 };
             };
             /** @description Problem: service_unavailable, upstream_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    ingestEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IntakeBatch"];
+            };
+        };
+        responses: {
+            /** @description 200 OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IntakeResponse"];
+                };
+            };
+            /** @description Problem: bad_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: invalid_api_key, wrong_cell, integration_inactive */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: wallet_suspended */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: tenant_inactive, scope_missing, ip_not_allowed, feature_not_in_plan */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: validation_failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: service_unavailable */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

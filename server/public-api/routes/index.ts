@@ -9,6 +9,7 @@ import { STRATEGIST_WRITE_ROUTES } from "./strategist-writes";
 import { CONVERSATION_ROUTES } from "./conversations";
 import { CONVERSATION_WRITE_ROUTES } from "./conversation-writes";
 import { DASHBOARD_ROUTES } from "./dashboards";
+import { INTAKE_ROUTES } from "./intake";
 import { LEAD_ROUTES } from "./leads";
 import { LEAD_WRITE_ROUTES } from "./lead-writes";
 import { OPERATION_ROUTES } from "./operations";
@@ -43,6 +44,7 @@ export const PREVIEW_ROUTES: AnyRoute[] = [
   ...ARTICLE_WRITE_ROUTES,
   ...ARTICLE_GENERATION_ROUTES,
   ...STRATEGIST_WRITE_ROUTES,
+  ...INTAKE_ROUTES,
   ...TEST_HELPER_WALLET_ROUTES,
   ...TEST_HELPER_EVENT_ROUTES,
 ];
