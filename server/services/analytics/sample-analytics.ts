@@ -2,6 +2,7 @@ import type { Db } from "@/db/client";
 import { analyticsDaily, analyticsDailyPages, intakeEvents } from "@/db/schema";
 import { ensurePartitions } from "../intake/partitions";
 import { prng } from "../seed/prng";
+import { ROLLED_UP_XID } from "./rollup";
 import type { Owner } from "../tenant-scope";
 import { ownerOf } from "../tenant-scope";
 
@@ -49,9 +50,10 @@ export interface SampleAnalytics {
  *   for four sample pages: as if the rollup job had counted them (no raw events stand behind them);
  * - `intake_events`: 12 events received in the hour before `atMs`, as intake records them: accepted page
  *   views from several sources, a `form_submit` that created a lead, a `purchase` that won one, two
- *   duplicates and two rejected events with their errors. No contact data (intake stores none). When the
- *   rollup job runs it counts the accepted ones as any other event.
- * `leadIds` (the owner's leads, optional) are linked to the form submission and the purchase.
+ *   duplicates and two rejected events with their errors. No contact data (intake stores none). Written
+ *   as already rolled up: the job never counts them on top of the seeded rollups.
+ * `leadIds` (the owner's leads, optional) are linked to the form submission and the purchase; `seed` draws
+ * the figures and names the sample visitors (the demo's is fixed; the sandbox's differs per reset).
  * Call once per owner: a second call conflicts on the rollups' primary keys.
  */
 export async function seedSampleAnalytics(
@@ -59,9 +61,10 @@ export async function seedSampleAnalytics(
   owner: Owner,
   atMs: number,
   leadIds: readonly string[] = [],
+  seed = 7407,
 ): Promise<SampleAnalytics> {
   const o = ownerOf(owner);
-  const r = prng(7407);
+  const r = prng(seed);
   const today = Math.floor(atMs / DAY_MS) * DAY_MS;
   const daily: (typeof analyticsDaily.$inferInsert)[] = [];
   const pages: (typeof analyticsDailyPages.$inferInsert)[] = [];
@@ -96,19 +99,21 @@ export async function seedSampleAnalytics(
   await db.insert(analyticsDaily).values(daily);
   await db.insert(analyticsDailyPages).values(pages);
 
-  const events = sampleEvents(atMs, leadIds);
+  const events = sampleEvents(atMs, leadIds, seed);
   await ensurePartitions(
     db,
     events.map((e) => e.receivedAt.getTime()),
   );
-  await db.insert(intakeEvents).values(events.map((e) => ({ ...o, ...e })));
+  // Written as already rolled up (ROLLED_UP_XID): the seeded rollups stand for them, so the job never adds
+  // them a second time and the demo's figures stay as seeded.
+  await db.insert(intakeEvents).values(events.map((e) => ({ ...o, ...e, xid: ROLLED_UP_XID })));
   return { dailyRows: daily.length, events: events.length };
 }
 
 type SampleEvent = Omit<typeof intakeEvents.$inferInsert, "tenantId" | "livemode" | "xid"> & { receivedAt: Date };
 
 /** The live list's sample: 12 events of the hour before `atMs`, oldest first. */
-function sampleEvents(atMs: number, leadIds: readonly string[]): SampleEvent[] {
+function sampleEvents(atMs: number, leadIds: readonly string[], seed: number): SampleEvent[] {
   const at = (minutesAgo: number) => new Date(atMs - minutesAgo * MIN_MS);
   const view = (
     id: string,
@@ -126,7 +131,7 @@ function sampleEvents(atMs: number, leadIds: readonly string[]): SampleEvent[] {
     source,
     kind,
     sessionStart: true,
-    visitorKey: `anon-${id}`,
+    visitorKey: `anon-${seed.toString(36)}-${id}`,
     pageUrl: `https://demo-shop.example${path}`,
     pagePath: path,
     pageTitle: PAGES.find((p) => p.path === path)?.title ?? null,
