@@ -77,6 +77,7 @@ describe("page Content-Security-Policy (proxy.ts)", () => {
       "/files/attachments/x",
       "/docs/api/assets/init.js",
       "/favicon.ico",
+      "/intake.js",
     ]) {
       expect(matches(other)).toBe(false);
     }

@@ -21,13 +21,14 @@ export function proxy(request: NextRequest): NextResponse {
 
 /**
  * Pages only. Route handlers stay out: a proxy in front of a route makes Next.js copy the request
- * body for it, which would defeat the body limits of /api/public/v1 and /api/trpc; static files and
- * attachment downloads are not documents. Prefetches of next/link carry no document either.
+ * body for it, which would defeat the body limits of /api/public/v1 and /api/trpc; static files,
+ * attachment downloads and the site snippet (/intake.js, loaded by tenants' pages) are not documents.
+ * Prefetches of next/link carry no document either.
  */
 export const config = {
   matcher: [
     {
-      source: "/((?!api/|api$|_next/|files/|docs/api/assets/|favicon\\.ico).*)",
+      source: "/((?!api/|api$|_next/|files/|docs/api/assets/|favicon\\.ico|intake\\.js$).*)",
       missing: [
         { type: "header", key: "next-router-prefetch" },
         { type: "header", key: "purpose", value: "prefetch" },
