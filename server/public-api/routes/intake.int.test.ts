@@ -111,6 +111,7 @@ describe("a batch", () => {
       view(uid("custom"), { type: "custom:video.play_1", occurred_at: at(-7 * DAY + MIN) }),
       "not an event",
       view(uid(), { occurred_at: at(9 * MIN), order_id: "o-1" }),
+      view(uid(), { type: "purchase", value: { amount: "10.00", currency: "USD" } }),
     ];
     const r = await send(t.key, { events: batch });
     expect(r.status).toBe(200);
@@ -127,6 +128,7 @@ describe("a batch", () => {
       "duplicate",
       ...Array(10).fill(R),
       "accepted",
+      R,
       R,
       R,
     ]);
@@ -148,6 +150,7 @@ describe("a batch", () => {
       [],
       ["/events/14 invalid_type"],
       ["/events/15/order_id not_supported"],
+      ["/events/16/value/currency not_supported"],
     ]);
     for (const x of out) expect("errors" in x).toBe(x.status === "rejected");
 
@@ -157,7 +160,7 @@ describe("a batch", () => {
     const mine = rows.filter((x) => x.receivedAt.getTime() >= Date.now() - MIN);
     expect(mine.filter((x) => x.status === "accepted")).toHaveLength(3);
     expect(mine.filter((x) => x.status === "duplicate")).toHaveLength(2);
-    expect(mine.filter((x) => x.status === "rejected")).toHaveLength(12);
+    expect(mine.filter((x) => x.status === "rejected")).toHaveLength(13);
     const a = mine.find((x) => x.eventId === first && x.status === "accepted")!;
     expect(a).toMatchObject({
       type: "page_view",

@@ -59,11 +59,12 @@ const jsonBytes = (v: unknown): number => Buffer.byteLength(JSON.stringify(v) ??
 /**
  * Judges one event of a batch against every rule of issue 74 item 1: its shape (IntakeEventSchema), at most
  * 32 KB as JSON, `occurred_at` from 7 days before `nowMs` to 10 minutes after it, `value` and `order_id` only
- * on purchase and conversion, at most 50 `properties`, `properties.visitor_id` a string of at most 200.
+ * on purchase and conversion, `value` in `currency` (the tenant's cell's), at most 50 `properties`,
+ * `properties.visitor_id` a string of at most 200.
  * Field errors point into the body (`/events/<index>/occurred_at`); an event over 32 KB gets that one error.
  * @param nowMs the server clock (server/lib/clock.ts), ms
  */
-export function judgeEvent(raw: unknown, index: number, nowMs: number): JudgedEvent {
+export function judgeEvent(raw: unknown, index: number, nowMs: number, currency = "RUB"): JudgedEvent {
   const at = `/events/${index}`;
   if (jsonBytes(raw) > EVENT_BYTES_MAX)
     return rejected(index, raw, [
@@ -97,6 +98,14 @@ export function judgeEvent(raw: unknown, index: number, nowMs: number): JudgedEv
           code: "not_supported",
           message: `is taken only on purchase and conversion events, not on ${e.type}`,
         });
+  // Revenue is summed in one currency, the cell's (server/lib/money.ts CELL_CURRENCY): another would be added
+  // as if it were that one.
+  if (e.value && e.value.currency !== currency)
+    errors.push({
+      field: `${at}/value/currency`,
+      code: "not_supported",
+      message: `must be ${currency}, the currency this tenant's analytics are kept in`,
+    });
   const props = e.properties;
   if (props) {
     if (Object.keys(props).length > PROPERTIES_MAX)

@@ -4,7 +4,7 @@ import { rowsOf } from "@/db/rows";
 import { conversations, leads } from "@/db/schema";
 import { nowMs } from "@/server/lib/clock";
 import { REFUSED_CHARACTER } from "@/server/lib/control-characters";
-import { parseAmount } from "@/server/lib/money";
+import { CELL_CURRENCY, parseAmount } from "@/server/lib/money";
 import { LATE_WINDOW_MS, type IntakeResponse, type IntakeStatus } from "@/server/schemas/intake";
 import type { IntegrationActor } from "../actor";
 import { ownedBy, ownerOf } from "../tenant-scope";
@@ -203,7 +203,8 @@ export async function ingestEvents(
   opts: { leadsWrites: boolean },
 ): Promise<IntakeResponse> {
   const receivedAtMs = nowMs();
-  const judged = items.map((raw, i) => judgeEvent(raw, i, receivedAtMs));
+  const currency = CELL_CURRENCY[actor.cell];
+  const judged = items.map((raw, i) => judgeEvent(raw, i, receivedAtMs, currency));
   await checkOwnedIds(db, actor, judged);
   const taken: Taken[] = [];
   const first = new Set<string>();
