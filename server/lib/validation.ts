@@ -58,13 +58,16 @@ export function fieldErrors(issues: readonly z.core.$ZodIssue[], prefix: Propert
  * first checked for characters no text may hold (./control-characters.ts, issue 76 item 4): such a string
  * is a field error `invalid_character` at its pointer whatever the schema says, so no field, however its
  * schema was built, carries U+0000 to the database. The schema's own errors follow, except on fields
- * already refused for their characters.
+ * already refused for their characters. `itemsJudgedUnder` (a pointer, e.g. `/events`): characters inside
+ * that array's items are left to the caller, which judges each item alone (issue 74, `POST /intake/events`).
  */
 export function check<T>(
   schema: z.ZodType<T>,
   input: unknown,
+  opts: { itemsJudgedUnder?: string } = {},
 ): { ok: true; value: T } | { ok: false; errors: FieldError[] } {
-  const refused = refusedCharacterErrors(input);
+  const under = opts.itemsJudgedUnder === undefined ? null : `${opts.itemsJudgedUnder}/`;
+  const refused = refusedCharacterErrors(input).filter((e) => under === null || !e.field.startsWith(under));
   // reportInput: zod 4 leaves `input` off issues by default, and without it a wrong type reads as `required`.
   const r = schema.safeParse(input, { reportInput: true });
   if (!refused.length)

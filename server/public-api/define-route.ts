@@ -136,6 +136,12 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown, K = readonly un
    * be reached from inside a transaction: the embedded database has one connection). Throwing refuses.
    */
   before?: (ctx: RouteContext<P, Q, B, K>) => Promise<void>;
+  /**
+   * A JSON Pointer of the body to an array whose items the handler judges one by one (`/events` of
+   * `POST /intake/events`, issue 74: one bad event never refuses its batch): refused characters inside an
+   * item are left to the handler, which rejects that item alone (server/lib/control-characters.ts).
+   */
+  itemsJudgedByHandler?: string;
   oneStatement?: boolean;
   recordsKey?: boolean;
   preview?: PreviewFeature;

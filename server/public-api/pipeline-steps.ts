@@ -328,7 +328,7 @@ const validate: PipelineStep = {
       );
     }
     if (r.body) {
-      const b = check(r.body, s.rawBody);
+      const b = check(r.body, s.rawBody, { itemsJudgedUnder: r.itemsJudgedByHandler });
       if (b.ok) ctx.body = b.value;
       else errors.push(...b.errors);
     }

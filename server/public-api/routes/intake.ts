@@ -26,6 +26,8 @@ export const ingestEventsRoute = defineRoute({
   idempotency: "none",
   preview: "event-intake",
   body: IntakeBatchSchema,
+  // A control character in one event rejects that event alone (event-rules.ts), not the batch.
+  itemsJudgedByHandler: "/events",
   responses: { 200: IntakeResponseSchema },
   // Outside the batch's transaction: a partition made inside it would hold the catalog lock to its end.
   before: async ({ db }) => {

@@ -51,7 +51,8 @@ export interface SampleAnalytics {
  *   views from several sources, a `form_submit` that created a lead, a `purchase` that won one, two
  *   duplicates and two rejected events with their errors. No contact data (intake stores none). When the
  *   rollup job runs it counts the accepted ones as any other event.
- * `leadIds` (the owner's leads, optional) are linked to the form submission and the purchase.
+ * `leadIds` (the owner's leads, optional) are linked to the form submission and the purchase; `seed` draws
+ * the figures and names the sample visitors (the demo's is fixed; the sandbox's differs per reset).
  * Call once per owner: a second call conflicts on the rollups' primary keys.
  */
 export async function seedSampleAnalytics(
@@ -59,9 +60,10 @@ export async function seedSampleAnalytics(
   owner: Owner,
   atMs: number,
   leadIds: readonly string[] = [],
+  seed = 7407,
 ): Promise<SampleAnalytics> {
   const o = ownerOf(owner);
-  const r = prng(7407);
+  const r = prng(seed);
   const today = Math.floor(atMs / DAY_MS) * DAY_MS;
   const daily: (typeof analyticsDaily.$inferInsert)[] = [];
   const pages: (typeof analyticsDailyPages.$inferInsert)[] = [];
@@ -96,7 +98,7 @@ export async function seedSampleAnalytics(
   await db.insert(analyticsDaily).values(daily);
   await db.insert(analyticsDailyPages).values(pages);
 
-  const events = sampleEvents(atMs, leadIds);
+  const events = sampleEvents(atMs, leadIds, seed);
   await ensurePartitions(
     db,
     events.map((e) => e.receivedAt.getTime()),
@@ -108,7 +110,7 @@ export async function seedSampleAnalytics(
 type SampleEvent = Omit<typeof intakeEvents.$inferInsert, "tenantId" | "livemode" | "xid"> & { receivedAt: Date };
 
 /** The live list's sample: 12 events of the hour before `atMs`, oldest first. */
-function sampleEvents(atMs: number, leadIds: readonly string[]): SampleEvent[] {
+function sampleEvents(atMs: number, leadIds: readonly string[], seed: number): SampleEvent[] {
   const at = (minutesAgo: number) => new Date(atMs - minutesAgo * MIN_MS);
   const view = (
     id: string,
@@ -126,7 +128,7 @@ function sampleEvents(atMs: number, leadIds: readonly string[]): SampleEvent[] {
     source,
     kind,
     sessionStart: true,
-    visitorKey: `anon-${id}`,
+    visitorKey: `anon-${seed.toString(36)}-${id}`,
     pageUrl: `https://demo-shop.example${path}`,
     pagePath: path,
     pageTitle: PAGES.find((p) => p.path === path)?.title ?? null,

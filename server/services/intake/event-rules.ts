@@ -1,4 +1,5 @@
 import type { FieldError } from "@/server/errors";
+import { refusedCharacterErrors } from "@/server/lib/control-characters";
 import { fieldErrors } from "@/server/lib/validation";
 import {
   EARLY_WINDOW_MS,
@@ -68,7 +69,15 @@ export function judgeEvent(raw: unknown, index: number, nowMs: number): JudgedEv
     return rejected(index, raw, [
       { field: at, code: "too_large", message: `must be at most ${EVENT_BYTES_MAX} bytes as JSON (32 KB)` },
     ]);
-  // Not `check`: the pipeline has refused control characters in the whole body already.
+  // The pipeline leaves characters inside events to us (the route's `itemsJudgedByHandler`): such an event
+  // is rejected alone, naming each refused string (its row stores no text holding one: intake.ts).
+  const refused = refusedCharacterErrors(raw);
+  if (refused.length)
+    return rejected(
+      index,
+      raw,
+      refused.map((e) => ({ ...e, field: `${at}${e.field}` })),
+    );
   const parsed = IntakeEventSchema.safeParse(raw, { reportInput: true });
   if (!parsed.success) return rejected(index, raw, fieldErrors(parsed.error.issues, ["events", index]));
   const e = parsed.data;

@@ -3,6 +3,7 @@ import type { Db } from "@/db/client";
 import { rowsOf } from "@/db/rows";
 import { conversations, leads } from "@/db/schema";
 import { nowMs } from "@/server/lib/clock";
+import { REFUSED_CHARACTER } from "@/server/lib/control-characters";
 import { parseAmount } from "@/server/lib/money";
 import { LATE_WINDOW_MS, type IntakeResponse, type IntakeStatus } from "@/server/schemas/intake";
 import type { IntegrationActor } from "../actor";
@@ -136,6 +137,9 @@ async function insertRows(db: Db, rows: RawRow[]): Promise<void> {
     select ${NAMES} from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(${TYPED})`);
 }
 
+/** `text` unless it holds a character no stored text may hold (server/lib/control-characters.ts). */
+const storable = (text: string | null): string | null => (text !== null && REFUSED_CHARACTER.test(text) ? null : text);
+
 /** What every raw row of a batch shares. */
 interface Base {
   receivedAt: string;
@@ -238,9 +242,10 @@ export async function ingestEvents(
         tenant_id: base.tenantId,
         livemode: base.livemode,
         integration_id: base.integrationId,
-        event_id: j.sentId?.slice(0, 100) ?? null,
+        // Text holding a refused character (U+0000...) cannot be stored: the answer echoes it, the row keeps null.
+        event_id: storable(j.sentId)?.slice(0, 100) ?? null,
         status: "rejected",
-        type: j.type,
+        type: storable(j.type),
         session_start: false,
         errors: j.errors,
       });

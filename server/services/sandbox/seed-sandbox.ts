@@ -8,6 +8,7 @@ import { insertSampleCards } from "../seed/sample-cards";
 import { seedTenantData } from "../seed/seed-data";
 import { seedStrategistSession } from "../seed/seed-strategist";
 import { DAY_MS, type SandboxContext, type SandboxIntegration, type SandboxSamples } from "./sample-context";
+import { seedSandboxAnalytics } from "./sample-analytics";
 import { seedSandboxCrm } from "./sample-crm";
 import { seedSandboxGeneration } from "./sample-generation";
 import { seedSandboxMoney } from "./sample-money";
@@ -124,6 +125,7 @@ async function fillSandbox(tx: Db, tenantId: string): Promise<void> {
   await seedSandboxSites(tx, ctx);
   await seedSandboxGeneration(tx, ctx);
   await seedSandboxStrategistTurns(tx, ctx);
+  await seedSandboxAnalytics(tx, ctx);
 }
 
 /** The tenant's sample integrations (not revoked, oldest first) with each one's newest usable test key. */
