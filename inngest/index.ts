@@ -1,4 +1,5 @@
 import { deliverWebhook } from "./functions/deliver-webhook";
+import { intakeRollup } from "./functions/intake-rollup";
 import { keyExpiryNotices } from "./functions/key-expiry";
 import { resumeDeliveries } from "./functions/resume-deliveries";
 import { retentionCleanup } from "./functions/retention";
@@ -14,6 +15,7 @@ export const functions = [
   keyExpiryNotices,
   retentionCleanup,
   strategistReportsDaily,
+  intakeRollup,
   runOperationFunction,
   runTestOperationFunction,
   sweepOperations,

@@ -1,10 +1,14 @@
 import { InngestTestEngine } from "@inngest/test";
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { events, idempotencyRecords, tenants } from "@/db/schema";
+import { analyticsDaily, events, idempotencyRecords, intakeEvents, tenants } from "@/db/schema";
+import { ensurePartitions, partitionName } from "@/server/services/intake/partitions";
+import { untilFinal } from "@/server/testing/intake-rollups";
+import { rowsOf } from "@/db/rows";
 import { setClock } from "@/server/lib/clock";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
 import { openTestDatabase } from "@/server/testing/test-db";
+import { intakeRollup } from "./intake-rollup";
 import { keyExpiryNotices } from "./key-expiry";
 import { retentionCleanup } from "./retention";
 import { strategistReportsDaily } from "./strategist-reports";
@@ -63,10 +67,45 @@ describe("retention-cleanup", () => {
     const old = await mk(2 * DAY);
     const young = await mk(DAY / 2);
     const { result } = await new InngestTestEngine({ function: retentionCleanup }).execute();
-    expect(result).toEqual({ webhookDeliveries: 0, events: 0, idempotencyRecords: 1, requestLog: 0 });
+    // Its second step creates intake's partitions for today and the next two days.
+    const made = await db.db.execute(
+      sql`select count(*)::int as n from pg_class where relname in (${sql.join(
+        [0, 1, 2].map((d) => sql`${partitionName(T0 + d * DAY)}`),
+        sql`, `,
+      )})`,
+    );
+    expect(rowsOf<{ n: number }>(made)[0]!.n).toBe(3);
+    expect(result).toMatchObject({ webhookDeliveries: 0, events: 0, idempotencyRecords: 1, requestLog: 0 });
     const left = (await db.db.select({ id: idempotencyRecords.id }).from(idempotencyRecords)).map((r) => r.id);
     expect(left).toContain(young);
     expect(left).not.toContain(old);
+  });
+});
+
+describe("intake-rollup", () => {
+  it("adds new intake events to the daily rollups in its step, and nothing on a repeated run", async () => {
+    await ensurePartitions(db.db, [T0]);
+    await db.db.insert(intakeEvents).values({
+      receivedAt: new Date(T0),
+      tenantId: t.tenantId,
+      status: "accepted",
+      type: "page_view",
+      occurredAt: new Date(T0),
+      source: "google",
+      kind: "search",
+      sessionStart: true,
+      visitorKey: "v1",
+      pagePath: "/",
+    });
+    await untilFinal(db.db);
+    const first = await new InngestTestEngine({ function: intakeRollup }).execute();
+    expect(first.result).toMatchObject({ events: 1, dailyRows: 1, pageRows: 1, visitors: 1 });
+    const rows = await db.db.select().from(analyticsDaily).where(eq(analyticsDaily.tenantId, t.tenantId));
+    expect(rows).toMatchObject([
+      { source: "google", kind: "search", pageviews: 1, sessions: 1, visitors: 1, events: 1 },
+    ]);
+    const again = await new InngestTestEngine({ function: intakeRollup }).execute();
+    expect(again.result).toMatchObject({ events: 0 });
   });
 });
 

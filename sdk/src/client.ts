@@ -1,6 +1,7 @@
 import createFetchClient from "openapi-fetch";
 import type { paths } from "./generated/openapi.js";
 import { accountResources } from "./resources/account.js";
+import { analyticsResource } from "./resources/analytics.js";
 import { articlesResource } from "./resources/articles.js";
 import { articleGenerationResource } from "./resources/article-generation.js";
 import { articlesWritesResource } from "./resources/articles-writes.js";
@@ -98,6 +99,8 @@ export function createClient(options: ClientOptions) {
     dashboards: dashboardsResource(ctx),
     /** Preview `event-intake`: send page views, form submissions, sign-ups, purchases and conversions. */
     intake: intakeResource(ctx),
+    /** Preview `event-intake`: time series, traffic sources and the funnel, from the events you send. */
+    analytics: analyticsResource(ctx),
     webhooks: webhooksResource(ctx),
     /** Preview `test-mode`, test keys only: put the sandbox in a state worth testing. */
     testHelpers: testHelpersResource(ctx),

@@ -98,6 +98,22 @@ export type IntakeResponse = ResponseOf<"ingestEvents">;
 /** Preview `event-intake`: the verdict on one event (`accepted`, `duplicate` or `rejected` with `errors`). */
 export type IntakeResult = IntakeResponse["results"][number];
 export type DashboardOverview = ResponseOf<"getDashboardOverview">;
+/** Preview `event-intake`: one metric's series, comparison and summary (spec "Analytics shapes" TimeseriesItem). */
+export type TimeseriesItem = components["schemas"]["TimeseriesItem"];
+/** Preview `event-intake`: the metrics `GET /analytics/timeseries` knows. */
+export type TimeseriesMetric = TimeseriesItem["metric"];
+/** Preview `event-intake`: the query of `GET /analytics/timeseries` (`metric` comma-separated). */
+export type TimeseriesQuery = QueryOf<"getAnalyticsTimeseries">;
+/** Preview `event-intake`: `from` and `to` (YYYY-MM-DD) of an analytics read. */
+export type AnalyticsPeriodQuery = QueryOf<"getAnalyticsFunnel">;
+/** Preview `event-intake`: one traffic source's row. */
+export type TrafficSourceRow = components["schemas"]["TrafficSourceRow"];
+/** Preview `event-intake`: the answer of `GET /analytics/traffic-sources` (`{data, data_as_of}`). */
+export type TrafficSources = ResponseOf<"getAnalyticsTrafficSources">;
+/** Preview `event-intake`: the answer of `GET /analytics/funnel` (`{data, data_as_of}`). */
+export type AnalyticsFunnel = ResponseOf<"getAnalyticsFunnel">;
+/** Preview `event-intake`: one step of the funnel. */
+export type FunnelStep = components["schemas"]["FunnelStep"];
 export type Webhook = ResponseOf<"getWebhook">;
 /** A subscription with its signing secret: shown once on create and rotate; null on an idempotent replay. */
 export type WebhookWithSecret = ResponseOf<"createWebhook", 201>;

@@ -3,6 +3,8 @@ import { log } from "@/server/log";
 import { runKeyExpiryNotices } from "./key-expiry";
 import { startRepeating, type Repeating } from "./repeating";
 import { runRetention } from "./retention";
+import { nowMs } from "@/server/lib/clock";
+import { ensureUpcomingPartitions } from "@/server/services/intake/partitions";
 import { runStrategistReports } from "@/server/services/strategist/report-writer";
 
 /** Default pause between runs of the daily jobs under the local driver: one hour. */
@@ -14,7 +16,8 @@ export type DailySchedule = Repeating;
 /**
  * The `JOBS_DRIVER=local` timer of the daily jobs (DESIGN "drivers"; under Inngest the cron functions
  * inngest/functions/key-expiry.ts, retention.ts and strategist-reports.ts run them instead): runs
- * {@link runKeyExpiryNotices}, {@link runRetention} and {@link runStrategistReports} at start and then every
+ * {@link runKeyExpiryNotices}, {@link runRetention} (intake's expired partitions dropped with it),
+ * {@link ensureUpcomingPartitions} and {@link runStrategistReports} at start and then every
  * `intervalMs` (default one hour). Hourly rather than daily because all are idempotent: a restarted process, or several processes on one database, never send a
  * notice twice or delete anything early, and an hour's delay of a notice or a cleanup is harmless.
  * A failing job is logged; the others still run and the timer goes on. Ticks never overlap
@@ -31,10 +34,16 @@ export function startDailySchedule(db: Db, opts: { intervalMs?: number } = {}): 
     if (signal.aborted) return;
     try {
       const r = await runRetention(db);
-      if (r.webhookDeliveries || r.events || r.idempotencyRecords || r.requestLog)
-        log().info(r, "retention cleanup done");
+      if (Object.values(r).some((n) => n > 0)) log().info(r, "retention cleanup done");
     } catch (err) {
       log().error({ err }, "retention job failed");
+    }
+    if (signal.aborted) return;
+    try {
+      // Intake's partitions for today and the next two days, so the intake path rarely creates one.
+      await ensureUpcomingPartitions(db, nowMs());
+    } catch (err) {
+      log().error({ err }, "intake partitions job failed");
     }
     if (signal.aborted) return;
     try {

@@ -6,6 +6,7 @@ import { registerWorkListener } from "@/server/services/events/work-notifier";
 import type { LanguageModel } from "@/server/services/ai-seller/language-model";
 import { startClaimLoop } from "./claim-loop";
 import { startOperationLoop } from "./operation-loop";
+import { startRollupLoop } from "./rollup-loop";
 
 /** Options of {@link startLocalDriver}. */
 export interface LocalDriverOptions {
@@ -23,6 +24,8 @@ export interface LocalDriverOptions {
   testOperationConcurrency?: number;
   /** The AI seller's language model for operations; default the process's (`AI_PROVIDER`). */
   model?: LanguageModel;
+  /** Pause between runs of the intake rollup job, ms; default 1,000 (./rollup-loop.ts). */
+  rollupMs?: number;
 }
 
 /** A running local driver. */
@@ -36,7 +39,8 @@ export interface LocalDriver {
 /**
  * The `JOBS_DRIVER=local` worker (DESIGN "drivers"): claims due deliveries with claimDueDeliveries and
  * runs attemptDelivery on each, at most `concurrency` at a time (./claim-loop.ts), and runs due operations
- * (operation-loop.ts, runOperation: live and test-mode ones in lanes of their own). Started in the app process by
+ * (operation-loop.ts, runOperation: live and test-mode ones in lanes of their own), and adds new intake events
+ * to the analytics rollups every second (rollup-loop.ts). Started in the app process by
  * server/http-server.ts and standalone by `npm run worker`; any number may share one database. A step
  * that throws (database trouble) is logged; its lease expires and the row is claimed again.
  */
@@ -64,6 +68,7 @@ export function startLocalDriver(db: Db, opts: LocalDriverOptions = {}): LocalDr
     pollMs,
     model: opts.model,
   });
+  const rollups = startRollupLoop(db, { intervalMs: opts.rollupMs });
   // Deliveries queued by a write, or resumed by a top-up, in this process wake the driver (server/services/events/work-notifier.ts).
   const unregister = registerWorkListener({
     deliveriesDue: deliveries.wake,
@@ -78,7 +83,7 @@ export function startLocalDriver(db: Db, opts: LocalDriverOptions = {}): LocalDr
     },
     async stop() {
       unregister();
-      await Promise.all([deliveries.stop(), ops.stop()]);
+      await Promise.all([deliveries.stop(), ops.stop(), rollups.stop()]);
     },
   };
 }

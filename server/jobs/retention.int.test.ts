@@ -122,7 +122,7 @@ describe("runRetention", () => {
     const idemYoung = await idem(23 * HOUR);
 
     const r = await runRetention(db.db, { batch: 1 });
-    expect(r).toEqual({ webhookDeliveries: 2, events: 2, idempotencyRecords: 2, requestLog: 0 });
+    expect(r).toMatchObject({ webhookDeliveries: 2, events: 2, idempotencyRecords: 2, requestLog: 0 });
 
     expect(
       await existing(webhookDeliveries, [oldDelivered, oldDead, oldPending, youngFailed, youngPending, youngDelivered]),
@@ -133,7 +133,7 @@ describe("runRetention", () => {
     expect(await existing(idempotencyRecords, [...idemOld, idemYoung])).toEqual([idemYoung]);
 
     // Idempotent: a second run finds nothing.
-    expect(await runRetention(db.db)).toEqual({
+    expect(await runRetention(db.db)).toMatchObject({
       webhookDeliveries: 0,
       events: 0,
       idempotencyRecords: 0,
@@ -144,7 +144,7 @@ describe("runRetention", () => {
     // so do their events.
     setClock(() => T0 + 2 * DAY);
     try {
-      expect(await runRetention(db.db)).toEqual({
+      expect(await runRetention(db.db)).toMatchObject({
         webhookDeliveries: 0,
         events: 0,
         idempotencyRecords: 1,
@@ -160,7 +160,7 @@ describe("runRetention", () => {
         .set({ state: "dead" })
         .where(inArray(webhookDeliveries.id, [oldPending, youngFailed]));
       await db.db.update(webhookDeliveries).set({ state: "delivered" }).where(eq(webhookDeliveries.id, youngPending));
-      expect(await runRetention(db.db)).toEqual({
+      expect(await runRetention(db.db)).toMatchObject({
         webhookDeliveries: 3,
         events: 2,
         idempotencyRecords: 0,

@@ -39,3 +39,9 @@ export function parseSignedAmount(text: string): bigint {
   const t = text.trim();
   return t.startsWith("-") ? -parseAmount(t.slice(1)) : parseAmount(t);
 }
+
+/**
+ * The currency of a cell (spec "Money": RUB on the RU cell, GBP on EN, IDR on ID): what amounts that the
+ * platform sums without a currency of their own (intake's revenue) are stated in.
+ */
+export const CELL_CURRENCY: Record<"ru" | "en" | "id", string> = { ru: "RUB", en: "GBP", id: "IDR" };

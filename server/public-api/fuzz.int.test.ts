@@ -286,6 +286,11 @@ describe("control characters in every string field of every route (issue 76 item
     },
   };
 
+  /** Accepted queries of the routes with a required query parameter. */
+  const QUERIES: Record<string, Record<string, string>> = {
+    getAnalyticsTimeseries: { metric: "sessions" },
+  };
+
   const bases: Base[] = [];
   const targets: Target[] = [];
 
@@ -313,7 +318,8 @@ describe("control characters in every string field of every route (issue 76 item
       }
       const body = route.body ? (BODIES[op] ?? fixture?.body) : undefined;
       expect(!route.body || body !== undefined, `${op}: no accepted body`).toBe(true);
-      const base: Base = { route, path, query: {}, body, headers: await fixture?.headers?.(db.db, path) };
+      const query = QUERIES[op] ?? {};
+      const base: Base = { route, path, query, body, headers: await fixture?.headers?.(db.db, path) };
       bases.push(base);
       if (route.body) for (const pointer of stringFields(route.body)) targets.push({ base, in: "body", pointer });
       if (route.query)

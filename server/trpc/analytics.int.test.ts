@@ -134,9 +134,9 @@ describe("analytics in the console", () => {
     expect(o.days[1]).toMatchObject({ sessions: 0, leads: 0, revenueRub: "0.00" });
     expect(o.totals).toEqual({ sessions: 23, leads: 4, revenueMinor: "123506", revenueRub: "1235.06" });
     expect(o.sources).toEqual([
-      { source: "google", kind: "search", sessions: 15, visitors: 13, leads: 2 },
-      { source: "chatgpt", kind: "ai_assistant", sessions: 4, visitors: 4, leads: 1 },
-      { source: "direct", kind: "direct", sessions: 4, visitors: 4, leads: 1 },
+      { source: "google", kind: "search", sessions: 15, visitors: 13, leads: 2, dealsWon: 0, revenueMinor: 123506 },
+      { source: "chatgpt", kind: "ai_assistant", sessions: 4, visitors: 4, leads: 1, dealsWon: 0, revenueMinor: 0 },
+      { source: "direct", kind: "direct", sessions: 4, visitors: 4, leads: 1, dealsWon: 0, revenueMinor: 0 },
     ]);
     expect(o.intakePreview).toBe(false);
     await setPreview(db.db, t.tenantId, "event-intake", true);

@@ -976,6 +976,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/analytics/timeseries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read time series of analytics metrics (preview event-intake)
+         * @description One metric answers `data` as its TimeseriesItem; several (comma-separated) answer `data.items` in request order. `series` has a point a day, or a week (`granularity=week`, dated the week's Monday), days without data being zero; `agg=avg` gives means a day instead of sums. `comparison` sets the period against the one of the same length before it (`delta_pct` null when that was zero); `summary` gives the total, the latest point and the days with data. Metrics that intake cannot feed (impressions, clicks, ctr, position: no search console; bounce_rate; bot_hits) are `no_source` with a `reason`. `revenue` is a decimal amount in the item's `currency`. The period is `from`–`to` (default: the 30 days ending yesterday, UTC); `to` is trimmed to the last full day (yesterday). At most 366 days. Read from daily rollups kept up to date within seconds of an event's intake; `data_as_of.intake` is the last day they are complete through (absent while no event was received). Scope: `analytics:read`. Rate class: reads. Preview `event-intake`: only for tenants with this preview; for others it answers 404 `not_found`.
+         */
+        get: operations["getAnalyticsTimeseries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/analytics/traffic-sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read traffic sources (preview event-intake)
+         * @description Sessions, visitors and leads by traffic source (search engines, AI assistants such as chatgpt and perplexity, social, ads, direct), more sessions first; `include=series` adds each source's daily sessions. A visitor counts once a day, under the source of their first visit that day. The period is `from`–`to` (default: the 30 days ending yesterday, UTC); `to` is trimmed to the last full day (yesterday). At most 366 days. Read from daily rollups kept up to date within seconds of an event's intake; `data_as_of.intake` is the last day they are complete through (absent while no event was received). Scope: `analytics:read`. Rate class: reads. Preview `event-intake`: only for tenants with this preview; for others it answers 404 `not_found`.
+         */
+        get: operations["getAnalyticsTrafficSources"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/analytics/funnel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the funnel (preview event-intake)
+         * @description Steps impressions → clicks → sessions → leads → deals_created → deals_won → revenue against the previous period of the same length. Impressions and clicks need a search console and deals_created a CRM's deal stages: they are `no_source` with a `reason`. `by_channel` (by traffic kind) and `search_by_engine` (google, yandex, bing) split the period's totals; `by_product` is empty (intake events name no product). The period is `from`–`to` (default: the 30 days ending yesterday, UTC); `to` is trimmed to the last full day (yesterday). At most 366 days. Read from daily rollups kept up to date within seconds of an event's intake; `data_as_of.intake` is the last day they are complete through (absent while no event was received). Scope: `analytics:read`. Rate class: reads. Preview `event-intake`: only for tenants with this preview; for others it answers 404 `not_found`.
+         */
+        get: operations["getAnalyticsFunnel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/test-helpers/wallet": {
         parameters: {
             query?: never;
@@ -2076,6 +2136,132 @@ export interface components {
             status: "accepted" | "duplicate" | "rejected";
             /** @description only when rejected; `field` points into the body, e.g. `/events/3/occurred_at` */
             errors?: components["schemas"]["FieldError"][];
+        };
+        TimeseriesResponse: {
+            data: components["schemas"]["TimeseriesItem"] | {
+                items: components["schemas"]["TimeseriesItem"][];
+            };
+        };
+        TimeseriesItem: {
+            /** @enum {string} */
+            metric: "sessions" | "pageviews" | "visitors" | "bounce_rate" | "impressions" | "clicks" | "ctr" | "position" | "ai_referrals" | "bot_hits" | "leads" | "deals_won" | "revenue";
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            /** @enum {string} */
+            granularity: "day" | "week";
+            /** @enum {string} */
+            agg: "sum" | "avg";
+            engine: ("google" | "yandex" | "bing") | null;
+            /** @enum {string} */
+            availability: "ok" | "no_data" | "no_source";
+            reason: string | null;
+            /** @description days without data are zero; empty when no_source */
+            series: components["schemas"]["SeriesPoint"][];
+            comparison: {
+                current: (number | string) | null;
+                /** @description the period of the same length just before `from` */
+                prev: (number | string) | null;
+                /** @description null when prev is 0 */
+                delta_pct: number | null;
+                data_through: string | null;
+            };
+            summary: {
+                total: (number | string) | null;
+                latest: (number | string) | null;
+                non_zero_days: number;
+            };
+            cluster_applied: boolean;
+            /** @description source → date YYYY-MM-DD through which its data is complete (`intake`) */
+            data_as_of: {
+                [key: string]: string;
+            };
+            /** @description ISO 4217 code of money values (the cell's: RUB, GBP, IDR); null for counts */
+            currency: string | null;
+        };
+        SeriesPoint: {
+            /** Format: date */
+            date: string;
+            value: number | string;
+        };
+        TrafficSourcesResponse: {
+            data: components["schemas"]["TrafficSourceRow"][];
+            /** @description source → date YYYY-MM-DD through which its data is complete (`intake`) */
+            data_as_of: {
+                [key: string]: string;
+            };
+        };
+        TrafficSourceRow: {
+            /** @enum {string} */
+            source: "google" | "yandex" | "bing" | "chatgpt" | "perplexity" | "ai_other" | "social" | "ads" | "direct" | "other";
+            /** @enum {string} */
+            kind: "search" | "ai_assistant" | "social" | "ads" | "direct" | "other";
+            sessions: number;
+            visitors: number | null;
+            leads: number;
+            /** @description daily sessions; only with include=series */
+            series?: components["schemas"]["SeriesPoint"][];
+        };
+        FunnelResponse: {
+            data: components["schemas"]["Funnel"];
+            /** @description source → date YYYY-MM-DD through which its data is complete (`intake`) */
+            data_as_of: {
+                [key: string]: string;
+            };
+        };
+        Funnel: {
+            /** @enum {string} */
+            engine: "yandex" | "google" | "both";
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            steps: components["schemas"]["FunnelStep"][];
+            by_channel: {
+                /** @enum {string} */
+                kind: "search" | "ai_assistant" | "social" | "ads" | "direct" | "other";
+                sessions: number;
+                leads: number;
+                deals_won: number;
+                revenue: string;
+            }[];
+            search_by_engine: {
+                /** @enum {string} */
+                engine: "google" | "yandex" | "bing";
+                sessions: number;
+                leads: number;
+                deals_won: number;
+                revenue: string;
+            }[];
+            /** @description empty: intake events name no product (an order's lines are not sent), so revenue by product is not known */
+            by_product: {
+                [key: string]: unknown;
+            }[];
+            crm: {
+                /** @enum {string} */
+                availability: "ok" | "no_data";
+                reason: string | null;
+            };
+            /** @description ISO 4217 code of `revenue` values (the cell's) */
+            currency: string;
+        };
+        FunnelStep: {
+            /** @enum {string} */
+            key: "impressions" | "clicks" | "sessions" | "leads" | "deals_created" | "deals_won" | "revenue";
+            /** @enum {string} */
+            availability: "ok" | "no_data" | "no_source";
+            reason: string | null;
+            /** @description data sources that feed the step (`intake`) */
+            sources: string[];
+            /** @enum {string} */
+            unit: "count" | "money";
+            current: (number | string) | null;
+            prev: (number | string) | null;
+            delta_pct: number | null;
+            data_through: string | null;
+            /** @description ISO 4217 code of money values (the cell's: RUB, GBP, IDR); null for counts */
+            currency: string | null;
         };
         TestEvent: {
             /**
@@ -12707,6 +12893,488 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: invalid_api_key, wrong_cell, integration_inactive */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: wallet_suspended */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: tenant_inactive, scope_missing, ip_not_allowed, feature_not_in_plan */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: validation_failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAnalyticsTimeseries: {
+        parameters: {
+            query: {
+                /** @description one metric, or several comma-separated (then `data.items` in this order) */
+                metric: string;
+                /** @description first day, inclusive (default: 30 days ending `to`) */
+                from?: string;
+                /** @description last day, inclusive; not later than the last full day (yesterday, UTC): a later value is trimmed */
+                to?: string;
+                /** @description week: a point a week, dated its Monday */
+                granularity?: "day" | "week";
+                /** @description avg: the mean a day */
+                agg?: "sum" | "avg";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimeseriesResponse"];
+                };
+            };
+            /** @description Problem: invalid_api_key, wrong_cell, integration_inactive */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: wallet_suspended */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: tenant_inactive, scope_missing, ip_not_allowed, feature_not_in_plan */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: validation_failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAnalyticsTrafficSources: {
+        parameters: {
+            query?: {
+                /** @description first day, inclusive (default: 30 days ending `to`) */
+                from?: string;
+                /** @description last day, inclusive; not later than the last full day (yesterday, UTC): a later value is trimmed */
+                to?: string;
+                /** @description `series`: each row's daily sessions */
+                include?: "series";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrafficSourcesResponse"];
+                };
+            };
+            /** @description Problem: invalid_api_key, wrong_cell, integration_inactive */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: wallet_suspended */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: tenant_inactive, scope_missing, ip_not_allowed, feature_not_in_plan */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: validation_failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAnalyticsFunnel: {
+        parameters: {
+            query?: {
+                /** @description first day, inclusive (default: 30 days ending `to`) */
+                from?: string;
+                /** @description last day, inclusive; not later than the last full day (yesterday, UTC): a later value is trimmed */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FunnelResponse"];
                 };
             };
             /** @description Problem: invalid_api_key, wrong_cell, integration_inactive */

@@ -1,6 +1,7 @@
 import type { AnyRoute } from "../define-route";
 import { Router } from "../router";
 import { getMeRoute, getWalletRoute } from "./account";
+import { ANALYTICS_ROUTES } from "./analytics";
 import { createCardRoute, deleteCardRoute, getCardRoute, listCardsRoute, updateCardRoute } from "./cards";
 import { ARTICLE_ROUTES } from "./articles";
 import { ARTICLE_WRITE_ROUTES } from "./article-writes";
@@ -45,6 +46,7 @@ export const PREVIEW_ROUTES: AnyRoute[] = [
   ...ARTICLE_GENERATION_ROUTES,
   ...STRATEGIST_WRITE_ROUTES,
   ...INTAKE_ROUTES,
+  ...ANALYTICS_ROUTES,
   ...TEST_HELPER_WALLET_ROUTES,
   ...TEST_HELPER_EVENT_ROUTES,
 ];

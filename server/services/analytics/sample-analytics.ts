@@ -2,6 +2,7 @@ import type { Db } from "@/db/client";
 import { analyticsDaily, analyticsDailyPages, intakeEvents } from "@/db/schema";
 import { ensurePartitions } from "../intake/partitions";
 import { prng } from "../seed/prng";
+import { ROLLED_UP_XID } from "./rollup";
 import type { Owner } from "../tenant-scope";
 import { ownerOf } from "../tenant-scope";
 
@@ -49,8 +50,8 @@ export interface SampleAnalytics {
  *   for four sample pages: as if the rollup job had counted them (no raw events stand behind them);
  * - `intake_events`: 12 events received in the hour before `atMs`, as intake records them: accepted page
  *   views from several sources, a `form_submit` that created a lead, a `purchase` that won one, two
- *   duplicates and two rejected events with their errors. No contact data (intake stores none). When the
- *   rollup job runs it counts the accepted ones as any other event.
+ *   duplicates and two rejected events with their errors. No contact data (intake stores none). Written
+ *   as already rolled up: the job never counts them on top of the seeded rollups.
  * `leadIds` (the owner's leads, optional) are linked to the form submission and the purchase; `seed` draws
  * the figures and names the sample visitors (the demo's is fixed; the sandbox's differs per reset).
  * Call once per owner: a second call conflicts on the rollups' primary keys.
@@ -103,7 +104,9 @@ export async function seedSampleAnalytics(
     db,
     events.map((e) => e.receivedAt.getTime()),
   );
-  await db.insert(intakeEvents).values(events.map((e) => ({ ...o, ...e })));
+  // Written as already rolled up (ROLLED_UP_XID): the seeded rollups stand for them, so the job never adds
+  // them a second time and the demo's figures stay as seeded.
+  await db.insert(intakeEvents).values(events.map((e) => ({ ...o, ...e, xid: ROLLED_UP_XID })));
   return { dailyRows: daily.length, events: events.length };
 }
 

@@ -1,8 +1,7 @@
 import { and, inArray } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { dashboardBlocks } from "@/db/schema";
-import { ApiError, invalidField } from "@/server/errors";
-import { nowMs } from "@/server/lib/clock";
+import { ApiError } from "@/server/errors";
 import {
   DASHBOARD_BLOCKS,
   type DashboardBlock,
@@ -10,34 +9,21 @@ import {
   type DashboardOverview,
 } from "@/server/schemas/dashboards";
 import type { IntegrationActor } from "../actor";
+import { INTAKE_BLOCKS, intakeBlocks, type IntakeBlockName } from "../analytics/overview-blocks";
+import { overviewPeriod } from "../analytics/period";
 import { ownedBy } from "../tenant-scope";
-
-const DAY_MS = 86_400_000;
 
 /** Seconds a client should wait before asking again when a block's source fails. */
 export const SOURCE_RETRY_AFTER_S = 60;
 
-const dayText = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-const dayMs = (d: string) => Date.parse(`${d}T00:00:00Z`);
-
-/**
- * The period of the overview (spec "GET /dashboards/overview"): `to` defaults to, and is trimmed to, the
- * last full day (yesterday, UTC); `from` defaults to `to` minus 29 days (30 days inclusive).
- * @returns dates YYYY-MM-DD. @throws ApiError 422 on `/from` when `from` is after the (trimmed) `to`.
- */
-export function overviewPeriod(q: { from?: string; to?: string }, at: number = nowMs()): { from: string; to: string } {
-  const lastFullDay = dayText(Math.floor(at / DAY_MS) * DAY_MS - DAY_MS);
-  const to = q.to === undefined || q.to > lastFullDay ? lastFullDay : q.to;
-  const from = q.from ?? dayText(dayMs(to) - 29 * DAY_MS);
-  if (from > to)
-    throw invalidField("/from", "out_of_range", `from must not be after to (${to}, the last full day at most)`);
-  return { from, to };
-}
+export { overviewPeriod };
 
 /**
  * `GET /dashboards/overview`: the requested blocks (default all eleven) of the actor's tenant and mode
  * (tenant-scope.ts; the sandbox has its own blocks) as their sources last produced them,
  * keyed by name in the spec's order; a block without a row is `not_connected` with empty `data_as_of`.
+ * With `opts.intake` (the tenant has the preview `event-intake`, issue 74 item 3) the `kpi`, `funnel` and
+ * `popular_pages` blocks come from intake's daily rollups instead (../analytics/overview-blocks.ts).
  * @throws ApiError 503 `service_unavailable` (Retry-After) when any requested block's source is failing now:
  *   a failing source is never shown as an empty block.
  */
@@ -45,13 +31,20 @@ export async function getOverview(
   db: Db,
   actor: IntegrationActor,
   q: { from?: string; to?: string; blocks?: DashboardBlockName[] },
+  opts: { intake?: boolean } = {},
 ): Promise<DashboardOverview> {
   const { from, to } = overviewPeriod(q);
   const names = q.blocks ?? [...DASHBOARD_BLOCKS];
-  const rows = await db
-    .select()
-    .from(dashboardBlocks)
-    .where(and(ownedBy(dashboardBlocks, actor), inArray(dashboardBlocks.block, names)));
+  const fromIntake = opts.intake
+    ? names.filter((n): n is IntakeBlockName => (INTAKE_BLOCKS as readonly string[]).includes(n))
+    : [];
+  const stored = names.filter((n) => !(fromIntake as string[]).includes(n));
+  const rows = stored.length
+    ? await db
+        .select()
+        .from(dashboardBlocks)
+        .where(and(ownedBy(dashboardBlocks, actor), inArray(dashboardBlocks.block, stored)))
+    : [];
   if (rows.some((r) => r.sourceError !== null)) {
     throw new ApiError(
       "service_unavailable",
@@ -61,8 +54,20 @@ export async function getOverview(
     );
   }
   const byName = new Map(rows.map((r) => [r.block, r]));
+  const computed: Partial<Record<DashboardBlockName, DashboardBlock>> = await intakeBlocks(
+    db,
+    actor,
+    fromIntake,
+    from,
+    to,
+  );
   const blocks: Partial<Record<DashboardBlockName, DashboardBlock>> = {};
   for (const name of names) {
+    const c = computed[name];
+    if (c) {
+      blocks[name] = c;
+      continue;
+    }
     const r = byName.get(name);
     if (!r) {
       blocks[name] = { availability: "not_connected", data_as_of: {} };

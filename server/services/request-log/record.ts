@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { executePrepared } from "@/db/prepared";
-import { apiKeys, requestLog, tenants } from "@/db/schema";
+import { apiKeys, requestLog, tenants, usageDaily } from "@/db/schema";
 import { RowBuffer } from "./row-buffer";
 
 /**
@@ -92,7 +92,11 @@ export async function writeRequestLog(db: Db, entries: readonly RequestLogEntry[
  *   key of a tenant with the preview `test-mode`, as authentication would have set it (issue 69);
  * - each verified key's `last_used_at` and `last_used_address` take its latest request of the batch (a
  *   refused request is no use of the key; a stamp never moves backwards when batches of two processes
- *   cross).
+ *   cross);
+ * - the batch's rows with a tenant and an integration are counted into `usage_daily` by (tenant, mode, UTC
+ *   day, integration, status class) (`requests = requests + excluded.requests`, in key order so two
+ *   writers never wait on each other in a cycle): the console's usage charts read these counts, never the
+ *   log (issue 74 item 4). One statement, so the counts and the rows they count commit together.
  * @param rows a JSON array of row texts (row-buffer.ts keeps it under REQUEST_LOG_ARRAY_BYTES)
  * @throws whatever the database throws; the writer logs and drops the batch
  */
@@ -123,6 +127,15 @@ export async function writeRequestLogRows(db: Db, rows: string): Promise<void> {
       ) o on true
       -- Ids in the order the rows were queued (the join's plan may emit them in another).
       order by x.n
+      returning created_at, tenant_id, livemode, integration_id, status
+    ), counted as (
+      insert into ${usageDaily} (tenant_id, livemode, day, integration_id, status_class, requests)
+      select tenant_id, livemode, (created_at at time zone 'UTC')::date, integration_id, (status / 100)::smallint,
+             count(*)::int
+      from logged where tenant_id is not null and integration_id is not null
+      group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5
+      on conflict (tenant_id, livemode, day, integration_id, status_class)
+      do update set requests = ${usageDaily}.requests + excluded.requests
     )
     update ${apiKeys} set last_used_at = u.c, last_used_address = u.ip
     from (select distinct on (a) a, c, ip from x where a is not null order by a, c desc) u

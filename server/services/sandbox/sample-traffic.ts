@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/db/client";
-import { disclosures, events, requestLog, webhookDeliveries, webhookSubscriptions } from "@/db/schema";
+import { sql } from "drizzle-orm";
+import { disclosures, events, requestLog, usageDaily, webhookDeliveries, webhookSubscriptions } from "@/db/schema";
 import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
 import { momentOf, nth, SANDBOX_DAYS, type SandboxContext } from "./sample-context";
 
@@ -238,4 +239,45 @@ async function seedRequests(tx: Db, ctx: SandboxContext): Promise<void> {
   }
   await insertChunked(tx, requestLog, logRows);
   await insertChunked(tx, disclosures, journalRows);
+  await countUsage(tx, logRows);
+}
+
+/**
+ * Adds the sample requests to `usage_daily`, as the request-log writer adds the rows it writes (the usage
+ * charts read these counts, not the log): by UTC day, integration and status class.
+ */
+async function countUsage(tx: Db, rows: (typeof requestLog.$inferInsert)[]): Promise<void> {
+  const counts = new Map<string, typeof usageDaily.$inferInsert>();
+  for (const r of rows) {
+    if (!r.tenantId || !r.integrationId) continue;
+    const day = (r.createdAt ?? new Date()).toISOString().slice(0, 10);
+    const statusClass = Math.floor(r.status / 100);
+    const key = `${day}|${r.integrationId}|${statusClass}`;
+    const c = counts.get(key);
+    if (c) c.requests = (c.requests ?? 0) + 1;
+    else
+      counts.set(key, {
+        tenantId: r.tenantId,
+        livemode: r.livemode ?? true,
+        day,
+        integrationId: r.integrationId,
+        statusClass,
+        requests: 1,
+      });
+  }
+  const values = [...counts.values()];
+  for (let i = 0; i < values.length; i += 500)
+    await tx
+      .insert(usageDaily)
+      .values(values.slice(i, i + 500))
+      .onConflictDoUpdate({
+        target: [
+          usageDaily.tenantId,
+          usageDaily.livemode,
+          usageDaily.day,
+          usageDaily.integrationId,
+          usageDaily.statusClass,
+        ],
+        set: { requests: sql`${usageDaily.requests} + excluded.requests` },
+      });
 }

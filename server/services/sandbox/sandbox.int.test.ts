@@ -13,6 +13,7 @@ import {
   webhookSubscriptions,
 } from "@/db/schema";
 import { ApiError } from "@/server/errors";
+import { rollupIntake } from "@/server/services/analytics/rollup";
 import { createCard } from "@/server/services/cards/cards";
 import { createIntegration } from "@/server/services/integrations/integrations";
 import { issueKey } from "@/server/services/keys/keys";
@@ -20,6 +21,7 @@ import { seedTenantData } from "@/server/services/seed/seed-data";
 import { resolveWebhookOwner } from "@/server/services/webhooks/owner";
 import { sendTestEvent } from "@/server/services/webhooks/subscriptions";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
+import { readRollups, recountFromRaw } from "@/server/testing/intake-rollups";
 import { liveChecksums, sandboxChecksums } from "@/server/testing/live-checksum";
 import { openTestDatabase } from "@/server/testing/test-db";
 import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
@@ -125,6 +127,9 @@ describe("seedSandbox", () => {
       else expect(n, table).toBeGreaterThan(0);
     }
     expect(await liveChecksums(db.db)).toEqual(live);
+    // The sample's analytics are its events' (issue 74): rolled up in the seeding, never again by the job.
+    expect(await readRollups(db.db)).toEqual(await recountFromRaw(db.db));
+    expect((await rollupIntake(db.db)).events).toBe(0);
     expect(Object.values(await sandboxCounts(other.tenantId)).every((n) => n === 0)).toBe(true);
     const [tenant] = await db.db.select().from(tenants).where(eq(tenants.id, t.tenantId));
     expect(tenant.sandboxSeededAt).toBeInstanceOf(Date);
@@ -171,6 +176,13 @@ describe("seedSandbox", () => {
     expect(await days("request_log")).toBe(30);
     expect(await days("wallet_ledger", sql`and kind = 'charge'`)).toBe(30);
     expect(await days("webhook_deliveries")).toBe(30);
+    // The usage charts' daily counts (usage_daily, issue 74) are the sample requests'.
+    const [counted] = rowsOf<{ logged: number; charted: number }>(
+      await db.db.execute(sql`select
+          (select count(*)::int from request_log where tenant_id = ${t.tenantId} and not livemode) as logged,
+          (select sum(requests)::int from usage_daily where tenant_id = ${t.tenantId} and not livemode) as charted`),
+    );
+    expect(counted.charted).toBe(counted.logged);
     const states = await db.db
       .select({ state: webhookDeliveries.state })
       .from(webhookDeliveries)

@@ -92,7 +92,8 @@ export async function resetSandbox(db: Db, tenantId: string): Promise<SandboxRes
  * strategist reports, topics, and sessions with actions in every status; every dashboard block), dated
  * from 13 days before now so that the daily reports end today, plus 30 days of activity per sample
  * integration (sample-money.ts: operations, spend, payments, the 10,000.00 RUB wallet and its ledger;
- * sample-traffic.ts: a paused subscription, events and deliveries, requests and disclosures).
+ * sample-traffic.ts: a paused subscription, events and deliveries, requests and disclosures, and their
+ * usage counts), and a week of sample intake events with their analytics rollups (sample-analytics.ts).
  */
 async function fillSandbox(tx: Db, tenantId: string): Promise<void> {
   const now = nowMs();
