@@ -26,6 +26,16 @@ import { compareBuilds, compareEnv, compareLabels, compareTable } from "./compar
 import { medianIndex } from "./median";
 import { benchDeliveries, type DeliveryFigures } from "./deliveries";
 import { eventLoopProbe, type EventLoopFigures } from "./event-loop";
+import {
+  INTAKE_ROW,
+  intakeFigures,
+  intakeSection,
+  intakeTargets,
+  seedIntakeTenants,
+  timeseriesPath,
+  timeseriesRow,
+  type IntakeTenants,
+} from "./intake";
 import { benchOperations, type OperationFigures } from "./operations";
 import { benchRequestLogCost, type RequestLogCost } from "./request-log-cost";
 import type { LoadSpec } from "./load";
@@ -99,6 +109,13 @@ const RATIO_ROUNDS = Number(flags.rounds);
 if (!Number.isInteger(RATIO_ROUNDS) || RATIO_ROUNDS < 1) throw new Error("--rounds is a whole number ≥ 1");
 const BIG_SCALE = flags.quick ? 1000 : 10_000; // messages = 100 × scale
 const REQUEST_LOG_SCENARIO = "GET /me (request log on/off)";
+/** Intake events of the timeseries read's tenant (issue 74 item 5: 1,000,000 over 90 days). */
+const ANALYTICS_EVENTS = flags.quick ? 100_000 : 1_000_000;
+/** Whether this run measures the intake rows (bench/intake.ts): PostgreSQL only, and chosen by --only. */
+const INTAKE =
+  !EMBEDDED &&
+  (!flags.only ||
+    flags.only.split("|").some((t) => INTAKE_ROW.includes(t) || timeseriesRow(ANALYTICS_EVENTS).includes(t)));
 const log = (m: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${m}`);
 
 const dbName = `bench_${Date.now()}`;
@@ -147,6 +164,12 @@ async function main() {
     cli("preview:set", "--tenant", t.tenantId, "--feature", "conversation-writes", "--enabled", "true");
     cli("wallet:set-limits", "--tenant", t.tenantId, "--daily-limit", "none");
     cli("channel:set", "--integration", t.integrationId, "--ai-daily-limit", "10000");
+  }
+  // The intake tenants: the preview, and write (and read) limits out of the way of the measurement.
+  for (const t of seeded.intake ? [seeded.intake.writer, seeded.intake.reader] : []) {
+    cli("limits:set", "--tenant", t.tenantId, "--read", "1000000", "--write", "1000000");
+    cli("limits:set", "--key-id", t.keyId, "--read", "1000000", "--write", "1000000");
+    cli("preview:set", "--tenant", t.tenantId, "--feature", "event-intake", "--enabled", "true");
   }
 
   const bare = fork(path.join(import.meta.dirname, "bare-server.ts"), [String(BARE_PORT)], {
@@ -283,6 +306,25 @@ async function main() {
     );
   }
 
+  if (seeded.intake) {
+    // Issue 74 item 5 (bench/intake.ts): batches of 100 events from the load generator, then the read.
+    const { writer, reader } = seeded.intake;
+    scenarios.push({
+      ...spec(
+        INTAKE_ROW,
+        `${api}/intake/events`,
+        { ...auth(writer.key), "content-type": "application/json" },
+        "intake",
+      ),
+      method: "POST",
+      intake: true,
+    });
+    const path = timeseriesPath(Date.now());
+    const probe = await fetch(`${api}${path}`, { headers: auth(reader.key) });
+    if (probe.status === 200)
+      scenarios.push(spec(timeseriesRow(reader.events), `${api}${path}`, auth(reader.key), "data"));
+    else log(`GET ${path} answered ${probe.status}: the timeseries row is left out`);
+  }
   const results: Result[] = [];
   // A profile shows the chosen scenario alone: the app's own baseline (GET /api/health) is left out of it.
   const chosen = flags.only
@@ -335,7 +377,7 @@ async function main() {
     // A read without a ratio target is measured once, followed by the bare route too: its p99 is held to
     // health's p99 around it (bench/p99-target.ts).
     const rounds = lastHealth !== null && ratioTarget(s.name) ? RATIO_ROUNDS : 1;
-    const healthAfter = lastHealth !== null && (ratioTarget(s.name) !== undefined || isRead(s));
+    const healthAfter = lastHealth !== null && (ratioTarget(s.name) !== undefined || isRead(s) || s.group === "intake");
     const measured: Result[] = [];
     for (let round = 0; round < rounds; round++) {
       const warmupS = round === 0 ? s.warmupS : HEALTH_REWARMUP_S;
@@ -452,6 +494,8 @@ async function main() {
         })
       : [];
   if (flags.only) {
+    const intake = intakeSection(results);
+    if (intake.length > 0) console.log(`\n${intake.join("\n")}`);
     if (missProfiles.length > 0) console.log(`\n${missProfileSection(missProfiles).join("\n")}`);
     return;
   }
@@ -632,7 +676,7 @@ interface SeededTenant {
   leads: number;
 }
 
-async function seed(): Promise<{ tenants: SeededTenant[] }> {
+async function seed(): Promise<{ tenants: SeededTenant[]; intake: IntakeTenants | null }> {
   const d = EMBEDDED
     ? await openDatabase({ dir: pgliteDir, migrate: true })
     : await openDatabase({ url: dbUrl, migrate: true, poolSize: 4 });
@@ -658,6 +702,7 @@ async function seed(): Promise<{ tenants: SeededTenant[] }> {
       leads: counts.leads,
     });
   }
+  const intake = INTAKE ? await seedIntakeTenants(d.db, ANALYTICS_EVENTS, log) : null;
   // VACUUM now, not autovacuum later: after a million inserts it would otherwise run during the first scenarios.
   log("vacuum analyze after seeding");
   await d.db.execute(sql`vacuum analyze`);
@@ -669,7 +714,7 @@ async function seed(): Promise<{ tenants: SeededTenant[] }> {
     await d.db.execute(sql`checkpoint`);
   }
   await d.close();
-  return { tenants };
+  return { tenants, intake };
 }
 
 function cli(...args: string[]) {
@@ -848,6 +893,7 @@ function targets(
     },
   ];
   if (!deliveries) return goals;
+  goals.push(...intakeTargets(results));
   return [
     ...goals,
     {
@@ -932,6 +978,9 @@ async function report(
     commit_latency: commits,
     targets: goals,
     miss_profiles: missProfiles,
+    intake: results.some((r) => r.name === INTAKE_ROW)
+      ? intakeFigures(results.find((r) => r.name === INTAKE_ROW)!)
+      : null,
   };
   const base = `results${EMBEDDED ? "-embedded" : ""}${PROCESSES > 1 ? `-${PROCESSES}-processes` : ""}`;
   // Formatted as `npm run format:check` (CI) wants bench/*.json, so a run's results can be committed as written.
@@ -957,6 +1006,7 @@ async function report(
       ? `Deliveries (one worker process, local HTTPS receiver): burst of ${deliveries.burst.events} events in ${deliveries.burst.seconds.toFixed(1)} s = ${Math.round(deliveries.burst.perSecond)} deliveries/s; steady ${deliveries.steady.ratePerSec} events/s: enqueue-to-delivered p50 ${deliveries.steady.p50Ms} ms, p95 ${deliveries.steady.p95Ms} ms; top-up to first deferred delivery ${deliveries.topupToFirstDeliveryMs} ms.`
       : "Deliveries and paid operations: measured with `--database postgres` only.",
     "",
+    ...intakeSection(results),
     ...(ops
       ? [
           `Paid operations (AI replies, catalog model, one operations worker process): burst of ${ops.burst.operations} in ${ops.burst.seconds.toFixed(1)} s = ${Math.round(ops.burst.perSecond)} operations/s; steady ${ops.steady.ratePerSec}/s: create-to-completed p50 ${ops.steady.p50Ms} ms, p95 ${ops.steady.p95Ms} ms.`,

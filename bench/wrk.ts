@@ -4,6 +4,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { INTAKE_LUA_COUNTS, intakeLua, intakePieces, type IntakeCounts } from "./intake-load";
 import type { LoadSpec } from "./load";
 
 /** What one scenario's measured run gives, whichever generator ran it. Latencies in ms. */
@@ -15,6 +16,8 @@ export interface LoadFigures {
   total: number;
   non2xx: number;
   statusCodes?: Record<string, { count: number }>;
+  /** The intake row (LoadSpec.intake): the verdicts counted in the measured run's answers. */
+  intake?: IntakeCounts;
 }
 
 const run = promisify(execFile);
@@ -49,16 +52,29 @@ export function cpuSplit(): { load: string; app: string } | null {
 /** A Lua long string holding `s` as is (no escapes to get wrong). */
 const lua = (s: string) => `[==[${s}]==]`;
 
+/** wrk's `done`: the figures as one JSON line (latencies in µs; an intake run's verdict counts too). */
+const DONE = `
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('WRKJSON {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"status_errors":%d,"socket_errors":%d',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.status,
+    e.connect + e.read + e.write + e.timeout) .. ${INTAKE_LUA_COUNTS} .. '}\\n')
+end
+`;
+
 /**
  * The wrk script of a scenario: its headers, its method, a new Idempotency-Key (and card code or message)
- * per request where the scenario asks for it, the cycled paths of a cursor walk, and a `done` that prints
- * the figures as one JSON line (latencies in µs).
+ * per request where the scenario asks for it, the cycled paths of a cursor walk, or the intake row's
+ * batches (bench/intake-load.ts), and {@link DONE}.
  */
 function script(spec: LoadSpec): string {
   const prefix = randomUUID().slice(0, 8);
   const headers = Object.entries(spec.headers ?? {})
     .map(([k, v]) => `[ ${lua(k)} ] = ${lua(v)}`) // spaced: "[[" would open a Lua long string
     .join(", ");
+  // An hour back: within the 7 days intake takes, whatever the clocks.
+  if (spec.intake)
+    return intakeLua(intakePieces(new Date(Date.now() - 3_600_000).toISOString()), prefix, headers) + DONE;
   const paths = (spec.paths ?? []).map(lua).join(", ");
   return `
 local headers = { ${headers} }
@@ -81,13 +97,7 @@ request = function()
   }
   return wrk.format(${lua(spec.method ?? "GET")}, path, headers, body)
 end
-done = function(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format('WRKJSON {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"status_errors":%d,"socket_errors":%d}\\n',
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.status,
-    e.connect + e.read + e.write + e.timeout))
-end
-`;
+${DONE}`;
 }
 
 /**
@@ -111,7 +121,7 @@ export async function wrkLoad(spec: LoadSpec, cpus: string | null): Promise<Load
       p99_us: number;
       status_errors: number;
       socket_errors: number;
-    };
+    } & Partial<IntakeCounts>;
   };
   let r;
   try {
@@ -127,5 +137,8 @@ export async function wrkLoad(spec: LoadSpec, cpus: string | null): Promise<Load
     p99: Math.round(r.p99_us / 100) / 10,
     total: r.requests,
     non2xx: r.status_errors + r.socket_errors,
+    ...(spec.intake
+      ? { intake: { accepted: r.accepted ?? 0, duplicate: r.duplicate ?? 0, rejected: r.rejected ?? 0 } }
+      : {}),
   };
 }

@@ -1,6 +1,6 @@
 import { and, inArray, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
-import { rowsOf } from "@/db/rows";
+import { executePrepared } from "@/db/prepared";
 import { conversations, leads } from "@/db/schema";
 import { nowMs } from "@/server/lib/clock";
 import { REFUSED_CHARACTER } from "@/server/lib/control-characters";
@@ -65,7 +65,8 @@ async function checkOwnedIds(db: Db, actor: IntegrationActor, judged: JudgedEven
  * Claims event ids for 7 days (`intake_event_ids`, one statement): an id not held, or held since more than
  * 7 days before `receivedAtMs` (its row is reused), is claimed and returned; one claimed within 7 days is
  * not. Ids go in one sorted order, so two batches with common ids wait on each other (the primary key: the
- * second waits for the first's commit, then finds the id taken) and never in a circle.
+ * second waits for the first's commit, then finds the id taken) and never in a circle. A named prepared
+ * statement, as the raw rows' insert: one Bind/Execute write a run, not Parse/Describe and a second round trip.
  * @param ids distinct ids
  * @returns the claimed ids
  */
@@ -74,25 +75,26 @@ async function claimIds(db: Db, actor: IntegrationActor, ids: string[], received
   const { tenantId, livemode } = ownerOf(actor);
   const at = new Date(receivedAtMs).toISOString();
   const cutoff = new Date(receivedAtMs - LATE_WINDOW_MS).toISOString();
-  const rows = rowsOf<{ event_id: string }>(
-    await db.execute(sql`
+  const rows = await executePrepared<{ event_id: string }>(
+    db,
+    "intake_claim_ids",
+    sql`
       insert into intake_event_ids (tenant_id, livemode, event_id, received_at)
       select ${tenantId}::uuid, ${livemode}, e.id, ${at}::timestamptz
         from json_array_elements_text(${JSON.stringify([...ids].sort())}::json) with ordinality as e(id, n)
         order by e.n
       on conflict (tenant_id, livemode, event_id) do update set received_at = excluded.received_at
         where intake_event_ids.received_at <= ${cutoff}::timestamptz
-      returning event_id`),
+      returning event_id`,
   );
   return new Set(rows.map((r) => r.event_id));
 }
 
-/** The raw row's columns (db/schema/intake.ts `intake_events`) and their types, in insert order. */
+/**
+ * The raw row's own columns (db/schema/intake.ts `intake_events`) and their types, in insert order; the
+ * batch's shared ones (received_at, tenant_id, livemode, integration_id) are parameters of the insert.
+ */
 const COLUMNS = {
-  received_at: "timestamptz",
-  tenant_id: "uuid",
-  livemode: "boolean",
-  integration_id: "uuid",
   event_id: "text",
   status: "text",
   type: "text",
@@ -128,13 +130,23 @@ const TYPED = sql.raw(
 /**
  * Writes the batch's raw rows (`intake_events`, every status) in one statement: the rows travel as one jsonb
  * parameter read by `jsonb_to_recordset`, so a batch of 100 costs one round trip and one parameter, not
- * 2,700 (and jsonb: `json_populate_recordset` took 2.0 ms for 100 rows on PostgreSQL 15, this 0.8 ms).
- * `xid` takes its default (the transaction's id: the rollups' watermark).
+ * 2,700 (and jsonb: `json_populate_recordset` took 2.0 ms for 100 rows on PostgreSQL 15, this 0.8 ms). What
+ * every row shares is a parameter, and a row leaves out its empty columns (absent keys read as null): a
+ * page view's row is about 330 bytes of JSON instead of 680, which PostgreSQL parses and the socket carries.
+ * `xid` takes its default (the transaction's id: the rollups' watermark). A named prepared statement
+ * (db/prepared.ts `executePrepared`): postgres.js sends an unnamed one with parameters as Parse/Describe,
+ * waits for the parameter types, then Bind/Execute (two round trips, the row text written after the first).
  */
-async function insertRows(db: Db, rows: RawRow[]): Promise<void> {
-  await db.execute(sql`
-    insert into intake_events (${NAMES})
-    select ${NAMES} from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(${TYPED})`);
+async function insertRows(db: Db, base: Base, rows: RawRow[]): Promise<void> {
+  await executePrepared(
+    db,
+    "intake_insert_rows",
+    sql`
+    insert into intake_events (received_at, tenant_id, livemode, integration_id, ${NAMES})
+    select ${base.receivedAt}::timestamptz, ${base.tenantId}::uuid, ${base.livemode}::boolean,
+      ${base.integrationId}::uuid, ${NAMES}
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(${TYPED})`,
+  );
 }
 
 /** `text` unless it holds a character no stored text may hold (server/lib/control-characters.ts). */
@@ -148,17 +160,17 @@ interface Base {
   integrationId: string;
 }
 
-/** The raw row of an accepted or duplicate event (never the contact's email or phone). */
-function rowOf(base: Base, t: Taken, link: LeadLink | undefined): RawRow {
+/**
+ * The raw row of an accepted or duplicate event (never the contact's email or phone): the batch's shared
+ * columns are the insert's parameters, and an empty column is `undefined`, which JSON.stringify leaves out.
+ */
+function rowOf(t: Taken, link: LeadLink | undefined): RawRow {
   const e = t.event;
   const visitor = e.properties?.visitor_id;
   // A literal with every column, never `{...base, ...}`: V8 turns an object spread plus some twenty more
-  // properties into a dictionary, about 60 µs a row (6 ms of a batch of 100).
+  // properties into a dictionary, about 60 µs a row (6 ms of a batch of 100). Every key stays in the literal
+  // (one shape for every row), its value `undefined` when empty.
   return {
-    received_at: base.receivedAt,
-    tenant_id: base.tenantId,
-    livemode: base.livemode,
-    integration_id: base.integrationId,
     event_id: e.event_id,
     status: t.status,
     type: e.type,
@@ -166,22 +178,22 @@ function rowOf(base: Base, t: Taken, link: LeadLink | undefined): RawRow {
     source: t.classification.source,
     kind: t.classification.kind,
     session_start: t.classification.sessionStart,
-    visitor_key: (typeof visitor === "string" && visitor) || e.contact?.external_id || null,
-    page_url: e.page?.url || null,
-    page_path: t.classification.pagePath,
-    page_title: e.page?.title ?? null,
-    referrer: e.page?.referrer || null,
-    utm_source: e.utm?.source ?? null,
-    utm_medium: e.utm?.medium ?? null,
-    utm_campaign: e.utm?.campaign ?? null,
+    visitor_key: (typeof visitor === "string" && visitor) || e.contact?.external_id || undefined,
+    page_url: e.page?.url || undefined,
+    page_path: t.classification.pagePath ?? undefined,
+    page_title: e.page?.title ?? undefined,
+    referrer: e.page?.referrer || undefined,
+    utm_source: e.utm?.source ?? undefined,
+    utm_medium: e.utm?.medium ?? undefined,
+    utm_campaign: e.utm?.campaign ?? undefined,
     // Text: a bigint of minor units may pass 2^53.
-    value_minor: e.value ? parseAmount(e.value.amount).toString() : null,
-    currency: e.value?.currency ?? null,
-    order_id: e.order_id ?? null,
-    lead_id: link?.leadId ?? e.lead_id ?? null,
-    conversation_id: e.conversation_id ?? null,
-    lead_effect: link?.effect ?? null,
-    properties: e.properties ?? null,
+    value_minor: e.value ? parseAmount(e.value.amount).toString() : undefined,
+    currency: e.value?.currency ?? undefined,
+    order_id: e.order_id ?? undefined,
+    lead_id: link?.leadId ?? e.lead_id ?? undefined,
+    conversation_id: e.conversation_id ?? undefined,
+    lead_effect: link?.effect ?? undefined,
+    properties: e.properties ?? undefined,
   };
 }
 
@@ -235,14 +247,10 @@ export async function ingestEvents(
   for (const j of judged) {
     const t = byIndex.get(j.index);
     if (t) {
-      rows.push(rowOf(base, t, links.get(j.index)));
+      rows.push(rowOf(t, links.get(j.index)));
       results.push({ event_id: t.event.event_id, status: t.status });
     } else if (!j.ok) {
       rows.push({
-        received_at: base.receivedAt,
-        tenant_id: base.tenantId,
-        livemode: base.livemode,
-        integration_id: base.integrationId,
         // Text holding a refused character (U+0000...) cannot be stored: the answer echoes it, the row keeps null.
         event_id: storable(j.sentId)?.slice(0, 100) ?? null,
         status: "rejected",
@@ -253,7 +261,7 @@ export async function ingestEvents(
       results.push({ event_id: j.sentId, status: "rejected", errors: j.errors });
     }
   }
-  await insertRows(db, rows);
+  await insertRows(db, base, rows);
   return { results };
 }
 
