@@ -29,6 +29,7 @@ CREATE TABLE "analytics_visitor_days" (
 	"livemode" boolean DEFAULT true NOT NULL,
 	"day" date NOT NULL,
 	"visitor_key" text NOT NULL,
+	"source" text NOT NULL,
 	CONSTRAINT "analytics_visitor_days_tenant_id_livemode_day_visitor_key_pk" PRIMARY KEY("tenant_id","livemode","day","visitor_key")
 );
 --> statement-breakpoint

@@ -156,7 +156,11 @@ export const analyticsDailyPages = pgTable(
   (t) => [primaryKey({ columns: [t.tenantId, t.livemode, t.day, t.path] })],
 );
 
-/** Visitors seen a day, so a visitor counts once a day in `analytics_daily.visitors`; kept 90 days. */
+/**
+ * Visitors seen a day, so a visitor counts once a day in `analytics_daily.visitors`, under `source`; kept 90
+ * days. The rollup job's insert returns the source of each visitor day it added, so counting them needs no
+ * join back to the batch.
+ */
 export const analyticsVisitorDays = pgTable(
   "analytics_visitor_days",
   {
@@ -166,6 +170,8 @@ export const analyticsVisitorDays = pgTable(
     livemode: boolean("livemode").notNull().default(true),
     day: date("day", { mode: "string" }).notNull(),
     visitorKey: text("visitor_key").notNull(),
+    /** The source the visitor was counted under that day (their first page view's). */
+    source: text("source").notNull(),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.livemode, t.day, t.visitorKey] })],
 );

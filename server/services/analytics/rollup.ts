@@ -152,14 +152,15 @@ function addBatch(rows: SQL) {
       from batch where type = 'page_view' and visitor_key is not null
       order by tenant_id, livemode, day, visitor_key, moment, source
     ), seen as (
-      insert into ${v} (tenant_id, livemode, day, visitor_key)
-      select tenant_id, livemode, day, visitor_key from firsts order by 1, 2, 3, 4
+      -- The insert returns each new visitor day's source: no join of two CTEs back together (the planner
+      -- cannot estimate a RETURNING, and a nested loop over two batch-sized scans took half an hour at 1M rows).
+      insert into ${v} (tenant_id, livemode, day, visitor_key, source)
+      select tenant_id, livemode, day, visitor_key, source from firsts order by 1, 2, 3, 4
       on conflict do nothing
-      returning tenant_id, livemode, day, visitor_key
+      returning tenant_id, livemode, day, source
     ), visitors as (
-      select f.tenant_id, f.livemode, f.day, f.source, count(*)::int as n
-      from seen join firsts f using (tenant_id, livemode, day, visitor_key)
-      group by 1, 2, 3, 4
+      select tenant_id, livemode, day, source, count(*)::int as n
+      from seen group by 1, 2, 3, 4
     ), counts as (
       select tenant_id, livemode, day, source, min(kind) as kind,
              count(*) filter (where type = 'page_view')::int as pageviews,
