@@ -35,6 +35,8 @@ export const requestLog = pgTable(
     requestId: text("request_id").notNull(),
     /** The caller's address as the trusted-proxy setting decides it (server/lib/client-ip.ts). */
     callerAddress: text("caller_address"),
+    /** True when the answer was replayed from an idempotency record (`Idempotent-Replayed: true`, issue 75). */
+    replayed: boolean("replayed").notNull().default(false),
   },
   (t) => [
     // The console's page and the usage charts: one tenant, newest first (keyset on created_at, id).

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { boolean, index, integer, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
 import { integrations } from "./integrations";
 import { events } from "./operations";
 import { tenants } from "./tenants";
@@ -31,6 +31,16 @@ export const webhookSubscriptions = pgTable(
     includePii: boolean("include_pii").notNull().default(false),
     description: text("description"),
     status: text("status").notNull().default("active"), // active | paused
+    /**
+     * Why the platform paused it (issue 75): `failing` when every delivery failed for 3 days in a row;
+     * null when active or paused by staff or the API. Cleared when it is set `active` again.
+     */
+    pausedReason: text("paused_reason"),
+    /**
+     * Start of the current run of failed attempts (the first failure after the last success); null while
+     * the last attempt succeeded. Three days of it pause the subscription (`paused_reason: failing`).
+     */
+    failingSince: ts("failing_since"),
     secretEnc: text("secret_enc").notNull(),
     previousSecretEnc: text("previous_secret_enc"),
     previousSecretExpiresAt: ts("previous_secret_expires_at"),
@@ -77,6 +87,10 @@ export const webhookDeliveries = pgTable(
     createdAt: ts("created_at").notNull().defaultNow(),
   },
   (t) => [
+    // Fair delivery (issue 75): the attempts in flight (leased) of one subscription, counted at each claim.
+    index("webhook_deliveries_in_flight_idx")
+      .on(t.subscriptionId, t.lockedUntil)
+      .where(sql`locked_until is not null`),
     index("webhook_deliveries_subscription_idx").on(t.subscriptionId, t.createdAt, t.id),
     index("webhook_deliveries_due_idx")
       .on(t.nextAttemptAt)
@@ -84,4 +98,32 @@ export const webhookDeliveries = pgTable(
     index("webhook_deliveries_event_idx").on(t.eventId),
     index("webhook_deliveries_created_idx").on(t.createdAt),
   ],
+);
+
+/**
+ * One HTTP attempt of a delivery (issue 75, the attempt log): what was sent when, and what the receiver
+ * answered. `response_headers` holds only the allow list (content-type, retry-after, date, server);
+ * `response_body` the first 2 KB as text. `error` is the journal's short code (`http_503`,
+ * `network_error`…), null on success. Deleted with its delivery.
+ */
+export const webhookDeliveryAttempts = pgTable(
+  "webhook_delivery_attempts",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tenantId: uuid("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
+    /** Test mode: false for a row of the tenant's sandbox (spec "Me" `key.mode`; DESIGN "Test mode"). */
+    livemode: boolean("livemode").notNull().default(true),
+    deliveryId: uuid("delivery_id")
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: "cascade" }),
+    attemptedAt: ts("attempted_at").notNull(),
+    durationMs: integer("duration_ms"),
+    responseStatus: integer("response_status"),
+    responseHeaders: jsonb("response_headers").$type<Record<string, string>>(),
+    responseBody: text("response_body"),
+    error: text("error"),
+  },
+  (t) => [index("webhook_delivery_attempts_delivery_idx").on(t.deliveryId, t.attemptedAt, t.id)],
 );
