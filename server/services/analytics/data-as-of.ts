@@ -30,7 +30,14 @@ export async function intakeStatus(db: Db, owner: Owner, from: string, to: strin
     rollupPresence(db, owner, from, to),
     db.select({ at: intakeRollupState.updatedAt }).from(intakeRollupState).where(eq(intakeRollupState.id, 1)),
   ]);
-  const at = state[0]?.at;
+  return statusOf(presence, state[0]?.at ?? null);
+}
+
+/**
+ * The status from what was read: whether the owner has rollup rows at all and in the period, and when the
+ * rollup job last found the rollups complete (`intake_rollup_state.updated_at`; null before its first run).
+ */
+export function statusOf(presence: { any: boolean; inPeriod: boolean }, at: Date | null): IntakeStatus {
   const asOf = presence.any && at ? addDays(dayText(at.getTime()), -1) : null;
   return { ...presence, asOf, dataAsOf: asOf ? { intake: asOf } : {} };
 }

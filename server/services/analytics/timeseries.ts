@@ -2,8 +2,9 @@ import type { Db } from "@/db/client";
 import { CELL_CURRENCY, formatMinor } from "@/server/lib/money";
 import type { TimeseriesItem, TimeseriesMetric, TimeseriesResponse } from "@/server/schemas/analytics";
 import type { IntegrationActor } from "../actor";
-import { dataThrough, intakeStatus, type IntakeStatus } from "./data-as-of";
-import { dailySeries, ROLLUP_METRICS, type DailyPoint, type RollupMetric } from "./daily-series";
+import { dataThrough, type IntakeStatus } from "./data-as-of";
+import { ROLLUP_METRICS, type DailyPoint, type RollupMetric } from "./daily-series";
+import { readTimeseriesDays } from "./timeseries-read";
 import { analyticsPeriod, weekStart } from "./period";
 
 /**
@@ -128,20 +129,16 @@ function itemOf(
 /**
  * `GET /analytics/timeseries` (issue 74 item 3): the requested metrics of the actor's tenant and mode over
  * the period (default the 30 days ending yesterday; `to` trimmed to the last full day), read from the daily
- * rollups only: one grouped query over the period and the one before it. One metric answers `{data: item}`,
+ * rollups only: one prepared statement reads intake's status and the period with the one before it. One metric answers `{data: item}`,
  * several `{data: {items}}` in request order. Metrics intake cannot feed are `no_source` with a reason.
  * @throws ApiError 422 on `/from` (after `to`, or a period over 366 days)
  */
 export async function timeseries(db: Db, actor: IntegrationActor, q: TimeseriesInput): Promise<TimeseriesResponse> {
   const p = analyticsPeriod(q);
-  const fed = q.metric.filter(isRollupMetric);
-  const [status, all] = await Promise.all([
-    intakeStatus(db, actor, p.from, p.to),
-    fed.length ? dailySeries(db, actor, fed, p.prevFrom, p.to) : null,
-  ]);
+  const { status, series: all } = await readTimeseriesDays(db, actor, p);
   const currency = CELL_CURRENCY[actor.cell];
   const items = q.metric.map((m) => {
-    const points = isRollupMetric(m) ? all?.[m] : undefined;
+    const points = isRollupMetric(m) ? all[m] : undefined;
     const days = points
       ? { prev: points.filter((d) => d.date < p.from), current: points.filter((d) => d.date >= p.from) }
       : null;
