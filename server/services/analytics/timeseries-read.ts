@@ -19,26 +19,37 @@ interface Row {
   m6: string | null;
 }
 
+/** What {@link readTimeseriesDays} read: the status, the period's days and the previous period's totals. */
+export interface TimeseriesDays {
+  status: IntakeStatus;
+  /** Metric → every day of the period `from`..`to` (zeros where no rollup row), oldest first; built when first asked. */
+  current(metric: RollupMetric): DailyPoint[];
+  /** Metric → its sum over the previous period `prevFrom`..`prevTo` (revenue in minor units). */
+  prevSum(metric: RollupMetric): number;
+}
+
+const COLUMNS = ["m0", "m1", "m2", "m3", "m4", "m5", "m6"] as const;
+
 /**
  * The timeseries read (issue 74 items 3 and 5) as one prepared statement: intake's status for the owner
- * (rollup rows at all, the rollup job's last run) and the daily sums of every rollup metric from `prevFrom`
- * to `to`, the period and the one before it together.
+ * (rollup rows at all, the rollup job's last run), the previous period's sums of every rollup metric (one
+ * row), and the period's daily sums (a row a day that has rollup rows).
  *
  * Why one statement: the read made three (presence, the job's state row, the series), each an unnamed
  * statement with parameters, which postgres.js sends as Parse/Describe, then Bind/Execute: six round trips
  * for a read the bench asks ≤ 50 ms at p99 of. Named and with a fixed text (every metric summed, whichever
- * were asked: seven sums over at most 732 days of rows are cheaper than a statement per metric set), it is
- * one Bind/Execute write once the connection has parsed it.
+ * were asked: seven sums a row are cheaper than a statement per metric set), it is one Bind/Execute write
+ * once the connection has parsed it. The previous period only feeds `comparison.prev`, a total, so it comes
+ * back as one row, not a row a day.
  * @param owner the tenant and mode
- * @param prevFrom first day of the previous period (YYYY-MM-DD, UTC); `from` and `to` those of the period
- * @returns the status of the period `from`..`to` and, for each metric, every day from `prevFrom` to `to`
- *   (zeros where no rollup row), oldest first; `revenue` in minor units (kopecks)
+ * @param p the period `from`..`to` and the previous one `prevFrom`..`prevTo` (YYYY-MM-DD, UTC, inclusive)
+ * @returns the status of the period and the metrics' days and previous totals (`revenue` in minor units)
  */
 export async function readTimeseriesDays(
   db: Db,
   owner: Owner,
-  days: { prevFrom: string; from: string; to: string },
-): Promise<{ status: IntakeStatus; series: Record<RollupMetric, DailyPoint[]> }> {
+  p: { prevFrom: string; prevTo: string; from: string; to: string },
+): Promise<TimeseriesDays> {
   const rows = await preparedRows<Row>(
     db,
     "analytics:timeseries-days",
@@ -48,32 +59,39 @@ export async function readTimeseriesDays(
                      where tenant_id = ${sql.placeholder("tenant")}::uuid
                        and livemode = ${sql.placeholder("livemode")}::boolean) as any,
              (select updated_at from intake_rollup_state where id = 1) as at,
-             null::text as m0, null::text as m1, null::text as m2, null::text as m3,
-             null::text as m4, null::text as m5, null::text as m6
+             ${SUMS}
+      from analytics_daily
+      where tenant_id = ${sql.placeholder("tenant")}::uuid and livemode = ${sql.placeholder("livemode")}::boolean
+        and day between ${sql.placeholder("prevFrom")}::date and ${sql.placeholder("prevTo")}::date
       union all
-      select day::text, null, null,
-             sum(sessions)::text, sum(pageviews)::text, sum(visitors)::text,
-             (sum(sessions) filter (where kind = 'ai_assistant'))::text,
-             sum(leads)::text, sum(deals_won)::text, sum(revenue_minor)::text
+      select day::text, null, null, ${SUMS}
       from analytics_daily
       where tenant_id = ${sql.placeholder("tenant")}::uuid and livemode = ${sql.placeholder("livemode")}::boolean
         and day between ${sql.placeholder("from")}::date and ${sql.placeholder("to")}::date
       group by day`,
-  ).execute({ tenant: owner.tenantId, livemode: owner.livemode, from: days.prevFrom, to: days.to });
-  const head = rows.find((r) => r.day === null);
+  ).execute({ tenant: owner.tenantId, livemode: owner.livemode ?? true, ...p });
+  let head: Row | undefined;
   const byDay = new Map<string, Row>();
-  for (const r of rows) if (r.day !== null) byDay.set(r.day, r);
-  const inPeriod = [...byDay.keys()].some((d) => d >= days.from && d <= days.to);
-  const at = head?.at ? new Date(head.at) : null;
-  const status = statusOf({ any: !!head?.any, inPeriod }, at);
-  const all = daysBetween(days.prevFrom, days.to);
-  const columns = ["m0", "m1", "m2", "m3", "m4", "m5", "m6"] as const;
-  const series = {} as Record<RollupMetric, DailyPoint[]>;
+  for (const r of rows) {
+    if (r.day === null) head = r;
+    else byDay.set(r.day, r);
+  }
+  const status = statusOf({ any: !!head?.any, inPeriod: byDay.size > 0 }, head?.at ? new Date(head.at) : null);
+  const days = daysBetween(p.from, p.to);
   // ROLLUP_METRICS' order is the statement's column order (sessions, pageviews, visitors, ai_referrals,
   // leads, deals_won, revenue).
-  ROLLUP_METRICS.forEach((m, i) => {
-    const col = columns[i]!;
-    series[m] = all.map((date) => ({ date, value: Number(byDay.get(date)?.[col] ?? 0) }));
-  });
-  return { status, series };
+  const column = (m: RollupMetric) => COLUMNS[ROLLUP_METRICS.indexOf(m)]!;
+  return {
+    status,
+    current: (m) => {
+      const col = column(m);
+      return days.map((date) => ({ date, value: Number(byDay.get(date)?.[col] ?? 0) }));
+    },
+    prevSum: (m) => Number(head?.[column(m)] ?? 0),
+  };
 }
+
+/** The seven sums of a row, as text (bigint sums), in ROLLUP_METRICS' order. */
+const SUMS = sql.raw(`sum(sessions)::text as m0, sum(pageviews)::text as m1, sum(visitors)::text as m2,
+             (sum(sessions) filter (where kind = 'ai_assistant'))::text as m3,
+             sum(leads)::text as m4, sum(deals_won)::text as m5, sum(revenue_minor)::text as m6`);

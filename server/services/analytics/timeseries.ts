@@ -5,7 +5,7 @@ import type { IntegrationActor } from "../actor";
 import { dataThrough, type IntakeStatus } from "./data-as-of";
 import { ROLLUP_METRICS, type DailyPoint, type RollupMetric } from "./daily-series";
 import { readTimeseriesDays } from "./timeseries-read";
-import { analyticsPeriod, weekStart } from "./period";
+import { analyticsPeriod, daysIn, weekStart } from "./period";
 
 /**
  * Metrics intake cannot feed (spec TimeseriesItem `metric`), with why: their series answer `no_source`.
@@ -69,7 +69,7 @@ function itemOf(
   metric: TimeseriesMetric,
   q: TimeseriesInput,
   p: { from: string; to: string },
-  days: { current: DailyPoint[]; prev: DailyPoint[] } | null,
+  days: { current: DailyPoint[]; prev: number } | null,
   status: IntakeStatus,
   currency: string,
 ): TimeseriesItem {
@@ -98,10 +98,7 @@ function itemOf(
     days.current.map((d) => d.value),
     q.agg,
   );
-  const prev = aggregate(
-    days.prev.map((d) => d.value),
-    q.agg,
-  );
+  const { prev } = days;
   const series = buckets(days.current, q.granularity, q.agg).map((b) => ({
     date: b.date,
     value: wireValue(b.value, money),
@@ -135,14 +132,14 @@ function itemOf(
  */
 export async function timeseries(db: Db, actor: IntegrationActor, q: TimeseriesInput): Promise<TimeseriesResponse> {
   const p = analyticsPeriod(q);
-  const { status, series: all } = await readTimeseriesDays(db, actor, p);
+  const read = await readTimeseriesDays(db, actor, p);
   const currency = CELL_CURRENCY[actor.cell];
+  const prevDays = daysIn(p.prevFrom, p.prevTo);
   const items = q.metric.map((m) => {
-    const points = isRollupMetric(m) ? all[m] : undefined;
-    const days = points
-      ? { prev: points.filter((d) => d.date < p.from), current: points.filter((d) => d.date >= p.from) }
+    const days = isRollupMetric(m)
+      ? { current: read.current(m), prev: prevDays === 0 ? 0 : read.prevSum(m) / (q.agg === "avg" ? prevDays : 1) }
       : null;
-    return itemOf(m, q, p, days, status, currency);
+    return itemOf(m, q, p, days, read.status, currency);
   });
   return { data: items.length === 1 ? items[0]! : { items } };
 }
