@@ -130,6 +130,10 @@ describe("the relay example of docs/event-intake.md", () => {
     expect(await post("not json")).toBe(400);
     expect(await post(JSON.stringify({ events: "nope" }))).toBe(400);
     expect(await post(JSON.stringify({ events: [view("x-4"), null] }))).toBe(400);
+    // Over 64 KB: the relay stops reading and drops the connection (no answer at all).
+    await expect(
+      post(JSON.stringify({ events: [{ ...view("x-5"), properties: { pad: "x".repeat(70_000) } }] })),
+    ).rejects.toThrow();
 
     // Accepted: the site's posts after the refused ones, sent on in a batch (two when a tick falls between).
     const form = { ...view("form-1"), type: "form_submit", contact: { email: "olga@example.com" } };
