@@ -102,7 +102,10 @@ describe("Retry-After on 429 and 503", () => {
   it("later attempts keep the schedule as their minimum (the 4th pause is 1 h)", async () => {
     rx.respond({ kind: "status", status: 429, headers: { "Retry-After": "120" } });
     const deliveryId = await queue(a, await subscribe(a));
-    await db.db.update(webhookDeliveries).set({ attempt: 3, state: "failed" }).where(eq(webhookDeliveries.id, deliveryId));
+    await db.db
+      .update(webhookDeliveries)
+      .set({ attempt: 3, state: "failed" })
+      .where(eq(webhookDeliveries.id, deliveryId));
     expect((await attemptDelivery(db.db, deliveryId, T0, { client })).nextAttemptAt).toEqual(at(HOUR));
   });
 });
@@ -172,7 +175,10 @@ describe("a subscription failing for 3 days", () => {
 
     // Resume through the API: reason and run cleared, the waiting deliveries due now and announced.
     const announced: string[] = [];
-    const stop = registerWorkListener({ deliveriesDue: (ids) => void announced.push(...ids), exchangeResumed: () => {} });
+    const stop = registerWorkListener({
+      deliveriesDue: (ids) => void announced.push(...ids),
+      exchangeResumed: () => {},
+    });
     rx.respond({ kind: "status", status: 200 });
     const resumed = await call("PATCH", `/webhooks/${subId}`, { key: t.key, json: { status: "active" } }).finally(stop);
     expect(resumed.status).toBe(200);

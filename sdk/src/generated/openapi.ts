@@ -7179,6 +7179,8 @@ export interface operations {
                             description: string | null;
                             /** @enum {string} */
                             status: "active" | "paused";
+                            /** @description why the platform paused the subscription: `failing` when every delivery attempt failed for 3 days; null when active or paused by you. Setting `status` active clears it */
+                            paused_reason?: "failing" | null;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -7354,6 +7356,8 @@ export interface operations {
                         description: string | null;
                         /** @enum {string} */
                         status: "active" | "paused";
+                        /** @description why the platform paused the subscription: `failing` when every delivery attempt failed for 3 days; null when active or paused by you. Setting `status` active clears it */
+                        paused_reason?: "failing" | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -7541,6 +7545,8 @@ export interface operations {
                         description: string | null;
                         /** @enum {string} */
                         status: "active" | "paused";
+                        /** @description why the platform paused the subscription: `failing` when every delivery attempt failed for 3 days; null when active or paused by you. Setting `status` active clears it */
+                        paused_reason?: "failing" | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -7881,6 +7887,8 @@ export interface operations {
                         description: string | null;
                         /** @enum {string} */
                         status: "active" | "paused";
+                        /** @description why the platform paused the subscription: `failing` when every delivery attempt failed for 3 days; null when active or paused by you. Setting `status` active clears it */
+                        paused_reason?: "failing" | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -8083,6 +8091,8 @@ export interface operations {
                         description: string | null;
                         /** @enum {string} */
                         status: "active" | "paused";
+                        /** @description why the platform paused the subscription: `failing` when every delivery attempt failed for 3 days; null when active or paused by you. Setting `status` active clears it */
+                        paused_reason?: "failing" | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
