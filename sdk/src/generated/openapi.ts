@@ -463,7 +463,7 @@ export interface paths {
         head?: never;
         /**
          * Change a webhook subscription
-         * @description Scope: `webhooks:manage`. Rate class: writes. `Idempotency-Key` is honoured when sent.
+         * @description `status: active` on a paused subscription resumes it: `paused_reason` becomes null and its waiting deliveries are due at once (those older than 30 days were given up as `dead`). Scope: `webhooks:manage`. Rate class: writes. `Idempotency-Key` is honoured when sent.
          */
         patch: operations["updateWebhook"];
         trace?: never;
