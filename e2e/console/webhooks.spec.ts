@@ -1,12 +1,17 @@
 import { expect, test } from "@playwright/test";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { signIn } from "./sign-in";
 
 // The console's webhooks page in a real browser: create a subscription (secret shown once), send a test
 // event and read its attempt in the journal, pause and resume, rotate the secret, delete. The e2e app
 // allows loopback with WEBHOOK_ALLOW_PRIVATE_CIDRS (playwright.config.ts) and nothing listens on
 // https://localhost:443, so the test delivery fails with network_error: the journal shows that attempt.
+// Failing on for 3 days (a step on a later clock, fail-webhook-for-days.ts) pauses it with a banner and Resume.
 
 test.use({ trace: "retain-on-failure", screenshot: "only-on-failure" });
+
+const run = promisify(execFile);
 
 test("manage a webhook subscription and read its delivery journal", async ({ page }) => {
   test.setTimeout(60_000);
@@ -50,6 +55,25 @@ test("manage a webhook subscription and read its delivery journal", async ({ pag
     await expect(attempt.getByText("network_error")).toBeVisible({ timeout: 1000 });
   }).toPass({ timeout: 20_000 });
   await expect(attempt.getByText("failed", { exact: true })).toBeVisible();
+
+  // Issue 75 item 4: the receiver keeps failing; one more attempt on a clock 3 days later pauses the
+  // subscription for failing, and the page shows the banner with Resume.
+  const failed = await run("npx", ["tsx", "e2e/console/fail-webhook-for-days.ts", url], {
+    env: { ...process.env, PGLITE_DIR: ".data/e2e/pglite", DATABASE_URL: "", LOG_LEVEL: "warn" },
+  });
+  // The outcome is the script's last line (the app's log may write before it).
+  expect(JSON.parse(failed.stdout.trim().split("\n").at(-1)!)).toMatchObject({
+    status: "paused",
+    paused_reason: "failing",
+  });
+  await page.reload();
+  const banner = page.getByRole("alert", { name: `Paused: ${url}` });
+  await expect(banner).toContainText("has failed for 3 days");
+  await expect(row.getByText("paused", { exact: true })).toBeVisible();
+  await page.screenshot({ path: "test-results/webhooks-paused-banner.png", fullPage: true });
+  await banner.getByRole("button", { name: "Resume" }).click();
+  await expect(banner).toHaveCount(0);
+  await expect(row.getByText("active", { exact: true })).toBeVisible();
 
   await row.getByRole("button", { name: "Pause" }).click();
   await expect(row.getByText("paused", { exact: true })).toBeVisible();

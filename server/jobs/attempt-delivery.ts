@@ -9,6 +9,13 @@ import { buildEnvelope, EVENT_API_VERSION, serializeEnvelope } from "@/server/we
 import { openSecret } from "@/server/webhook-transport/secret-box";
 import { DELIVERY_HEADERS, signatureHeader } from "@/server/webhook-transport/signature";
 import { WALLET_SUSPENDED } from "@/server/services/webhooks/delivery-queue";
+import {
+  lockSubscription,
+  mailFailingPause,
+  noteFailedAttempt,
+  noteSuccessfulAttempt,
+} from "@/server/services/webhooks/failing-pause";
+import { retryPauseMs } from "@/server/webhook-transport/retry-after";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -84,8 +91,12 @@ const ms = (d: Date, add: number) => new Date(d.getTime() + add);
  *   first (server/services/webhooks/personal-data.ts);
  * - else one signed POST of the event envelope: 2xx → `delivered` (`delivered_at`, `status_code`,
  *   `duration_ms`, attempt + 1); anything else → attempt + 1, `failed` with the error code and
- *   `next_attempt_at` = now + RETRY_SCHEDULE_MS[attempt - 1], or `dead` (no next attempt) when that was
- *   attempt {@link MAX_ATTEMPTS}.
+ *   `next_attempt_at` = now + RETRY_SCHEDULE_MS[attempt - 1] (longer when a 429 or 503 carried
+ *   `Retry-After`, at most 24 h: retry-after.ts), or `dead` (no next attempt) when that was
+ *   attempt {@link MAX_ATTEMPTS};
+ * - issue 75 item 4: a failure opens or extends the subscription's run of failures (`failing_since`), a
+ *   success closes it; a failure 3 days or more into the run pauses the subscription (`paused_reason`
+ *   `failing`, in the outcome's transaction) and mails the staff after the commit (failing-pause.ts).
  * The outcome is written by one UPDATE guarded by the lease, the attempt number and the state, so when
  * two workers raced (an expired lease taken over) only one records; the other's POST is the duplicate
  * that "at least once" allows.
@@ -146,14 +157,28 @@ export async function attemptDelivery(
     eq(d.attempt, delivery.attempt),
     eq(d.state, delivery.state),
   );
-  const record = async (set: Partial<typeof d.$inferInsert>, outcome: AttemptOutcome): Promise<AttemptOutcome> => {
-    const written = await db
-      .update(d)
-      .set({ ...set, lockedUntil: null })
-      .where(guard)
-      .returning({ id: d.id });
-    // Lost the lease to another worker: what it records stands; report the row as we saw it.
-    return written.length > 0 ? outcome : current;
+  const record = async (
+    set: Partial<typeof d.$inferInsert>,
+    outcome: AttemptOutcome,
+    onSubscription?: (tx: Db) => Promise<void>,
+  ): Promise<AttemptOutcome> => {
+    const write = async (tx: Db) => {
+      const written = await tx
+        .update(d)
+        .set({ ...set, lockedUntil: null })
+        .where(guard)
+        .returning({ id: d.id });
+      // Lost the lease to another worker: what it records stands; report the row as we saw it.
+      if (written.length === 0) return current;
+      if (onSubscription) await onSubscription(tx);
+      return outcome;
+    };
+    if (!onSubscription) return write(db);
+    // The subscription is locked first, as a resume does (subscription, then its deliveries): no deadlock.
+    return db.transaction(async (tx) => {
+      await lockSubscription(tx as unknown as Db, sub.id);
+      return write(tx as unknown as Db);
+    });
   };
 
   const wallet = await readWallet(
@@ -212,19 +237,38 @@ export async function attemptDelivery(
         nextAttemptAt: null,
       },
       { final: true, state: "delivered", nextAttemptAt: null },
+      // A success ends the subscription's run of failures (issue 75 item 4). Skipped when none was open
+      // as read: the usual success writes nothing more; a run opened meanwhile ends at the next success.
+      sub.failingSince === null ? undefined : (tx) => noteSuccessfulAttempt(tx, sub.id),
     );
   }
   const failure = { attempt, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error };
+  // Every failure extends the subscription's run; three days of it pause the subscription, mailed after the commit.
+  let pausedFailingSince: Date | null = null;
+  const onFailure = async (tx: Db) => {
+    pausedFailingSince = await noteFailedAttempt(tx, sub.id, now);
+  };
+  const afterFailure = async (outcome: AttemptOutcome) => {
+    if (pausedFailingSince) await mailFailingPause(db, { ...sub, failingSince: pausedFailingSince });
+    return outcome;
+  };
   if (attempt >= MAX_ATTEMPTS) {
-    return record(
-      { ...failure, state: "dead", nextAttemptAt: null },
-      { final: true, state: "dead", nextAttemptAt: null },
+    return afterFailure(
+      await record(
+        { ...failure, state: "dead", nextAttemptAt: null },
+        { final: true, state: "dead", nextAttemptAt: null },
+        onFailure,
+      ),
     );
   }
-  const next = ms(now, RETRY_SCHEDULE_MS[attempt - 1]!);
-  return record(
-    { ...failure, state: "failed", nextAttemptAt: next },
-    { final: false, state: "failed", nextAttemptAt: next },
+  // A 429 or 503 with Retry-After waits at least that long (at most 24 h); the schedule is the minimum.
+  const next = ms(now, retryPauseMs(RETRY_SCHEDULE_MS[attempt - 1]!, result.statusCode, result.retryAfter, now));
+  return afterFailure(
+    await record(
+      { ...failure, state: "failed", nextAttemptAt: next },
+      { final: false, state: "failed", nextAttemptAt: next },
+      onFailure,
+    ),
   );
 }
 

@@ -76,6 +76,10 @@ export const WebhookSchema = z.object({
   include_pii: z.boolean(),
   description: z.string().nullable(),
   status: WebhookStatus,
+  paused_reason: z.enum(["failing"]).nullable().optional().meta({
+    description:
+      "why the platform paused the subscription: `failing` when every delivery attempt failed for 3 days; null when active or paused by you. Setting `status` active clears it",
+  }),
   created_at: Timestamp,
   updated_at: Timestamp,
   secret_rotated_at: Timestamp.nullable(),

@@ -7,14 +7,15 @@ import path from "node:path";
 
 /**
  * How the receiver answers the next requests:
- * - `status`: that status (2xx/3xx/4xx/5xx; a 3xx carries `Location`), small body;
+ * - `status`: that status (2xx/3xx/4xx/5xx; a 3xx carries `Location`), small body, plus `headers` if given
+ *   (e.g. `Retry-After`);
  * - `hang`: never answers (until the receiver stops);
  * - `slow`: waits `delayMs`, then answers `status`;
  * - `reset`: destroys the connection without answering;
  * - `huge`: 200 with a body of `bytes` (default 10 MB), written with back-pressure.
  */
 export type ReceiverBehaviour =
-  | { kind: "status"; status: number }
+  | { kind: "status"; status: number; headers?: Record<string, string> }
   | { kind: "hang" }
   | { kind: "slow"; delayMs: number; status: number }
   | { kind: "reset" }
@@ -118,15 +119,15 @@ export async function startHttpsReceiver(): Promise<HttpsReceiver> {
         receivedAt: new Date(),
       });
       const b = behaviour;
-      const answer = (status: number) => {
+      const answer = (status: number, headers: Record<string, string> = {}) => {
         const extra = status >= 300 && status < 400 ? { Location: "https://127.0.0.1:1/elsewhere" } : {};
-        res.writeHead(status, { "Content-Type": "text/plain", ...extra });
+        res.writeHead(status, { "Content-Type": "text/plain", ...extra, ...headers });
         res.end("answer");
       };
       res.on("error", () => {});
       switch (b.kind) {
         case "status":
-          return answer(b.status);
+          return answer(b.status, b.headers);
         case "hang":
           return;
         case "slow": {

@@ -338,6 +338,38 @@ describe("subscriptions", () => {
     );
   });
 
+  it("Resume (setStatus active) of a subscription the platform paused for failing clears paused_reason and sends what waited at once (issue 75 item 4)", async () => {
+    const { webhook } = await newSub();
+    expect(webhook.paused_reason).toBeNull();
+    const waiting = await deliveryIn(a, webhook.id, "failed");
+    await db.db
+      .update(webhookSubscriptions)
+      .set({ status: "paused", pausedReason: "failing", failingSince: new Date(Date.now() - 4 * 86_400_000) })
+      .where(eq(webhookSubscriptions.id, webhook.id));
+    const [listed] = (await A().list({ tenantId: a.tenantId, integrationId: a.integrationId })).filter(
+      (w) => w.id === webhook.id,
+    );
+    expect(listed).toMatchObject({ status: "paused", paused_reason: "failing" });
+
+    const announced: string[] = [];
+    const stop = registerWorkListener({
+      deliveriesDue: (ids) => void announced.push(...ids),
+      exchangeResumed: () => {},
+    });
+    const before = Date.now();
+    const resumed = await A()
+      .setStatus({ tenantId: a.tenantId, subscriptionId: webhook.id, status: "active" })
+      .finally(stop);
+    expect(resumed).toMatchObject({ status: "active", paused_reason: null });
+    const [sub] = await db.db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, webhook.id));
+    expect(sub).toMatchObject({ status: "active", pausedReason: null, failingSince: null });
+    const [d] = await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, waiting));
+    expect(d).toMatchObject({ state: "failed", attempt: 9 });
+    expect(d.nextAttemptAt!.getTime()).toBeGreaterThanOrEqual(before);
+    expect(d.nextAttemptAt!.getTime()).toBeLessThanOrEqual(Date.now());
+    expect(announced).toEqual([waiting]);
+  });
+
   it("rotates the secret: a new one shown once, the old one kept for the 24-hour window", async () => {
     const { webhook, secret } = await newSub();
     const r = await A().rotateSecret({ tenantId: a.tenantId, subscriptionId: webhook.id });

@@ -17,13 +17,15 @@ export const MAX_RESPONSE_BYTES = 64 * 1024;
  * `timeout`, `network_error` (DNS failure, refused or reset connection, TLS failure), `https_only`,
  * `private_address`; or, only when the URL rules changed after the subscription was stored, the URL
  * check's own code (`invalid_url`, `ip_not_allowed`, `port_not_allowed`, `userinfo_not_allowed`).
- * `durationMs` is wall time of the attempt, ms.
+ * `durationMs` is wall time of the attempt, ms. `retryAfter`: the receiver's `Retry-After` header as sent,
+ * on a non-2xx answer that carried one (issue 75 item 4; read by retry-after.ts).
  */
 export interface DeliveryResult {
   ok: boolean;
   statusCode: number | null;
   durationMs: number;
   error: string | null;
+  retryAfter?: string;
 }
 
 /** Sends one signed body to one subscription address; never throws for what the receiver does. */
@@ -150,7 +152,11 @@ export function createDeliveryClient(opts: DeliveryClientOptions = {}): Delivery
         const status = res.statusCode;
         if (status >= 200 && status < 300) return done(true, status, null);
         if (status >= 300 && status < 400) return done(false, status, "redirect_not_followed");
-        return done(false, status, `http_${status}`);
+        const retryAfter = res.headers["retry-after"];
+        return {
+          ...done(false, status, `http_${status}`),
+          ...(typeof retryAfter === "string" ? { retryAfter } : {}),
+        };
       } catch (err) {
         return done(false, null, classify(err, timedOut));
       } finally {

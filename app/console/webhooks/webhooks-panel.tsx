@@ -7,6 +7,7 @@ import { ErrorBox } from "../_components/field-errors";
 import { QueryState } from "../_components/query-state";
 import { useTRPC } from "../_components/trpc-provider";
 import { DeliveriesPanel } from "./deliveries-panel";
+import { PausedBanners } from "./paused-banner";
 import { SecretBox } from "./secret-box";
 import { SubscriptionForm } from "./subscription-form";
 import { TableWrap } from "../_components/table-wrap";
@@ -103,6 +104,7 @@ function Subscriptions({ tenantId, integrationId }: { tenantId: string; integrat
   return (
     <>
       {secret && <SecretBox secret={secret} onDone={() => setSecret(null)} />}
+      {list.data && <PausedBanners tenantId={tenantId} integrationId={integrationId} webhooks={list.data} />}
       <h2>Subscriptions</h2>
       <QueryState
         isLoading={list.isLoading}

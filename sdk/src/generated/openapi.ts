@@ -463,7 +463,7 @@ export interface paths {
         head?: never;
         /**
          * Change a webhook subscription
-         * @description Scope: `webhooks:manage`. Rate class: writes. `Idempotency-Key` is honoured when sent.
+         * @description `status: active` on a paused subscription resumes it: `paused_reason` becomes null and its waiting deliveries are due at once (those older than 30 days were given up as `dead`). Scope: `webhooks:manage`. Rate class: writes. `Idempotency-Key` is honoured when sent.
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -7179,6 +7179,8 @@ export interface operations {
                             description: string | null;
                             /** @enum {string} */
                             status: "active" | "paused";
+                            /** @description why the platform paused the subscription: `failing` when every delivery attempt failed for 3 days; null when active or paused by you. Setting `status` active clears it */
+                            paused_reason?: "failing" | null;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -7354,6 +7356,8 @@ export interface operations {
                         description: string | null;
                         /** @enum {string} */
                         status: "active" | "paused";
+                        /** @description why the platform paused the subscription: `failing` when every delivery attempt failed for 3 days; null when active or paused by you. Setting `status` active clears it */
+                        paused_reason?: "failing" | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -7541,6 +7545,8 @@ export interface operations {
                         description: string | null;
                         /** @enum {string} */
                         status: "active" | "paused";
+                        /** @description why the platform paused the subscription: `failing` when every delivery attempt failed for 3 days; null when active or paused by you. Setting `status` active clears it */
+                        paused_reason?: "failing" | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -7881,6 +7887,8 @@ export interface operations {
                         description: string | null;
                         /** @enum {string} */
                         status: "active" | "paused";
+                        /** @description why the platform paused the subscription: `failing` when every delivery attempt failed for 3 days; null when active or paused by you. Setting `status` active clears it */
+                        paused_reason?: "failing" | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -8083,6 +8091,8 @@ export interface operations {
                         description: string | null;
                         /** @enum {string} */
                         status: "active" | "paused";
+                        /** @description why the platform paused the subscription: `failing` when every delivery attempt failed for 3 days; null when active or paused by you. Setting `status` active clears it */
+                        paused_reason?: "failing" | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */

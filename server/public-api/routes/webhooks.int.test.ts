@@ -67,6 +67,7 @@ const WEBHOOK_KEYS = [
   "events",
   "id",
   "include_pii",
+  "paused_reason",
   "previous_secret_expires_at",
   "secret_rotated_at",
   "status",
@@ -85,6 +86,7 @@ describe("POST /webhooks", () => {
       include_pii: false,
       description: "CRM",
       status: "active",
+      paused_reason: null,
       secret_rotated_at: null,
       previous_secret_expires_at: null,
     });

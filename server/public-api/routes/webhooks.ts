@@ -94,6 +94,8 @@ export const getWebhookRoute = defineRoute({
 export const updateWebhookRoute = defineRoute({
   operationId: "updateWebhook",
   summary: "Change a webhook subscription",
+  description:
+    "`status: active` on a paused subscription resumes it: `paused_reason` becomes null and its waiting deliveries are due at once (those older than 30 days were given up as `dead`).",
   method: "PATCH",
   path: "/webhooks/{id}",
   scope: "webhooks:manage",

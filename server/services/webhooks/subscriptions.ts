@@ -11,6 +11,7 @@ import { checkWebhookUrl } from "@/server/webhook-transport/url-check";
 import { assertPiiTransferAllowed } from "../access/pii-transfer";
 import { actorLabel, type Actor } from "../actor";
 import { recordEvent } from "../events/outbox";
+import { resumeSubscription, PAUSED_FAILING } from "./failing-pause";
 import { ownedByOwner, type WebhookOwner } from "./owner";
 
 type SubscriptionRow = typeof webhookSubscriptions.$inferSelect;
@@ -33,6 +34,7 @@ export function toWebhook(row: SubscriptionRow): Webhook {
     include_pii: row.includePii,
     description: row.description,
     status: row.status as Webhook["status"],
+    paused_reason: row.pausedReason === PAUSED_FAILING ? PAUSED_FAILING : null,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
     secret_rotated_at: row.secretRotatedAt?.toISOString() ?? null,
@@ -207,7 +209,10 @@ export async function createSubscription(
 
 /**
  * `PATCH /webhooks/{id}`: changes the given fields. The `include_pii` rules are checked against the
- * resulting events whenever `include_pii` is sent as true or `events` change while it is on.
+ * resulting events whenever `include_pii` is sent as true or `events` change while it is on. Setting a
+ * paused subscription `active` clears `paused_reason` and `failing_since` and makes its waiting deliveries
+ * due now, announced after the commit when run inside afterCommit (issue 75 item 4). Call inside a
+ * transaction.
  * @throws ApiError 404 for a missing or foreign subscription; 422 on `/url`, `/events` or `/include_pii`;
  *   403 `scope_missing` / `pii_transfer_not_allowed`.
  */
@@ -239,6 +244,9 @@ export async function updateSubscription(
   if (input.include_pii !== undefined) set.includePii = input.include_pii;
   if (input.description !== undefined) set.description = input.description;
   if (input.status !== undefined) set.status = input.status;
+  // Resuming (issue 75 item 4): the pause's reason and the failing run are cleared, and what waited goes out now.
+  const resuming = input.status === "active" && (current.status !== "active" || current.pausedReason !== null);
+  if (resuming) await resumeSubscription(db, id, now());
   const [row] = await db.update(webhookSubscriptions).set(set).where(visibleTo(owner, id)).returning();
   if (row.includePii && !current.includePii) logPiiEnabled(actor, owner, row.id);
   return toWebhook(row);
