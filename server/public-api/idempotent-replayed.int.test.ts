@@ -47,8 +47,7 @@ describe("Idempotent-Replayed", () => {
 
   it("marks replays of routes where the key is optional, and never a request without a key", async () => {
     const key = crypto.randomUUID();
-    const patch = () =>
-      call("PATCH", "/cards/socks", { key: t.key, json: { badge: "Warm" }, idempotencyKey: key });
+    const patch = () => call("PATCH", "/cards/socks", { key: t.key, json: { badge: "Warm" }, idempotencyKey: key });
     const first = await patch();
     const again = await patch();
     expect([first.status, replayed(first)]).toEqual([200, null]);

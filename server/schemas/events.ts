@@ -11,7 +11,9 @@ import { cursorParam, includeDeletedAddsNothing, instantParam, limitParam, Times
 export const EventSchema = z
   .object({
     id: z.uuid().meta({ description: "event id; equals the Service-Event-Id header of its deliveries" }),
-    type: z.string().meta({ description: "the event type; equals the Service-Event-Type header", example: "lead.created" }),
+    type: z
+      .string()
+      .meta({ description: "the event type; equals the Service-Event-Type header", example: "lead.created" }),
     api_version: z.string().meta({ description: "events format version", example: EVENT_API_VERSION }),
     created_at: Timestamp,
     livemode: z.boolean().meta({ description: "false for sandbox data" }),

@@ -120,7 +120,12 @@ describe("GET /events", () => {
   it("lists the tenant's events of its mode newest first, each exactly its thin envelope", async () => {
     const t = await makeTenant(db.db);
     const older = await emit(t, "lead.created", { lead_id: crypto.randomUUID(), version: 1 }, { agoMs: 60_000 });
-    const newer = await emit(t, "article.ready", { type: "article", article_id: crypto.randomUUID() }, { agoMs: 1_000 });
+    const newer = await emit(
+      t,
+      "article.ready",
+      { type: "article", article_id: crypto.randomUUID() },
+      { agoMs: 1_000 },
+    );
     await emit(b, "lead.created", { lead_id: crypto.randomUUID(), version: 1 });
     await emit(t, "lead.updated", { lead_id: crypto.randomUUID(), version: 2 }, { livemode: false });
     const r = await get("/events", t.key);
@@ -297,7 +302,13 @@ describe("the journal and what receivers got", () => {
   it("never carries personal data, even for the event of an include_pii subscription", async () => {
     const [c] = await db.db
       .insert(contacts)
-      .values({ tenantId: a.tenantId, firstName: "Anna", lastName: "Petrova", email: "anna@example.ru", phone: "+79990000000" })
+      .values({
+        tenantId: a.tenantId,
+        firstName: "Anna",
+        lastName: "Petrova",
+        email: "anna@example.ru",
+        phone: "+79990000000",
+      })
       .returning({ id: contacts.id });
     const [conv] = await db.db
       .insert(conversations)
@@ -345,7 +356,13 @@ describe("the journal and what receivers got", () => {
 
     rx.respond({ kind: "status", status: 503 }); // the receiver is down
     const missed: string[] = [];
-    for (const type of ["task.created", "article.generation.failed", "task.completed", "task.created", "article.ready"]) {
+    for (const type of [
+      "task.created",
+      "article.generation.failed",
+      "task.completed",
+      "task.created",
+      "article.ready",
+    ]) {
       const s = await send(type);
       expect(s.out.state).toBe("failed"); // a retry is an hour away at best
       missed.push(s.eventId);

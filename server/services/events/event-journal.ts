@@ -5,7 +5,12 @@ import { notFound } from "@/server/errors";
 import { nowMs } from "@/server/lib/clock";
 import type { Scope } from "@/server/schemas/scopes";
 import { buildEnvelope, type EventEnvelope } from "@/server/webhook-transport/envelope";
-import { EVENT_READ_SCOPES, familyOf, INTEGRATION_ADDRESSED, isEventType } from "@/server/webhook-transport/event-catalog";
+import {
+  EVENT_READ_SCOPES,
+  familyOf,
+  INTEGRATION_ADDRESSED,
+  isEventType,
+} from "@/server/webhook-transport/event-catalog";
 import { ownedByOwner } from "../webhooks/owner";
 
 /** How far back the journal reads (issue 75 item 1: the last 30 days, as the delivery journal), ms. */
