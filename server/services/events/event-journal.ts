@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, ne, or, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gt, lte, ne, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { events } from "@/db/schema";
 import { notFound } from "@/server/errors";
@@ -77,7 +77,13 @@ export async function listEvents(
   const conds = visibleTo(reader);
   if (q.type) conds.push(typeCondition(q.type));
   if (q.createdAfter) conds.push(gt(e.createdAt, q.createdAfter));
-  if (q.after) conds.push(sql`(${e.createdAt}, ${e.id}) < (${q.after[0]}::timestamptz, ${q.after[1]}::uuid)`);
+  if (q.after)
+    conds.push(
+      // The bound on created_at alone lets the scan of events_tenant_idx start at the position; the row
+      // comparison then breaks ties of one millisecond by id.
+      lte(e.createdAt, new Date(q.after[0])),
+      sql`(${e.createdAt}, ${e.id}) < (${q.after[0]}::timestamptz, ${q.after[1]}::uuid)`,
+    );
   const rows = await db
     .select()
     .from(e)
