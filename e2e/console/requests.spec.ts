@@ -87,3 +87,36 @@ test("a request just made is in the request log, the usage charts render, the ke
   await page.goto(`/console/integrations/${demo().integrationId}`);
   await expect(page.getByText(/from (127\.0\.0\.1|::1)/).first()).toBeVisible();
 });
+
+test("a replayed answer is marked Replayed in the request log (issue 75 item 6)", async ({ page, request }) => {
+  const headers = { authorization: `Bearer ${demo().apiKey}`, "idempotency-key": crypto.randomUUID() };
+  const code = `e2e-replay-${Date.now()}`;
+  const post = () => request.post("/api/public/v1/cards", { headers, data: { code, name: "Replay check" } });
+  const first = await post();
+  const again = await post();
+  expect([first.status(), again.status()]).toEqual([201, 201]);
+  expect(first.headers()["idempotent-replayed"]).toBeUndefined();
+  expect(again.headers()["idempotent-replayed"]).toBe("true");
+  const removed = await request.delete(`/api/public/v1/cards/${code}`, {
+    headers: { authorization: headers.authorization },
+  });
+  expect(removed.status()).toBe(204);
+
+  await page.goto("/console/requests");
+  await signIn(page, "API requests");
+  const rows = page.locator("tbody tr");
+  for (const [answer, replayed] of [
+    [first, false],
+    [again, true],
+  ] as const) {
+    await page.getByLabel("Request id").fill(answer.headers()["x-request-id"]!);
+    await page.getByRole("button", { name: "Apply" }).click();
+    await expect(async () => {
+      await page.getByRole("button", { name: "Refresh" }).click();
+      await expect(rows).toHaveCount(1, { timeout: 1_000 });
+    }).toPass({ timeout: 15_000 });
+    await expect(rows.first()).toContainText("POST /cards");
+    if (replayed) await expect(rows.first().getByText("Replayed", { exact: true })).toBeVisible();
+    else await expect(rows.first().getByText("Replayed", { exact: true })).toHaveCount(0);
+  }
+});

@@ -169,6 +169,36 @@ describe("createClient", () => {
     expect(api.sent[0]!.url.search).toBe("?limit=2&cursor=c1");
   });
 
+  it("events.list walks the journal with its filters; events.get reads one by id", async () => {
+    const event = (id: string) => ({
+      id,
+      type: "lead.created",
+      api_version: "2026-10-01",
+      created_at: "2026-10-01T00:00:00.000Z",
+      livemode: true,
+      data: { lead_id: "l1", version: 1 },
+    });
+    const api = fakeApi((_r, url) =>
+      url.pathname.endsWith("/events")
+        ? json(
+            url.searchParams.get("cursor")
+              ? { data: [event("e2")], next_cursor: null }
+              : { data: [event("e1")], next_cursor: "c1" },
+          )
+        : json(event(url.pathname.split("/").at(-1)!)),
+    );
+    const client = createClient({ baseUrl: BASE, apiKey: "k", fetch: api.fetch });
+    const walked = await client.events.list({ type: "lead.*", created_after: "2026-10-01T00:00:00Z" }).toArray();
+    expect(walked.map((e) => e.id)).toEqual(["e1", "e2"]);
+    expect(api.sent.map((s) => [s.method, s.url.pathname, s.url.search])).toEqual([
+      ["GET", "/api/public/v1/events", "?type=lead.*&created_after=2026-10-01T00%3A00%3A00Z"],
+      ["GET", "/api/public/v1/events", "?type=lead.*&created_after=2026-10-01T00%3A00%3A00Z&cursor=c1"],
+    ]);
+    api.sent.length = 0;
+    expect(await client.events.get("e 3")).toEqual(event("e%203"));
+    expect(api.sent.map((s) => [s.method, s.url.pathname])).toEqual([["GET", "/api/public/v1/events/e%203"]]);
+  });
+
   it("stops a walk whose answer repeats its cursor instead of looping", async () => {
     const api = fakeApi(() => json({ data: [card("a")], next_cursor: "same" }));
     const client = createClient({ baseUrl: BASE, apiKey: "k", fetch: api.fetch });

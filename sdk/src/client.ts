@@ -9,6 +9,7 @@ import { cardsResource } from "./resources/cards.js";
 import type { RawClient } from "./resources/context.js";
 import { conversationsResource } from "./resources/conversations.js";
 import { dashboardsResource } from "./resources/dashboards.js";
+import { eventsResource } from "./resources/events.js";
 import { intakeResource } from "./resources/intake.js";
 import { leadsResource } from "./resources/leads.js";
 import { leadsWritesResource } from "./resources/leads-writes.js";
@@ -102,6 +103,8 @@ export function createClient(options: ClientOptions) {
     /** Preview `event-intake`: time series, traffic sources and the funnel, from the events you send. */
     analytics: analyticsResource(ctx),
     webhooks: webhooksResource(ctx),
+    /** The event journal: the last 30 days of events as their deliveries carry them, to catch up after an outage. */
+    events: eventsResource(ctx),
     /** Preview `test-mode`, test keys only: put the sandbox in a state worth testing. */
     testHelpers: testHelpersResource(ctx),
     operations: { get: operations.get },

@@ -121,6 +121,8 @@ export type WebhookCreate = BodyOf<"createWebhook">;
 export type WebhookUpdate = BodyOf<"updateWebhook">;
 export type WebhookDelivery = ItemOf<"listWebhookDeliveries">;
 export type WebhookTestResult = ResponseOf<"testWebhook", 202>;
+/** An event of the journal (`GET /events`): the thin envelope its webhook deliveries carry, never personal data. */
+export type JournalEvent = ResponseOf<"getEvent">;
 /** The envelope of an asynchronous operation (spec "Operation"). */
 export type Operation = ResponseOf<"getOperation">["operation"];
 /** `queued`, `running`, `succeeded`, `failed` or `canceled`. */
@@ -138,6 +140,8 @@ export type StrategistActionListQuery = QueryOf<"listStrategistActions">;
 export type DashboardOverviewQuery = QueryOf<"getDashboardOverview">;
 export type WebhookListQuery = QueryOf<"listWebhooks">;
 export type WebhookDeliveryListQuery = QueryOf<"listWebhookDeliveries">;
+/** Query of `GET /events`: `limit`, `cursor`, `type` (exact or `<family>.*`), `created_after`. */
+export type EventListQuery = QueryOf<"listEvents">;
 
 type EventBody<K extends keyof webhooks> = webhooks[K] extends {
   post: { requestBody: { content: { "application/json": infer B } } };

@@ -8,6 +8,9 @@ import { webhooksOf } from "./webhooks";
 /** The OpenAPI document as plain JSON. */
 export type OpenApiDocument = ReturnType<typeof createDocument>;
 
+/** Tag of the webhook deliveries (`webhooks`) and of the event journal's routes (`/events`). */
+const EVENTS_TAG = "events";
+
 /** Version of the document's `info`; the API version itself is the path (`/api/public/v1`). */
 export const DOCUMENT_VERSION = "1.0.0";
 
@@ -53,14 +56,22 @@ function render(routes: readonly AnyRoute[]): OpenApiDocument {
     const item = (paths[route.path] ??= {});
     (item as Record<string, unknown>)[route.method.toLowerCase()] = operationOf(route);
   }
-  const tags = [...new Set(routes.map(tagOf))].map((name) =>
+  // `events` names both the event journal's routes (`GET /events`) and the webhook deliveries of the
+  // document's `webhooks`: one tag, listed once (issue 75 item 1).
+  const tags = [...new Set([...routes.map(tagOf), EVENTS_TAG])].map((name) =>
     name === TEST_HELPERS_TAG
       ? {
           name,
           description:
             "Test keys only (preview `test-mode`): set the sandbox to a state worth testing. A live key gets 404 `not_found`.",
         }
-      : { name },
+      : name === EVENTS_TAG
+        ? {
+            name,
+            description:
+              "Webhook deliveries sent to subscribers (see the webhooks section), and the journal of the events of the last 30 days (`GET /events`) to catch up after an outage",
+          }
+        : { name },
   );
   return createDocument(
     {
@@ -79,10 +90,7 @@ function render(routes: readonly AnyRoute[]): OpenApiDocument {
         },
       ],
       security: [{ [SECURITY_SCHEME]: [] }],
-      tags: [
-        ...tags,
-        { name: "events", description: "Webhook deliveries sent to subscribers (see the webhooks section)" },
-      ],
+      tags,
       paths,
       webhooks: webhooksOf(),
       components: {

@@ -48,6 +48,12 @@ export const H = {
     .string()
     .meta({ description: "when the route was deprecated (`@<unix time>`)", header: { id: "Deprecation" } }),
   sunset: z.string().meta({ description: "when the route stops answering (HTTP date)", header: { id: "Sunset" } }),
+  idempotentReplayed: z.literal("true").meta({
+    description:
+      "sent (as `true`) only when this answer was replayed from an earlier request with the same Idempotency-Key: nothing was done again. Absent on the first answer",
+    example: "true",
+    header: { id: "Idempotent-Replayed" },
+  }),
   walletState: z.literal("unknown").meta({
     description: "sent when the wallet state cannot be read right now",
     header: { id: "Service-Wallet-State" },
@@ -86,8 +92,16 @@ export function idempotencyKeyParam(required: boolean) {
   return required ? IDEMPOTENCY_KEY.required : IDEMPOTENCY_KEY.optional;
 }
 
-/** Headers of a successful answer: the request id and rate limits always, the route's own when it declares them. */
-export function successHeaders(opts: { cacheControl?: string; deprecated?: boolean; etag?: boolean }) {
+/**
+ * Headers of a successful answer: the request id and rate limits always, the route's own when it declares them,
+ * and on a route that honours `Idempotency-Key` (`idempotent`) the optional `Idempotent-Replayed` (issue 75 item 6).
+ */
+export function successHeaders(opts: {
+  cacheControl?: string;
+  deprecated?: boolean;
+  etag?: boolean;
+  idempotent?: boolean;
+}) {
   return z.object({
     "X-Request-Id": H.requestId,
     "RateLimit-Limit": H.rateLimitLimit,
@@ -96,6 +110,7 @@ export function successHeaders(opts: { cacheControl?: string; deprecated?: boole
     "Service-Wallet-State": H.walletState.optional(),
     ...(opts.cacheControl ? { "Cache-Control": H.cacheControl } : {}),
     ...(opts.etag ? { ETag: H.etag } : {}),
+    ...(opts.idempotent ? { "Idempotent-Replayed": H.idempotentReplayed.optional() } : {}),
     ...(opts.deprecated ? { Deprecation: H.deprecation, Sunset: H.sunset } : {}),
   });
 }

@@ -6,7 +6,7 @@ import { GET as serveDocument } from "@/app/api/public/v1/openapi.json/route";
 import { GET as serveAsset } from "@/app/docs/api/assets/[file]/route";
 import { ApiReference } from "@/app/docs/api/api-reference";
 import { ERROR_CATALOG } from "@/server/errors";
-import type { AnyRoute } from "@/server/public-api/define-route";
+import { idempotencyMode, type AnyRoute } from "@/server/public-api/define-route";
 import { ROUTES } from "@/server/public-api/routes";
 import { PLANNED_ROUTES } from "@/server/public-api/routes/planned";
 import { EVENT_TYPES } from "@/server/webhook-transport/event-catalog";
@@ -149,6 +149,20 @@ describe("the OpenAPI document", () => {
       expect(idem(op(r)!), `${r.method} ${r.path}`).toBe("#/components/parameters/IdempotencyKey");
   });
 
+  it("documents Idempotent-Replayed on the success answers of every route that honours Idempotency-Key, and nowhere else (issue 75 item 6)", () => {
+    for (const r of ROUTES) {
+      const o = op(r)!;
+      const honours = idempotencyMode(r) !== "none";
+      for (const [status, answer] of Object.entries(o.responses as Record<string, Json>)) {
+        const h = answer.headers?.["Idempotent-Replayed"];
+        if (honours && Number(status) < 300) {
+          expect(h, `${r.method} ${r.path} ${status}`).toMatchObject({ schema: { type: "string", const: "true" } });
+          expect(h.required, `${r.method} ${r.path} ${status}`).toBeUndefined();
+        } else expect(h, `${r.method} ${r.path} ${status}`).toBeUndefined();
+      }
+    }
+  });
+
   it("shows a route's Cache-Control and deprecation headers when it declares them", () => {
     const base = ROUTES.find((r) => r.operationId === "getCard")!;
     const d = buildOpenApiDocument([
@@ -183,6 +197,7 @@ describe("the OpenAPI document", () => {
       "/cards",
       "/conversations",
       "/conversations/{id}/messages",
+      "/events",
       "/leads",
       "/strategist/actions",
       "/strategist/reports",

@@ -47,6 +47,7 @@ export function operationOf(route: AnyRoute): ZodOpenApiOperationObject {
         cacheControl: route.cacheControl,
         deprecated,
         etag: route.etag && Number(status) < 300,
+        idempotent: idem !== "none" && Number(status) < 300,
       }),
       ...(schema ? { content: { "application/json": { schema } } } : {}),
     };
@@ -78,9 +79,9 @@ export function operationOf(route: AnyRoute): ZodOpenApiOperationObject {
     scopeText,
     `Rate class: ${RATE_TEXT[route.rate]}.`,
     idem === "required"
-      ? "`Idempotency-Key` is required."
+      ? "`Idempotency-Key` is required; a replayed answer carries `Idempotent-Replayed: true`."
       : idem === "optional"
-        ? "`Idempotency-Key` is honoured when sent."
+        ? "`Idempotency-Key` is honoured when sent; a replayed answer carries `Idempotent-Replayed: true`."
         : "",
     route.walletExempt ? "Served while data exchange is suspended." : "",
     route.pii ? "The answer carries personal data (RU cell: the transfer rule applies)." : "",

@@ -34,7 +34,7 @@ function idsOf(body: unknown): readonly string[] {
 /**
  * Turns a handler's reply into the HTTP answer: writes the disclosure-journal row first when the route
  * `discloses` personal data (503 and no data when it cannot), signs a list's `next_cursor`, and sets the
- * headers (those gathered by the steps, the reply's, `X-Request-Id`, `Cache-Control`).
+ * headers (those gathered by the steps, the reply's, `X-Request-Id`, `Cache-Control`, `Idempotent-Replayed`).
  * Without a promise when no journal row is due.
  * @throws ApiError 503 `service_unavailable` when the disclosure row cannot be written.
  */
@@ -77,6 +77,8 @@ function response(
   }
   const h: Record<string, string> = { ...headers, ...reply.headers, "x-request-id": ctx.requestId };
   if (route.cacheControl) h["cache-control"] = route.cacheControl;
+  // Stripe's header (issue 75 item 6): only an answer rebuilt from an idempotency record carries it.
+  if (reply.replayed) h["idempotent-replayed"] = "true";
   if (reply.status === 204 || body === undefined) return new Response(null, { status: reply.status, headers: h });
   h["content-type"] = "application/json";
   return new Response(text ?? JSON.stringify(body), { status: reply.status, headers: h });

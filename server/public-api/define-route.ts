@@ -27,6 +27,11 @@ export interface Reply {
   /** List routes: the position after the page (the sort values of its last row), null at the end. */
   next?: readonly unknown[] | null;
   /**
+   * The answer was rebuilt from an idempotency record, not made by the handler: it carries
+   * `Idempotent-Replayed: true` and its request-log row `replayed` (issue 75 item 6). Set by the pipeline.
+   */
+  replayed?: true;
+  /**
    * Work after the commit (and after due work was announced), outside the transaction: it gives the final
    * answer, e.g. waiting up to `wait` seconds for an operation (spec "POST /conversations/{id}/messages").
    */

@@ -39,8 +39,8 @@ export function idempotencyProblems(route: AnyRoute): ErrorCode[] {
 /**
  * Runs a route's handler (spec "Limits: idempotency rules"): reads as they are; writes in one
  * transaction whose events are announced to the jobs driver after the commit; with an `Idempotency-Key`,
- * under its record — a replay rebuilds the earlier answer from the resource's current state, a failed
- * run frees the key.
+ * under its record — a replay rebuilds the earlier answer from the resource's current state (marked
+ * `replayed`, which the answer shows as `Idempotent-Replayed: true`), a failed run frees the key.
  * A read answers as its handler does: without a promise when the handler had everything in hand.
  * @throws what the handler throws; ApiError 409 `idempotency_conflict` / `operation_in_progress`.
  */
@@ -69,7 +69,9 @@ async function executeWriteAndSettle(
   const reply = await afterCommit(() =>
     executeWrite(route, ctx, idemKey, rawBody, opts.renewEveryMs ?? IDEMPOTENCY_RENEW_EVERY_MS),
   );
-  return reply.settle ? reply.settle() : reply;
+  if (!reply.settle) return reply;
+  const settled = await reply.settle();
+  return reply.replayed ? { ...settled, replayed: true } : settled;
 }
 
 async function executeWrite(
@@ -100,8 +102,9 @@ async function executeWrite(
   }
   const begin = await beginIdempotency(db, scope);
   if (begin.kind === "replay") {
-    if (!route.replay || !begin.resourceId) return { status: begin.status };
-    return route.replay(ctx, begin.resourceId, begin.status);
+    // Marked, so that the answer says it is a replay (`Idempotent-Replayed: true`, issue 75 item 6).
+    if (!route.replay || !begin.resourceId) return { status: begin.status, replayed: true };
+    return { ...(await route.replay(ctx, begin.resourceId, begin.status)), replayed: true };
   }
   // While the handler runs, its lock is renewed outside its transaction, so a slow request is never
   // taken over by a retry and run twice (spec "Limits": same key while running → operation_in_progress).

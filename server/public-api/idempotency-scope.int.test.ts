@@ -157,7 +157,11 @@ describe("idempotency keys", () => {
     expect((await executeRoute(route, ctx, key, undefined)).status).toBe(201);
     const [rec] = await db.db.select().from(idempotencyRecords).where(eq(idempotencyRecords.idempotencyKey, key));
     expect(rec).toMatchObject({ state: "completed", responseStatus: 201, resourceType: "thing", resourceId: thingId });
-    expect(await executeRoute(route, ctx, key, undefined)).toEqual({ status: 201, body: { replayed: thingId } });
+    expect(await executeRoute(route, ctx, key, undefined)).toEqual({
+      status: 201,
+      body: { replayed: thingId },
+      replayed: true,
+    });
     expect(runs()).toBe(1);
   });
 
@@ -174,7 +178,11 @@ describe("idempotency keys", () => {
     });
     const [rec] = await db.db.select().from(idempotencyRecords).where(eq(idempotencyRecords.idempotencyKey, key));
     expect(rec).toMatchObject({ state: "completed", responseStatus: 201, resourceType: "thing", resourceId: thingId });
-    expect(await executeRoute(route, ctx, key, { a: 1 })).toEqual({ status: 201, body: { replayed: thingId } });
+    expect(await executeRoute(route, ctx, key, { a: 1 })).toEqual({
+      status: 201,
+      body: { replayed: thingId },
+      replayed: true,
+    });
     await expect(executeRoute(route, ctx, key, { a: 2 })).rejects.toMatchObject({ code: "idempotency_conflict" });
     expect(runs()).toBe(3); // answered without writing each time; only the first answer was kept
   });

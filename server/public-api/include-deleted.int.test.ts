@@ -25,6 +25,7 @@ const ANSWER_TO_TRUE: Record<string, "tombstones" | "adds_nothing" | "not_suppor
   listStrategistActions: "not_supported", // interpretation, as topics (spec)
   listWebhooks: "not_supported", // interpretation: a deleted subscription is removed with its journal
   listWebhookDeliveries: "adds_nothing", // interpretation: deliveries are never deleted one by one
+  listEvents: "adds_nothing", // interpretation: events are never deleted one by one; the journal keeps 30 days
 };
 
 let db: Awaited<ReturnType<typeof openTestDatabase>>;
@@ -65,6 +66,7 @@ beforeAll(async () => {
     "getStrategistTopic",
     "getStrategistAction",
     "getWebhook",
+    "getEvent",
   ]) {
     await ID_ROUTE_FIXTURES[op]!.make(db.db, owner);
   }

@@ -141,6 +141,8 @@ function logRequest(
     latencyMs,
     requestId: s.requestId,
     callerAddress: callerIp(s.request.headers),
+    // An answer rebuilt from an idempotency record (`Idempotent-Replayed: true`); a problem never is.
+    replayed: !problem && s.reply?.replayed === true,
   });
 }
 

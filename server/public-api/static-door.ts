@@ -41,6 +41,7 @@ export const OWN_FILE_PATHS: ReadonlySet<string> = new Set([
   "/analytics/traffic-sources",
   "/analytics/funnel",
   "/webhooks",
+  "/events",
   "/crm/status-map",
   "/disclosures",
   "/sites",

@@ -1,5 +1,5 @@
 import type { Db } from "@/db/client";
-import { webhookSubscriptions } from "@/db/schema";
+import { events, webhookSubscriptions } from "@/db/schema";
 import { createCard } from "@/server/services/cards/cards";
 import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
 import type { AnyRoute } from "@/server/public-api/define-route";
@@ -67,6 +67,10 @@ export const ID_ROUTE_FIXTURES: Record<string, IdRouteFixture> = {
     make: async (db, o) => `/webhooks/${await webhook(db, o)}/deliveries`,
     missing: async () => `/webhooks/${crypto.randomUUID()}/deliveries`,
   },
+  getEvent: {
+    make: async (db, o) => `/events/${await event(db, o)}`,
+    missing: async () => `/events/${crypto.randomUUID()}`,
+  },
 };
 
 let n = 0;
@@ -88,6 +92,15 @@ async function webhook(db: Db, o: TenantFixture): Promise<string> {
       secretEnc: sealSecret(newSigningSecret()),
     })
     .returning({ id: webhookSubscriptions.id });
+  return row.id;
+}
+
+/** A live event of the fixture's tenant that every integration may read (`task.created`: no read scope). */
+async function event(db: Db, o: TenantFixture): Promise<string> {
+  const [row] = await db
+    .insert(events)
+    .values({ tenantId: o.tenantId, type: "task.created", data: {} })
+    .returning({ id: events.id });
   return row.id;
 }
 

@@ -48,8 +48,9 @@ export function RequestsPanel({ tenantId, initialRequestId }: { tenantId: string
       <h1>API requests</h1>
       <p className="hint">
         Every request to the public API with a key of this tenant in the last 30 days: status, problem code, latency and
-        the caller&apos;s address. A request shows here about a second after its answer; requests without a valid key
-        belong to no tenant and are not listed.
+        the caller&apos;s address. <strong>Replayed</strong> marks an answer repeated from an earlier request with the
+        same Idempotency-Key (nothing was done twice). A request shows here about a second after its answer; requests
+        without a valid key belong to no tenant and are not listed.
       </p>
       <FilterForm
         label="Request filters"
@@ -127,6 +128,17 @@ export function RequestsPanel({ tenantId, initialRequestId }: { tenantId: string
                   </td>
                   <td>
                     <span className={`badge ${statusBadge(r.status)}`}>{r.status}</span>
+                    {r.replayed && (
+                      <>
+                        {" "}
+                        <span
+                          className="badge"
+                          title="Answered from an earlier request with the same Idempotency-Key (Idempotent-Replayed: true): nothing was done again."
+                        >
+                          Replayed
+                        </span>
+                      </>
+                    )}
                     {r.problemCode && (
                       <div>
                         <a className="hint" href={`/developers/errors#${r.problemCode}`}>

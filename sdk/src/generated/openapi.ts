@@ -59,7 +59,7 @@ export interface paths {
         put?: never;
         /**
          * Start (or find) the conversation of a customer (preview conversation-writes)
-         * @description Scope: `conversations:write`. Rate class: writes. `Idempotency-Key` is honoured when sent. The answer carries personal data (RU cell: the transfer rule applies). Preview `conversation-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
+         * @description Scope: `conversations:write`. Rate class: writes. `Idempotency-Key` is honoured when sent; a replayed answer carries `Idempotent-Replayed: true`. The answer carries personal data (RU cell: the transfer rule applies). Preview `conversation-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
          */
         post: operations["createConversation"];
         delete?: never;
@@ -103,7 +103,7 @@ export interface paths {
         put?: never;
         /**
          * Write a customer message; the AI seller answers (paid; preview conversation-writes)
-         * @description Scope: `conversations:write`. Rate class: writes. `Idempotency-Key` is required. The answer carries personal data (RU cell: the transfer rule applies). Preview `conversation-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
+         * @description Scope: `conversations:write`. Rate class: writes. `Idempotency-Key` is required; a replayed answer carries `Idempotent-Replayed: true`. The answer carries personal data (RU cell: the transfer rule applies). Preview `conversation-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
          */
         post: operations["postCustomerMessage"];
         delete?: never;
@@ -123,7 +123,7 @@ export interface paths {
         put?: never;
         /**
          * Send product cards into a conversation
-         * @description Scope: `conversations:write`. Rate class: writes. `Idempotency-Key` is required. The answer carries personal data (RU cell: the transfer rule applies).
+         * @description Scope: `conversations:write`. Rate class: writes. `Idempotency-Key` is required; a replayed answer carries `Idempotent-Replayed: true`. The answer carries personal data (RU cell: the transfer rule applies).
          */
         post: operations["sendConversationCards"];
         delete?: never;
@@ -147,7 +147,7 @@ export interface paths {
         put?: never;
         /**
          * Create a product with a card
-         * @description Scope: `cards:write`. Rate class: writes. `Idempotency-Key` is required.
+         * @description Scope: `cards:write`. Rate class: writes. `Idempotency-Key` is required; a replayed answer carries `Idempotent-Replayed: true`.
          */
         post: operations["createCard"];
         delete?: never;
@@ -179,7 +179,7 @@ export interface paths {
         head?: never;
         /**
          * Change a card
-         * @description Scope: `cards:write`. Rate class: writes. `Idempotency-Key` is honoured when sent.
+         * @description Scope: `cards:write`. Rate class: writes. `Idempotency-Key` is honoured when sent; a replayed answer carries `Idempotent-Replayed: true`.
          */
         patch: operations["updateCard"];
         trace?: never;
@@ -199,7 +199,7 @@ export interface paths {
         put?: never;
         /**
          * Create a lead (preview leads-writes)
-         * @description Scope: `leads:write`. Rate class: writes. `Idempotency-Key` is required. The answer carries personal data (RU cell: the transfer rule applies). Preview `leads-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
+         * @description Scope: `leads:write`. Rate class: writes. `Idempotency-Key` is required; a replayed answer carries `Idempotent-Replayed: true`. The answer carries personal data (RU cell: the transfer rule applies). Preview `leads-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
          */
         post: operations["createLead"];
         delete?: never;
@@ -227,7 +227,7 @@ export interface paths {
         head?: never;
         /**
          * Change a lead under If-Match (preview leads-writes)
-         * @description Send the `etag` you read in `If-Match`; a writer that changed the lead since answers you 412 `precondition_failed` (the rules text calls it `version_conflict`) with the current `etag` in the problem body. Scope: `leads:write`. Rate class: writes. `Idempotency-Key` is honoured when sent. The answer carries personal data (RU cell: the transfer rule applies). Preview `leads-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
+         * @description Send the `etag` you read in `If-Match`; a writer that changed the lead since answers you 412 `precondition_failed` (the rules text calls it `version_conflict`) with the current `etag` in the problem body. Scope: `leads:write`. Rate class: writes. `Idempotency-Key` is honoured when sent; a replayed answer carries `Idempotent-Replayed: true`. The answer carries personal data (RU cell: the transfer rule applies). Preview `leads-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
          */
         patch: operations["updateLead"];
         trace?: never;
@@ -271,7 +271,7 @@ export interface paths {
         head?: never;
         /**
          * Edit an article (preview articles-writes)
-         * @description Send the `ETag` you read in `If-Match` to refuse a lost update: a writer that changed the article since answers you 412 `precondition_failed` with the current `etag` in the problem body. `content` (HTML) is sanitized on write with the rules of reads. `published_url` confirms your own publication after a publish with target `none` (the article becomes `published`, event `article.published`). Scope: `articles:write`. Rate class: writes. `Idempotency-Key` is honoured when sent. Preview `articles-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
+         * @description Send the `ETag` you read in `If-Match` to refuse a lost update: a writer that changed the article since answers you 412 `precondition_failed` with the current `etag` in the problem body. `content` (HTML) is sanitized on write with the rules of reads. `published_url` confirms your own publication after a publish with target `none` (the article becomes `published`, event `article.published`). Scope: `articles:write`. Rate class: writes. `Idempotency-Key` is honoured when sent; a replayed answer carries `Idempotent-Replayed: true`. Preview `articles-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
          */
         patch: operations["updateArticle"];
         trace?: never;
@@ -431,7 +431,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook subscription
-         * @description Scope: `webhooks:manage`. Rate class: writes. `Idempotency-Key` is required.
+         * @description Scope: `webhooks:manage`. Rate class: writes. `Idempotency-Key` is required; a replayed answer carries `Idempotent-Replayed: true`.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -463,7 +463,7 @@ export interface paths {
         head?: never;
         /**
          * Change a webhook subscription
-         * @description `status: active` on a paused subscription resumes it: `paused_reason` becomes null and its waiting deliveries are due at once (those older than 30 days were given up as `dead`). Scope: `webhooks:manage`. Rate class: writes. `Idempotency-Key` is honoured when sent.
+         * @description `status: active` on a paused subscription resumes it: `paused_reason` becomes null and its waiting deliveries are due at once (those older than 30 days were given up as `dead`). Scope: `webhooks:manage`. Rate class: writes. `Idempotency-Key` is honoured when sent; a replayed answer carries `Idempotent-Replayed: true`.
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -479,7 +479,7 @@ export interface paths {
         put?: never;
         /**
          * Issue a new signing secret
-         * @description Scope: `webhooks:manage`. Rate class: writes. `Idempotency-Key` is required.
+         * @description Scope: `webhooks:manage`. Rate class: writes. `Idempotency-Key` is required; a replayed answer carries `Idempotent-Replayed: true`.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -499,7 +499,7 @@ export interface paths {
         put?: never;
         /**
          * Queue a test event for this subscription
-         * @description Scope: `webhooks:manage`. Rate class: writes. `Idempotency-Key` is required.
+         * @description Scope: `webhooks:manage`. Rate class: writes. `Idempotency-Key` is required; a replayed answer carries `Idempotent-Replayed: true`.
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -520,6 +520,46 @@ export interface paths {
          * @description Scope: `webhooks:manage`. Rate class: reads.
          */
         get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the events of the last 30 days
+         * @description The events emitted in the key's tenant and mode in the last 30 days, newest first: a receiver that was down reads what it missed. Each event is the envelope its webhook deliveries carry, always thin: never personal data, whatever `include_pii` a subscription has. `webhook.test` events are not listed; events about conversations, messages, leads and contacts only with a matching read scope, `api_key.expiring` only for the key's own integration. Scope: `webhooks:manage`. Rate class: reads.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one event
+         * @description One event of the key's tenant and mode of the last 30 days; an older one, or one of another tenant or mode, is 404. Each event is the envelope its webhook deliveries carry, always thin: never personal data, whatever `include_pii` a subscription has. `webhook.test` events are not listed; events about conversations, messages, leads and contacts only with a matching read scope, `api_key.expiring` only for the key's own integration. Scope: `webhooks:manage`. Rate class: reads.
+         */
+        get: operations["getEvent"];
         put?: never;
         post?: never;
         delete?: never;
@@ -559,7 +599,7 @@ export interface paths {
         put?: never;
         /**
          * Write a message as the operator (preview conversation-writes)
-         * @description Scope: `conversations:write`. Rate class: writes. `Idempotency-Key` is honoured when sent. The answer carries personal data (RU cell: the transfer rule applies). Preview `conversation-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
+         * @description Scope: `conversations:write`. Rate class: writes. `Idempotency-Key` is honoured when sent; a replayed answer carries `Idempotent-Replayed: true`. The answer carries personal data (RU cell: the transfer rule applies). Preview `conversation-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
          */
         post: operations["postOperatorMessage"];
         delete?: never;
@@ -579,7 +619,7 @@ export interface paths {
         put?: never;
         /**
          * Hand the conversation to an operator (preview conversation-writes)
-         * @description Scope: `conversations:write`. Rate class: writes. `Idempotency-Key` is honoured when sent. The answer carries personal data (RU cell: the transfer rule applies). Preview `conversation-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
+         * @description Scope: `conversations:write`. Rate class: writes. `Idempotency-Key` is honoured when sent; a replayed answer carries `Idempotent-Replayed: true`. The answer carries personal data (RU cell: the transfer rule applies). Preview `conversation-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
          */
         post: operations["takeOverConversation"];
         delete?: never;
@@ -599,7 +639,7 @@ export interface paths {
         put?: never;
         /**
          * Give the conversation back to the AI seller (preview conversation-writes)
-         * @description Scope: `conversations:write`. Rate class: writes. `Idempotency-Key` is honoured when sent. The answer carries personal data (RU cell: the transfer rule applies). Preview `conversation-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
+         * @description Scope: `conversations:write`. Rate class: writes. `Idempotency-Key` is honoured when sent; a replayed answer carries `Idempotent-Replayed: true`. The answer carries personal data (RU cell: the transfer rule applies). Preview `conversation-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
          */
         post: operations["releaseConversation"];
         delete?: never;
@@ -619,7 +659,7 @@ export interface paths {
         put?: never;
         /**
          * Close the conversation (preview conversation-writes)
-         * @description Scope: `conversations:write`. Rate class: writes. `Idempotency-Key` is honoured when sent. The answer carries personal data (RU cell: the transfer rule applies). Preview `conversation-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
+         * @description Scope: `conversations:write`. Rate class: writes. `Idempotency-Key` is honoured when sent; a replayed answer carries `Idempotent-Replayed: true`. The answer carries personal data (RU cell: the transfer rule applies). Preview `conversation-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
          */
         post: operations["closeConversation"];
         delete?: never;
@@ -639,7 +679,7 @@ export interface paths {
         put?: never;
         /**
          * Score a lead (paid; preview leads-writes)
-         * @description Paid: 2.00 RUB per scoring (held, then charged, in this request), by the offline explainable scorer `lead-score-1.0`; a repeat with the same Idempotency-Key answers the same score and charges nothing again. Scope: `leads:score`. Rate class: paid operations. `Idempotency-Key` is required. Preview `leads-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
+         * @description Paid: 2.00 RUB per scoring (held, then charged, in this request), by the offline explainable scorer `lead-score-1.0`; a repeat with the same Idempotency-Key answers the same score and charges nothing again. Scope: `leads:score`. Rate class: paid operations. `Idempotency-Key` is required; a replayed answer carries `Idempotent-Replayed: true`. Preview `leads-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
          */
         post: operations["scoreLead"];
         delete?: never;
@@ -703,7 +743,7 @@ export interface paths {
         put?: never;
         /**
          * Approve an article (preview articles-writes)
-         * @description Scope: `articles:write`. Rate class: writes. `Idempotency-Key` is honoured when sent. Preview `articles-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
+         * @description Scope: `articles:write`. Rate class: writes. `Idempotency-Key` is honoured when sent; a replayed answer carries `Idempotent-Replayed: true`. Preview `articles-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
          */
         post: operations["approveArticle"];
         delete?: never;
@@ -723,7 +763,7 @@ export interface paths {
         put?: never;
         /**
          * Publish an article (preview articles-writes)
-         * @description Target `connector` queues a job of the article's current version for the site's connector (`publish_mode` after the site's drafts-only ceiling), or answers the existing job when the article is unchanged. Target `none` publishes nothing: the article becomes `handed_off`, event `article.ready` is sent, and you confirm your own publication with `PATCH` and `published_url`. Scope: `articles:write`. Rate class: writes. `Idempotency-Key` is honoured when sent. Preview `articles-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
+         * @description Target `connector` queues a job of the article's current version for the site's connector (`publish_mode` after the site's drafts-only ceiling), or answers the existing job when the article is unchanged. Target `none` publishes nothing: the article becomes `handed_off`, event `article.ready` is sent, and you confirm your own publication with `PATCH` and `published_url`. Scope: `articles:write`. Rate class: writes. `Idempotency-Key` is honoured when sent; a replayed answer carries `Idempotent-Replayed: true`. Preview `articles-writes`: only for tenants with this preview; for others it answers 404 `not_found`.
          */
         post: operations["publishArticle"];
         delete?: never;
@@ -787,7 +827,7 @@ export interface paths {
         put?: never;
         /**
          * Order an article (paid; preview article-generation)
-         * @description Paid: the writer's tokens are priced as the AI seller's (the hold is the most `target_words` can cost; the charge is what was used). Send `topic_id` (a strategist topic, proposed or approved: it becomes `generating`, then `generated` with `generated_article_id`) or `keyword`. Answers 202 with the operation (type `article.generation`, resource `generation_job`), or 200 with it finished when it finishes within `wait` seconds (0-20); poll `GET /articles/generation-jobs/{id}` or `GET /operations/{id}`, or wait for `article.ready` (the new `draft`) or `article.generation.failed`. At most 3 generations of a tenant run at once. A repeat with the same Idempotency-Key answers the same operation and charges nothing again. Scope: `articles:generate`. Rate class: paid operations. `Idempotency-Key` is required. Preview `article-generation`: only for tenants with this preview; for others it answers 404 `not_found`.
+         * @description Paid: the writer's tokens are priced as the AI seller's (the hold is the most `target_words` can cost; the charge is what was used). Send `topic_id` (a strategist topic, proposed or approved: it becomes `generating`, then `generated` with `generated_article_id`) or `keyword`. Answers 202 with the operation (type `article.generation`, resource `generation_job`), or 200 with it finished when it finishes within `wait` seconds (0-20); poll `GET /articles/generation-jobs/{id}` or `GET /operations/{id}`, or wait for `article.ready` (the new `draft`) or `article.generation.failed`. At most 3 generations of a tenant run at once. A repeat with the same Idempotency-Key answers the same operation and charges nothing again. Scope: `articles:generate`. Rate class: paid operations. `Idempotency-Key` is required; a replayed answer carries `Idempotent-Replayed: true`. Preview `article-generation`: only for tenants with this preview; for others it answers 404 `not_found`.
          */
         post: operations["createGenerationJob"];
         delete?: never;
@@ -827,7 +867,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm a proposed action (preview strategist)
-         * @description A `proposed` action is confirmed and executed at once: a `propose_topic` creates its topic (`proposed`, or `duplicate` when an open topic has the same title) and answers `executed` with `result.topic_id`, or `failed` with `error` when it cannot. Any other status (decided already, or `expired` 7 days after creation) is 409 `invalid_state`. Free. Scope: `strategist:write`. Rate class: writes. `Idempotency-Key` is honoured when sent. Preview `strategist`: only for tenants with this preview; for others it answers 404 `not_found`.
+         * @description A `proposed` action is confirmed and executed at once: a `propose_topic` creates its topic (`proposed`, or `duplicate` when an open topic has the same title) and answers `executed` with `result.topic_id`, or `failed` with `error` when it cannot. Any other status (decided already, or `expired` 7 days after creation) is 409 `invalid_state`. Free. Scope: `strategist:write`. Rate class: writes. `Idempotency-Key` is honoured when sent; a replayed answer carries `Idempotent-Replayed: true`. Preview `strategist`: only for tenants with this preview; for others it answers 404 `not_found`.
          */
         post: operations["confirmStrategistAction"];
         delete?: never;
@@ -847,7 +887,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a proposed action (preview strategist)
-         * @description A `proposed` action becomes `cancelled`; any other status is 409 `invalid_state`. Free. Scope: `strategist:write`. Rate class: writes. `Idempotency-Key` is honoured when sent. Preview `strategist`: only for tenants with this preview; for others it answers 404 `not_found`.
+         * @description A `proposed` action becomes `cancelled`; any other status is 409 `invalid_state`. Free. Scope: `strategist:write`. Rate class: writes. `Idempotency-Key` is honoured when sent; a replayed answer carries `Idempotent-Replayed: true`. Preview `strategist`: only for tenants with this preview; for others it answers 404 `not_found`.
          */
         post: operations["cancelStrategistAction"];
         delete?: never;
@@ -867,7 +907,7 @@ export interface paths {
         put?: never;
         /**
          * Approve a proposed topic (preview strategist)
-         * @description A `proposed` topic (not past `expires_at`) becomes `approved` with `decided_at`; an article can then be generated from it (preview article-generation). Any other status is 409 `invalid_state`. Free. Scope: `strategist:write`. Rate class: writes. `Idempotency-Key` is honoured when sent. Preview `strategist`: only for tenants with this preview; for others it answers 404 `not_found`.
+         * @description A `proposed` topic (not past `expires_at`) becomes `approved` with `decided_at`; an article can then be generated from it (preview article-generation). Any other status is 409 `invalid_state`. Free. Scope: `strategist:write`. Rate class: writes. `Idempotency-Key` is honoured when sent; a replayed answer carries `Idempotent-Replayed: true`. Preview `strategist`: only for tenants with this preview; for others it answers 404 `not_found`.
          */
         post: operations["approveStrategistTopic"];
         delete?: never;
@@ -887,7 +927,7 @@ export interface paths {
         put?: never;
         /**
          * Reject a topic (preview strategist)
-         * @description A `proposed` (not expired) or `approved` topic becomes `rejected` with `decided_at`; any other status is 409 `invalid_state`. Free. Scope: `strategist:write`. Rate class: writes. `Idempotency-Key` is honoured when sent. Preview `strategist`: only for tenants with this preview; for others it answers 404 `not_found`.
+         * @description A `proposed` (not expired) or `approved` topic becomes `rejected` with `decided_at`; any other status is 409 `invalid_state`. Free. Scope: `strategist:write`. Rate class: writes. `Idempotency-Key` is honoured when sent; a replayed answer carries `Idempotent-Replayed: true`. Preview `strategist`: only for tenants with this preview; for others it answers 404 `not_found`.
          */
         post: operations["rejectStrategistTopic"];
         delete?: never;
@@ -907,7 +947,7 @@ export interface paths {
         put?: never;
         /**
          * Open a chat session with the strategist (preview strategist)
-         * @description Free. Send turns to it with `POST /strategist/chat/sessions/{id}/turns` (paid). Sessions are visible only to the integration that opened them. Scope: `strategist:chat`. Rate class: writes. `Idempotency-Key` is honoured when sent. Preview `strategist`: only for tenants with this preview; for others it answers 404 `not_found`.
+         * @description Free. Send turns to it with `POST /strategist/chat/sessions/{id}/turns` (paid). Sessions are visible only to the integration that opened them. Scope: `strategist:chat`. Rate class: writes. `Idempotency-Key` is honoured when sent; a replayed answer carries `Idempotent-Replayed: true`. Preview `strategist`: only for tenants with this preview; for others it answers 404 `not_found`.
          */
         post: operations["createStrategistSession"];
         delete?: never;
@@ -947,7 +987,7 @@ export interface paths {
         put?: never;
         /**
          * Ask the strategist (paid; preview strategist)
-         * @description Paid: the strategist's tokens are priced as the AI seller's (the hold is the most a turn can cost; the charge is what was used, only for a finished turn; a failed turn releases its hold). The strategist answers from your own figures (leads, conversations, articles and their traffic, dashboards, topics) and may propose topics as `propose_topic` actions (confirm one with `POST /strategist/actions/{id}/confirm`). Answers 202 with the turn and its operation (type `strategist.turn`, resource `strategist_session`), or 200 with both finished when the turn finishes within `wait` seconds (0-20). One turn at a time per session: another while one runs is 409 `invalid_state` with `Retry-After`. Events `strategist.turn.completed` and `operation.completed`. A repeat with the same Idempotency-Key answers the same turn and charges nothing again. Scope: `strategist:chat`. Rate class: paid operations. `Idempotency-Key` is required. Preview `strategist`: only for tenants with this preview; for others it answers 404 `not_found`.
+         * @description Paid: the strategist's tokens are priced as the AI seller's (the hold is the most a turn can cost; the charge is what was used, only for a finished turn; a failed turn releases its hold). The strategist answers from your own figures (leads, conversations, articles and their traffic, dashboards, topics) and may propose topics as `propose_topic` actions (confirm one with `POST /strategist/actions/{id}/confirm`). Answers 202 with the turn and its operation (type `strategist.turn`, resource `strategist_session`), or 200 with both finished when the turn finishes within `wait` seconds (0-20). One turn at a time per session: another while one runs is 409 `invalid_state` with `Retry-After`. Events `strategist.turn.completed` and `operation.completed`. A repeat with the same Idempotency-Key answers the same turn and charges nothing again. Scope: `strategist:chat`. Rate class: paid operations. `Idempotency-Key` is required; a replayed answer carries `Idempotent-Replayed: true`. Preview `strategist`: only for tenants with this preview; for others it answers 404 `not_found`.
          */
         post: operations["createStrategistTurn"];
         delete?: never;
@@ -1047,7 +1087,7 @@ export interface paths {
         put?: never;
         /**
          * Set the sandbox wallet's balance or state (test keys only; preview test-mode)
-         * @description Scope: none (any valid key). Rate class: writes. `Idempotency-Key` is honoured when sent. Served while data exchange is suspended. Preview `test-mode`: only for tenants with this preview; for others it answers 404 `not_found`.
+         * @description Scope: none (any valid key). Rate class: writes. `Idempotency-Key` is honoured when sent; a replayed answer carries `Idempotent-Replayed: true`. Served while data exchange is suspended. Preview `test-mode`: only for tenants with this preview; for others it answers 404 `not_found`.
          */
         post: operations["setTestWallet"];
         delete?: never;
@@ -1067,7 +1107,7 @@ export interface paths {
         put?: never;
         /**
          * Emit a sample event to the sandbox's webhook subscriptions (preview test-mode)
-         * @description Scope: `webhooks:manage`. Rate class: writes. `Idempotency-Key` is honoured when sent. Preview `test-mode`: only for tenants with this preview; for others it answers 404 `not_found`.
+         * @description Scope: `webhooks:manage`. Rate class: writes. `Idempotency-Key` is honoured when sent; a replayed answer carries `Idempotent-Replayed: true`. Preview `test-mode`: only for tenants with this preview; for others it answers 404 `not_found`.
          */
         post: operations["emitTestEvent"];
         delete?: never;
@@ -1962,6 +2002,31 @@ export interface components {
             published_url: string | null;
             error: string | null;
         };
+        Event: {
+            /**
+             * Format: uuid
+             * @description event id; equals the Service-Event-Id header of its deliveries
+             */
+            id: string;
+            /**
+             * @description the event type; equals the Service-Event-Type header
+             * @example lead.created
+             */
+            type: string;
+            /**
+             * @description events format version
+             * @example 2026-10-01
+             */
+            api_version: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description false for sandbox data */
+            livemode: boolean;
+            /** @description the event's thin data (resource ids; lead events add `version`), shaped as the type's in the `webhooks` section; never personal data */
+            data: {
+                [key: string]: unknown;
+            };
+        };
         LeadScoreResult: {
             /** Format: uuid */
             lead_id: string;
@@ -2823,6 +2888,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3336,6 +3402,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3350,6 +3417,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3540,6 +3608,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3911,6 +3980,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4450,6 +4520,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4817,6 +4888,7 @@ export interface operations {
                     "Service-Wallet-State"?: "unknown";
                     "Cache-Control": components["headers"]["Cache-Control"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5168,6 +5240,7 @@ export interface operations {
                     "Service-Wallet-State"?: "unknown";
                     "Cache-Control": components["headers"]["Cache-Control"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5697,6 +5770,7 @@ export interface operations {
                     "Service-Wallet-State"?: "unknown";
                     "Cache-Control": components["headers"]["Cache-Control"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7344,6 +7418,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7875,6 +7950,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8079,6 +8155,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8285,6 +8362,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8636,6 +8714,312 @@ export interface operations {
             };
         };
     };
+    listEvents: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                /** @description an exact event type or a family pattern `<family>.*` */
+                type?: string;
+                /** @description only events created strictly after this moment (ISO 8601 with a time zone) */
+                created_after?: string;
+                /** @description accepted, adds nothing (events are never deleted one by one; the journal keeps 30 days) */
+                include_deleted?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Event"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Problem: invalid_api_key, wrong_cell, integration_inactive */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: wallet_suspended */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: tenant_inactive, scope_missing, ip_not_allowed, feature_not_in_plan */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: validation_failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 200 OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            /** @description Problem: invalid_api_key, wrong_cell, integration_inactive */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: wallet_suspended */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: tenant_inactive, scope_missing, ip_not_allowed, feature_not_in_plan */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: payload_too_large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: validation_failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem: service_unavailable */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Service-Wallet-State"?: "unknown";
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getOperation: {
         parameters: {
             query?: never;
@@ -8843,6 +9227,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9029,6 +9414,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9215,6 +9601,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9401,6 +9788,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9587,6 +9975,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10263,6 +10652,7 @@ export interface operations {
                     "Service-Wallet-State"?: "unknown";
                     "Cache-Control": components["headers"]["Cache-Control"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10455,6 +10845,7 @@ export interface operations {
                     "Service-Wallet-State"?: "unknown";
                     "Cache-Control": components["headers"]["Cache-Control"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11125,6 +11516,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11165,6 +11557,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11532,6 +11925,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11737,6 +12131,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11942,6 +12337,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12141,6 +12537,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12338,6 +12735,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12686,6 +13084,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -12700,6 +13099,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13549,6 +13949,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13751,6 +14152,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Service-Wallet-State"?: "unknown";
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {

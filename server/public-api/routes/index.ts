@@ -10,6 +10,7 @@ import { STRATEGIST_WRITE_ROUTES } from "./strategist-writes";
 import { CONVERSATION_ROUTES } from "./conversations";
 import { CONVERSATION_WRITE_ROUTES } from "./conversation-writes";
 import { DASHBOARD_ROUTES } from "./dashboards";
+import { EVENT_ROUTES } from "./events";
 import { INTAKE_ROUTES } from "./intake";
 import { LEAD_ROUTES } from "./leads";
 import { LEAD_WRITE_ROUTES } from "./lead-writes";
@@ -35,6 +36,7 @@ export const ROUTES: AnyRoute[] = [
   ...STRATEGIST_ROUTES,
   ...DASHBOARD_ROUTES,
   ...WEBHOOK_ROUTES,
+  ...EVENT_ROUTES,
   ...OPERATION_ROUTES,
 ];
 

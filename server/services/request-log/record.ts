@@ -41,6 +41,11 @@ export interface RequestLogEntry {
   latencyMs: number;
   requestId: string;
   callerAddress: string | null;
+  /**
+   * The answer was rebuilt from an idempotency record (`Idempotent-Replayed: true`, issue 75 item 6); the
+   * console marks such rows "Replayed". Absent: false.
+   */
+  replayed?: boolean;
 }
 
 /**
@@ -67,6 +72,7 @@ export function requestLogRowText(e: RequestLogEntry): string {
     l: e.latencyMs,
     q: e.requestId,
     ip: e.callerAddress?.slice(0, 100) ?? null,
+    rp: e.replayed === true,
   });
 }
 
@@ -108,15 +114,15 @@ export async function writeRequestLogRows(db: Db, rows: string): Promise<void> {
     "request_log_write",
     sql`
     with x as (
-      select to_timestamp(c / 1000) as c, t, v, i, a, k, r, m, p, s, e, l, q, ip, n
+      select to_timestamp(c / 1000) as c, t, v, i, a, k, r, m, p, s, e, l, q, ip, rp, n
       from rows from (json_to_recordset(${rows}::json) as (c float8, t uuid, v boolean, i uuid, a uuid, k text, r text,
-        m text, p text, s smallint, e text, l real, q text, ip text)) with ordinality as x(c, t, v, i, a, k, r, m, p, s,
-        e, l, q, ip, n)
+        m text, p text, s smallint, e text, l real, q text, ip text, rp boolean)) with ordinality as x(c, t, v, i, a, k,
+        r, m, p, s, e, l, q, ip, rp, n)
     ), logged as (
       insert into ${requestLog} (created_at, tenant_id, livemode, integration_id, api_key_id, key_id, method, path,
-                                 status, problem_code, latency_ms, request_id, caller_address)
+                                 status, problem_code, latency_ms, request_id, caller_address, replayed)
       select x.c, coalesce(x.t, o.tenant_id), coalesce(o.livemode, x.v, true), coalesce(x.i, o.integration_id),
-             coalesce(x.a, o.id), coalesce(x.k, o.key_id), x.m, x.p, x.s, x.e, x.l, x.q, x.ip
+             coalesce(x.a, o.id), coalesce(x.k, o.key_id), x.m, x.p, x.s, x.e, x.l, x.q, x.ip, coalesce(x.rp, false)
       -- OFFSET 0 keeps the lookup per row, by the key_id index and only where r is set, instead of a join
       -- the planner may make by reading every key.
       from x left join lateral (

@@ -39,6 +39,8 @@ export interface RequestLogRow {
   latencyMs: number;
   requestId: string;
   callerAddress: string | null;
+  /** The answer was replayed from an idempotency record (`Idempotent-Replayed: true`, issue 75 item 6). */
+  replayed: boolean;
 }
 
 /** Keyset position: the last row's (created_at, id). */
@@ -110,6 +112,7 @@ export async function requestLogPage(
       latencyMs: r.latencyMs,
       requestId: r.requestId,
       callerAddress: r.callerAddress,
+      replayed: r.replayed,
     })
     .from(r)
     .leftJoin(integrations, and(eq(integrations.id, r.integrationId), eq(integrations.tenantId, actor.tenantId)))
