@@ -29,6 +29,8 @@ export function AttemptsDialog({
   const d = useQuery({
     ...trpc.webhooks.delivery.queryOptions({ tenantId, subscriptionId, deliveryId }),
     enabled: open,
+    // Attempts are added while the journal is open: each opening reads the log afresh.
+    staleTime: 0,
   });
   return (
     <Dialog.Root open={open} onOpenChange={setOpen}>
