@@ -82,7 +82,7 @@ export function AttemptsDialog({
                       <pre aria-label={`Answer body of attempt ${i + 1}`}>{a.response_body}</pre>
                     )
                   ) : (
-                    <p className="hint">No answer: the receiver could not be reached in time.</p>
+                    <p className="hint">No answer: the connection failed, was refused or timed out.</p>
                   )}
                 </li>
               ))}
