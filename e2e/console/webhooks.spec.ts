@@ -4,7 +4,8 @@ import { promisify } from "node:util";
 import { signIn } from "./sign-in";
 
 // The console's webhooks page in a real browser: create a subscription (secret shown once), send a test
-// event and read its attempt in the journal, pause and resume, rotate the secret, delete. The e2e app
+// event and read its attempt in the journal and its attempt log, resend it, pause and resume, rotate the
+// secret, delete. The e2e app
 // allows loopback with WEBHOOK_ALLOW_PRIVATE_CIDRS (playwright.config.ts) and nothing listens on
 // https://localhost:443, so the test delivery fails with network_error: the journal shows that attempt.
 // Failing on for 3 days (a step on a later clock, fail-webhook-for-days.ts) pauses it with a banner and Resume.
@@ -55,6 +56,32 @@ test("manage a webhook subscription and read its delivery journal", async ({ pag
     await expect(attempt.getByText("network_error")).toBeVisible({ timeout: 1000 });
   }).toPass({ timeout: 20_000 });
   await expect(attempt.getByText("failed", { exact: true })).toBeVisible();
+
+  // The attempt log of that delivery (issue 75 item 2): its one attempt got no answer.
+  const attemptsOf = attempt.getByRole("button", { name: /^Attempts of delivery/ });
+  await attemptsOf.click();
+  const log = page.getByRole("dialog");
+  await expect(log.getByRole("listitem", { name: "Attempt 1" })).toContainText("network_error");
+  await expect(log.getByRole("listitem", { name: "Attempt 1" })).toContainText("No answer");
+  await page.screenshot({ path: "test-results/webhooks-attempt-log.png" });
+  await log.getByRole("button", { name: "Close" }).click();
+  await expect(log).toHaveCount(0);
+
+  // Resend (issue 75 item 3): the failed delivery starts a new cycle at once and is attempted again; its
+  // first attempt stays in the log.
+  await attempt.getByRole("button", { name: /^Resend delivery/ }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Delivery queued again" })).toBeVisible();
+  await expect(async () => {
+    if (await log.isVisible()) await page.keyboard.press("Escape");
+    await attemptsOf.click();
+    await expect(log.getByRole("listitem")).toHaveCount(2, { timeout: 1000 });
+  }).toPass({ timeout: 20_000 });
+  await expect(log.getByRole("listitem", { name: "Attempt 2" })).toContainText("network_error");
+  await page.screenshot({ path: "test-results/webhooks-attempt-log-after-resend.png" });
+  await log.getByRole("button", { name: "Close" }).click();
+  // No delivery of this subscription is dead (its one delivery failed): "Resend all dead" finds none.
+  await page.getByRole("button", { name: "Resend all dead" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "No dead delivery since then." })).toBeVisible();
 
   // Issue 75 item 4: the receiver keeps failing; one more attempt on a clock 3 days later pauses the
   // subscription for failing, and the page shows the banner with Resume.

@@ -120,6 +120,10 @@ export type WebhookWithSecret = ResponseOf<"createWebhook", 201>;
 export type WebhookCreate = BodyOf<"createWebhook">;
 export type WebhookUpdate = BodyOf<"updateWebhook">;
 export type WebhookDelivery = ItemOf<"listWebhookDeliveries">;
+/** A delivery with its attempt log (`GET /webhooks/{id}/deliveries/{delivery_id}`), attempts oldest first. */
+export type WebhookDeliveryWithAttempts = components["schemas"]["WebhookDeliveryWithAttempts"];
+/** One HTTP attempt of a delivery: when, how long, and what the receiver answered. */
+export type WebhookDeliveryAttempt = components["schemas"]["WebhookDeliveryAttempt"];
 export type WebhookTestResult = ResponseOf<"testWebhook", 202>;
 /** An event of the journal (`GET /events`): the thin envelope its webhook deliveries carry, never personal data. */
 export type JournalEvent = ResponseOf<"getEvent">;

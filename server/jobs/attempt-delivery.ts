@@ -2,6 +2,11 @@ import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { events, tenants, wallets, webhookDeliveries, webhookSubscriptions } from "@/db/schema";
 import { readWallet } from "@/server/services/wallet/wallet-state";
+import {
+  attemptLogEntry,
+  recordOutcomeWithAttempt,
+  type AttemptLogEntry,
+} from "@/server/services/webhooks/attempt-log";
 import { JOURNAL_RETENTION_MS } from "@/server/services/webhooks/journal";
 import { personalDataForDelivery, recordDeliveryDisclosure } from "@/server/services/webhooks/personal-data";
 import { deliveryClient, type DeliveryClient, type DeliveryResult } from "@/server/webhook-transport/delivery-client";
@@ -99,7 +104,8 @@ const ms = (d: Date, add: number) => new Date(d.getTime() + add);
  *   `failing`, in the outcome's transaction) and mails the staff after the commit (failing-pause.ts).
  * The outcome is written by one UPDATE guarded by the lease, the attempt number and the state, so when
  * two workers raced (an expired lease taken over) only one records; the other's POST is the duplicate
- * that "at least once" allows.
+ * that "at least once" allows. An outcome of a POST is written in the same statement as its row of the
+ * attempt log (issue 75 item 2: server/services/webhooks/attempt-log.ts), so only the winner logs one.
  * @param now the step's clock: schedules, `delivered_at` and the signature's `t` derive from it
  */
 export async function attemptDelivery(
@@ -157,19 +163,21 @@ export async function attemptDelivery(
     eq(d.attempt, delivery.attempt),
     eq(d.state, delivery.state),
   );
+  // The attempt log (issue 75 item 2): set once the POST is made; from then on the outcome and its attempt
+  // row are recorded by one statement, so an attempt that lost the guard leaves no row.
+  let logged: AttemptLogEntry | null = null;
   const record = async (
     set: Partial<typeof d.$inferInsert>,
     outcome: AttemptOutcome,
     onSubscription?: (tx: Db) => Promise<void>,
   ): Promise<AttemptOutcome> => {
+    const full = { ...set, lockedUntil: null };
     const write = async (tx: Db) => {
-      const written = await tx
-        .update(d)
-        .set({ ...set, lockedUntil: null })
-        .where(guard)
-        .returning({ id: d.id });
+      const won = logged
+        ? await recordOutcomeWithAttempt(tx, full, guard!, logged)
+        : (await tx.update(d).set(full).where(guard).returning({ id: d.id })).length > 0;
       // Lost the lease to another worker: what it records stands; report the row as we saw it.
-      if (written.length === 0) return current;
+      if (!won) return current;
       if (onSubscription) await onSubscription(tx);
       return outcome;
     };
@@ -224,6 +232,7 @@ export async function attemptDelivery(
   }
   const body = serializeEnvelope(buildEnvelope(pii ? { ...event, data: pii.data } : event));
   const result = await send(sub, body, event, now, opts.client ?? deliveryClient());
+  logged = attemptLogEntry(result, now);
   const attempt = delivery.attempt + 1;
   if (result.ok) {
     return record(

@@ -113,6 +113,47 @@ export const WebhookDeliverySchema = z.object({
 });
 export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;
 
+/**
+ * One HTTP attempt of a delivery (issue 75 item 2, the attempt log): when it was made, how long it took,
+ * what the receiver answered. Headers are an allow list; the body is cut at 2 KB. A connection error or
+ * timeout has `response_status`, `response_headers` and `response_body` null and its code in `error`.
+ */
+export const WebhookDeliveryAttemptSchema = z
+  .object({
+    attempted_at: Timestamp,
+    duration_ms: z.number().int().nullable().meta({ description: "wall time of the attempt, ms" }),
+    response_status: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: "HTTP status the receiver answered; null when no answer came" }),
+    response_headers: z.record(z.string(), z.string()).nullable().meta({
+      description:
+        "the receiver's answer headers of the allow list content-type, retry-after, date and server (lower-case names); null when no answer came",
+    }),
+    response_body: z
+      .string()
+      .nullable()
+      .meta({ description: "the first 2 KB of the answer body as UTF-8 text; null when no answer came" }),
+    error: z
+      .string()
+      .nullable()
+      .meta({ description: "short code as in the journal (http_503, timeout, network_error); null on success" }),
+  })
+  .meta({ id: "WebhookDeliveryAttempt" });
+export type WebhookDeliveryAttempt = z.infer<typeof WebhookDeliveryAttemptSchema>;
+
+/** Answer of `GET /webhooks/{id}/deliveries/{delivery_id}`: the WebhookDelivery with its attempt log. */
+export const WebhookDeliveryWithAttemptsSchema = WebhookDeliverySchema.extend({
+  attempts: z
+    .array(WebhookDeliveryAttemptSchema)
+    .meta({ description: "every HTTP attempt, oldest first; attempts before a resend stay" }),
+}).meta({ id: "WebhookDeliveryWithAttempts" });
+export type WebhookDeliveryWithAttempts = z.infer<typeof WebhookDeliveryWithAttemptsSchema>;
+
+/** Path of one delivery of a subscription: `/webhooks/{id}/deliveries/{delivery_id}` (anything not a uuid answers 404). */
+export const DeliveryParams = z.object({ id: z.uuid(), delivery_id: z.uuid() });
+
 /** Answer of `POST /webhooks/{id}/test` (WebhookTestResult). */
 export const WebhookTestResultSchema = z.object({
   event_id: z.uuid().nullable(),

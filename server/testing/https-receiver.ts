@@ -12,14 +12,16 @@ import path from "node:path";
  * - `hang`: never answers (until the receiver stops);
  * - `slow`: waits `delayMs`, then answers `status`;
  * - `reset`: destroys the connection without answering;
- * - `huge`: 200 with a body of `bytes` (default 10 MB), written with back-pressure.
+ * - `huge`: 200 with a body of `bytes` (default 10 MB), written with back-pressure;
+ * - `answer`: that status with exactly these headers and this body (the attempt log's tests).
  */
 export type ReceiverBehaviour =
   | { kind: "status"; status: number; headers?: Record<string, string> }
   | { kind: "hang" }
   | { kind: "slow"; delayMs: number; status: number }
   | { kind: "reset" }
-  | { kind: "huge"; bytes?: number };
+  | { kind: "huge"; bytes?: number }
+  | { kind: "answer"; status: number; headers?: Record<string, string>; body?: string | Buffer };
 
 /** One request the receiver got: lower-case headers, the raw body as text, when it arrived. */
 export interface ReceivedRequest {
@@ -157,6 +159,9 @@ export async function startHttpsReceiver(): Promise<HttpsReceiver> {
           pump();
           return;
         }
+        case "answer":
+          res.writeHead(b.status, b.headers ?? {});
+          return void res.end(b.body ?? "");
       }
     });
   });

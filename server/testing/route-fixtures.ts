@@ -10,6 +10,7 @@ import { DASHBOARD_FIXTURES } from "./route-fixtures/dashboards";
 import { LEAD_FIXTURES } from "./route-fixtures/leads";
 import { OPERATION_FIXTURES } from "./route-fixtures/operations";
 import { STRATEGIST_FIXTURES } from "./route-fixtures/strategist";
+import { WEBHOOK_DELIVERY_FIXTURES } from "./route-fixtures/webhook-deliveries";
 
 /**
  * How the route matrix makes a real resource of the owner tenant for an id route (returns the concrete
@@ -35,6 +36,7 @@ export const ID_ROUTE_FIXTURES: Record<string, IdRouteFixture> = {
   ...STRATEGIST_FIXTURES,
   ...DASHBOARD_FIXTURES,
   ...OPERATION_FIXTURES,
+  ...WEBHOOK_DELIVERY_FIXTURES,
   getCard: { make: async (db, o) => `/cards/${await card(db, o)}`, missing: async () => "/cards/never-existed" },
   updateCard: {
     make: async (db, o) => `/cards/${await card(db, o)}`,

@@ -33,6 +33,7 @@ const UNRELATED: Record<string, string> = {
   "webhooks.sendTest": "subscriptions",
   "webhooks.remove": "subscriptions",
   "webhooks.resend": "deliveries",
+  "webhooks.resendDeadSince": "deliveries",
   "operations.setLimits": "the tenant's spend limits",
   "team.invite": "an invitation carries rights only the inviter holds (team.int.test.ts)",
   "team.revokeInvitation": "invitations",

@@ -1,7 +1,7 @@
 import { TRPCError } from "@trpc/server";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { events, webhookDeliveries, webhookSubscriptions } from "@/db/schema";
+import { events, webhookDeliveries, webhookDeliveryAttempts, webhookSubscriptions } from "@/db/schema";
 import { ApiError } from "@/server/errors";
 import { registerWorkListener } from "@/server/services/events/work-notifier";
 import { addMembership, createStaffMember } from "@/server/services/tenants/staff";
@@ -13,7 +13,8 @@ import { setHostResolver } from "@/server/webhook-transport/url-check";
 import { createCaller } from "./root";
 
 // The console's webhook procedures: the same services as /v1/webhooks, behind the staff member's tenant
-// and the manage_webhooks right; secrets shown once; the journal and the manual resend of dead rows.
+// and the manage_webhooks right; secrets shown once; the journal, a delivery's attempt log and the manual
+// resend of dead or failed rows (one, or every dead one since a moment).
 
 let db: Awaited<ReturnType<typeof openTestDatabase>>;
 let a: TenantFixture;
@@ -452,17 +453,106 @@ describe("journal and resend", () => {
     expect(row.nextAttemptAt!.getTime()).toBeLessThanOrEqual(Date.now());
   });
 
-  it.each(["pending", "failed", "delivered"])(
-    "refuses to resend a %s delivery and leaves it as it was",
-    async (state) => {
-      const { webhook } = await newSub();
-      const id = await deliveryIn(a, webhook.id, state);
-      const [before] = await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id));
-      const err = await rejects(A().resend({ tenantId: a.tenantId, deliveryId: id }));
-      expect([err.code, catalogCode(err)]).toEqual(["CONFLICT", "invalid_state"]);
-      expect((await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)))[0]).toEqual(before);
-    },
-  );
+  it("resends a failed delivery too (issue 75 item 3): a new cycle instead of waiting for its next retry", async () => {
+    const { webhook } = await newSub();
+    const id = await deliveryIn(a, webhook.id, "failed");
+    const r = await A().resend({ tenantId: a.tenantId, deliveryId: id });
+    expect(r).toMatchObject({ id, state: "pending", attempt: 0, error: null, status_code: null });
+  });
+
+  it.each(["pending", "delivered"])("refuses to resend a %s delivery and leaves it as it was", async (state) => {
+    const { webhook } = await newSub();
+    const id = await deliveryIn(a, webhook.id, state);
+    const [before] = await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id));
+    const err = await rejects(A().resend({ tenantId: a.tenantId, deliveryId: id }));
+    expect([err.code, catalogCode(err)]).toEqual(["CONFLICT", "invalid_state"]);
+    expect((await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)))[0]).toEqual(before);
+  });
+});
+
+describe("attempt log and bulk resend (issue 75 items 2 and 3)", () => {
+  it("shows a delivery with its attempts, oldest first", async () => {
+    const { webhook } = await newSub();
+    const id = await deliveryIn(a, webhook.id, "failed");
+    const t0 = Date.now() - 120_000;
+    await db.db.insert(webhookDeliveryAttempts).values(
+      [503, 500].map((status, i) => ({
+        tenantId: a.tenantId,
+        deliveryId: id,
+        attemptedAt: new Date(t0 + i * 60_000),
+        durationMs: 40 + i,
+        responseStatus: status,
+        responseHeaders: { "content-type": "text/plain", "retry-after": "60" },
+        responseBody: `answer ${i}`,
+        error: `http_${status}`,
+      })),
+    );
+    const d = await A().delivery({ tenantId: a.tenantId, subscriptionId: webhook.id, deliveryId: id });
+    expect(d).toMatchObject({ id, state: "failed", error: "http_500" });
+    expect(d.attempts).toEqual([
+      {
+        attempted_at: new Date(t0).toISOString(),
+        duration_ms: 40,
+        response_status: 503,
+        response_headers: { "content-type": "text/plain", "retry-after": "60" },
+        response_body: "answer 0",
+        error: "http_503",
+      },
+      {
+        attempted_at: new Date(t0 + 60_000).toISOString(),
+        duration_ms: 41,
+        response_status: 500,
+        response_headers: { "content-type": "text/plain", "retry-after": "60" },
+        response_body: "answer 1",
+        error: "http_500",
+      },
+    ]);
+    const other = await newSub();
+    const err = await rejects(A().delivery({ tenantId: a.tenantId, subscriptionId: other.webhook.id, deliveryId: id }));
+    expect([err.code, catalogCode(err)]).toEqual(["NOT_FOUND", "not_found"]);
+  });
+
+  it("resends every dead delivery of the subscription created since the moment, and says how many", async () => {
+    const { webhook } = await newSub();
+    const other = await newSub();
+    const oldDead = await deliveryIn(a, webhook.id, "dead");
+    const dead1 = await deliveryIn(a, webhook.id, "dead");
+    const dead2 = await deliveryIn(a, webhook.id, "dead");
+    const failed = await deliveryIn(a, webhook.id, "failed");
+    const delivered = await deliveryIn(a, webhook.id, "delivered");
+    const elsewhere = await deliveryIn(a, other.webhook.id, "dead");
+    const since = new Date(Date.now() - 24 * 3_600_000);
+    await db.db
+      .update(webhookDeliveries)
+      .set({ createdAt: new Date(since.getTime() - 60_000) })
+      .where(eq(webhookDeliveries.id, oldDead));
+    let announced: string[] = [];
+    const off = registerWorkListener({ deliveriesDue: (ids) => void (announced = ids), exchangeResumed: () => {} });
+    try {
+      const r = await A().resendDeadSince({
+        tenantId: a.tenantId,
+        subscriptionId: webhook.id,
+        since: since.toISOString(),
+      });
+      expect(r).toEqual({ resent: 2 });
+    } finally {
+      off();
+    }
+    expect(announced.sort()).toEqual([dead1, dead2].sort());
+    const states = Object.fromEntries(
+      (await db.db.select().from(webhookDeliveries)).map((d) => [d.id, [d.state, d.attempt]]),
+    );
+    expect(states[dead1]).toEqual(["pending", 0]);
+    expect(states[dead2]).toEqual(["pending", 0]);
+    expect(states[oldDead]).toEqual(["dead", 9]);
+    expect(states[failed]).toEqual(["failed", 9]);
+    expect(states[delivered]).toEqual(["delivered", 9]);
+    expect(states[elsewhere]).toEqual(["dead", 9]);
+    // Nothing dead is left since then: a second run resends none.
+    expect(
+      await A().resendDeadSince({ tenantId: a.tenantId, subscriptionId: webhook.id, since: since.toISOString() }),
+    ).toEqual({ resent: 0 });
+  });
 });
 
 describe("rights and tenant isolation", () => {
@@ -481,6 +571,8 @@ describe("rights and tenant isolation", () => {
       () => w.remove({ tenantId: t, subscriptionId: webhook.id }),
       () => w.deliveries({ tenantId: t, subscriptionId: webhook.id }),
       () => w.resend({ tenantId: t, deliveryId: crypto.randomUUID() }),
+      () => w.delivery({ tenantId: t, subscriptionId: webhook.id, deliveryId: crypto.randomUUID() }),
+      () => w.resendDeadSince({ tenantId: t, subscriptionId: webhook.id, since: new Date().toISOString() }),
     ];
     for (const c of calls) {
       const err = await rejects(c());
@@ -506,6 +598,8 @@ describe("rights and tenant isolation", () => {
       () => A().remove({ tenantId: t, subscriptionId: webhook.id }),
       () => A().deliveries({ tenantId: t, subscriptionId: webhook.id }),
       () => A().resend({ tenantId: t, deliveryId: dead }),
+      () => A().delivery({ tenantId: t, subscriptionId: webhook.id, deliveryId: dead }),
+      () => A().resendDeadSince({ tenantId: t, subscriptionId: webhook.id, since: new Date(0).toISOString() }),
       // Naming the other tenant itself is refused by the membership check.
       () => A().list({ tenantId: b.tenantId, integrationId: b.integrationId }),
     ];

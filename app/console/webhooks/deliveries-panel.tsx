@@ -7,6 +7,8 @@ import { QueryState } from "../_components/query-state";
 import { useTRPC } from "../_components/trpc-provider";
 import { TableWrap } from "../_components/table-wrap";
 import { KeysetPager, useKeysetTrail } from "../_components/keyset-pager";
+import { AttemptsDialog } from "./attempts-dialog";
+import { ResendDeadSince } from "./resend-dead-since";
 
 const STATES = ["pending", "delivered", "failed", "dead"] as const;
 type State = (typeof STATES)[number];
@@ -14,7 +16,10 @@ type Cursor = { createdAt: string; id: string };
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "—");
 
-/** The delivery journal of one subscription (30 days, newest first) with a state filter and resend of dead rows. */
+/**
+ * The delivery journal of one subscription (30 days, newest first) with a state filter, each delivery's
+ * attempt log, resend of a dead or failed delivery and of every dead one since a moment (issue 75 items 2, 3).
+ */
 export function DeliveriesPanel({ tenantId, subscriptionId }: { tenantId: string; subscriptionId: string }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
@@ -22,11 +27,12 @@ export function DeliveriesPanel({ tenantId, subscriptionId }: { tenantId: string
   const trail = useKeysetTrail<Cursor>();
   const cursor = trail.cursor;
   const page = useQuery(trpc.webhooks.deliveries.queryOptions({ tenantId, subscriptionId, state, cursor }));
-  const resend = useMutation(
-    trpc.webhooks.resend.mutationOptions({
-      onSuccess: () => qc.invalidateQueries({ queryKey: trpc.webhooks.deliveries.queryKey() }),
-    }),
-  );
+  const refresh = () =>
+    Promise.all([
+      qc.invalidateQueries({ queryKey: trpc.webhooks.deliveries.queryKey() }),
+      qc.invalidateQueries({ queryKey: trpc.webhooks.delivery.queryKey() }),
+    ]);
+  const resend = useMutation(trpc.webhooks.resend.mutationOptions({ onSuccess: () => void refresh() }));
   return (
     <>
       <h2>Delivery journal</h2>
@@ -52,6 +58,7 @@ export function DeliveriesPanel({ tenantId, subscriptionId }: { tenantId: string
           Refresh
         </button>
       </div>
+      <ResendDeadSince tenantId={tenantId} subscriptionId={subscriptionId} onDone={() => void refresh()} />
       <QueryState
         isLoading={page.isLoading}
         error={page.error}
@@ -72,7 +79,7 @@ export function DeliveriesPanel({ tenantId, subscriptionId }: { tenantId: string
                 <th>Next attempt</th>
                 <th>Delivered</th>
                 <th>
-                  <span className="hint">Action</span>
+                  <span className="hint">Actions</span>
                 </th>
               </tr>
             </thead>
@@ -94,16 +101,24 @@ export function DeliveriesPanel({ tenantId, subscriptionId }: { tenantId: string
                   <td>{when(d.next_attempt_at)}</td>
                   <td>{when(d.delivered_at)}</td>
                   <td>
-                    {d.state === "dead" && (
-                      <button
-                        type="button"
-                        aria-label={`Resend delivery ${d.id}`}
-                        disabled={resend.isPending}
-                        onClick={() => resend.mutate({ tenantId, deliveryId: d.id })}
-                      >
-                        Resend
-                      </button>
-                    )}
+                    <div className="row">
+                      <AttemptsDialog
+                        tenantId={tenantId}
+                        subscriptionId={subscriptionId}
+                        deliveryId={d.id}
+                        eventType={d.event_type}
+                      />
+                      {(d.state === "dead" || d.state === "failed") && (
+                        <button
+                          type="button"
+                          aria-label={`Resend delivery ${d.id}`}
+                          disabled={resend.isPending}
+                          onClick={() => resend.mutate({ tenantId, deliveryId: d.id })}
+                        >
+                          Resend
+                        </button>
+                      )}
+                    </div>
                   </td>
                 </tr>
               ))}

@@ -4,6 +4,7 @@ import type {
   WebhookCreate,
   WebhookDelivery,
   WebhookDeliveryListQuery,
+  WebhookDeliveryWithAttempts,
   WebhookListQuery,
   WebhookTestResult,
   WebhookUpdate,
@@ -88,6 +89,35 @@ export function webhooksResource(ctx: Context) {
               }),
             ),
           query.cursor,
+        ),
+
+      /**
+       * `GET /webhooks/{id}/deliveries/{delivery_id}`: one delivery with its attempt log, oldest attempt
+       * first (each with the answer's status, the headers content-type, retry-after, date and server, and
+       * the first 2 KB of its body). @throws ApiError `not_found` (also for one older than 30 days)
+       */
+      get: (webhookId: string, deliveryId: string, o?: CallOptions): Promise<WebhookDeliveryWithAttempts> =>
+        unwrap(
+          ctx.raw.GET("/webhooks/{id}/deliveries/{delivery_id}", {
+            params: { path: { id: webhookId, delivery_id: deliveryId } },
+            signal: o?.signal,
+          }),
+        ),
+
+      /**
+       * `POST /webhooks/{id}/deliveries/{delivery_id}/resend`: a new attempt cycle for a `dead` or `failed`
+       * delivery (`pending`, due now, `attempt` 0; its earlier attempts stay in the log).
+       * @throws ApiError `invalid_state` for a pending or delivered one, `not_found`
+       */
+      resend: (webhookId: string, deliveryId: string, o?: WriteOptions): Promise<WebhookDelivery> =>
+        unwrap(
+          ctx.raw.POST("/webhooks/{id}/deliveries/{delivery_id}/resend", {
+            params: {
+              path: { id: webhookId, delivery_id: deliveryId },
+              header: { "Idempotency-Key": keyOf(ctx, o) },
+            },
+            signal: o?.signal,
+          }),
         ),
     },
   };

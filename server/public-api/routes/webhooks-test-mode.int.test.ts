@@ -8,7 +8,7 @@ import { issueKey } from "@/server/services/keys/keys";
 import { setLimitOverride } from "@/server/services/limits/limit-overrides";
 import { setPreview } from "@/server/services/tenants/previews";
 import { resolveWebhookOwner } from "@/server/services/webhooks/owner";
-import { resendDeadDelivery } from "@/server/services/webhooks/resend";
+import { resendDelivery } from "@/server/services/webhooks/resend";
 import { listSubscriptions } from "@/server/services/webhooks/subscriptions";
 import { call } from "@/server/testing/api-client";
 import { makeEmptySandboxTenant } from "@/server/testing/empty-sandbox";
@@ -231,8 +231,8 @@ describe("subscriptions and their journal by mode", () => {
     const ping = await call("POST", `/webhooks/${live.id}/test`, { key: x.key, idempotencyKey: idem() });
     const [d] = await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, ping.body.event_id));
     await db.db.update(webhookDeliveries).set({ state: "dead" }).where(eq(webhookDeliveries.id, d!.id));
-    await expect(resendDeadDelivery(db.db, staff(false), d!.id)).rejects.toMatchObject({ code: "not_found" });
-    expect(await resendDeadDelivery(db.db, staff(true), d!.id)).toMatchObject({ id: d!.id, state: "pending" });
+    await expect(resendDelivery(db.db, staff(false), d!.id)).rejects.toMatchObject({ code: "not_found" });
+    expect(await resendDelivery(db.db, staff(true), d!.id)).toMatchObject({ id: d!.id, state: "pending" });
   });
 });
 

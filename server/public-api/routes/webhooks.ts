@@ -1,8 +1,10 @@
 import { UuidParam, pageOf } from "@/server/schemas/common";
 import {
   DeliveryListQuery,
+  DeliveryParams,
   WebhookCreateSchema,
   WebhookDeliverySchema,
+  WebhookDeliveryWithAttemptsSchema,
   WebhookListQuery,
   WebhookSchema,
   WebhookTestResultSchema,
@@ -12,7 +14,9 @@ import {
 import type { ApiCaller } from "@/server/services/actor";
 import { livemodeOf } from "@/server/services/tenant-scope";
 import type { WebhookOwner } from "@/server/services/webhooks/owner";
+import { getDeliveryWithAttempts } from "@/server/services/webhooks/attempt-log";
 import * as journal from "@/server/services/webhooks/journal";
+import { readResentDelivery, resendSubscriptionDelivery } from "@/server/services/webhooks/resend";
 import * as subs from "@/server/services/webhooks/subscriptions";
 import { created, defineRoute, noContent, ok, page } from "../define-route";
 import { InstantIdPosition } from "../positions";
@@ -195,7 +199,56 @@ export const listWebhookDeliveriesRoute = defineRoute({
   },
 });
 
-/** The webhook routes in the order of the spec's table. */
+/**
+ * `GET /webhooks/{id}/deliveries/{delivery_id}` (issue 75 item 2): one journal row with its attempt log,
+ * oldest attempt first; 404 for a delivery of another subscription, integration, tenant or mode, or one
+ * older than the journal's 30 days.
+ */
+export const getWebhookDeliveryRoute = defineRoute({
+  operationId: "getWebhookDelivery",
+  summary: "Read a delivery with its attempt log",
+  description:
+    "Every HTTP attempt of the delivery, oldest first: when, how long, and what the receiver answered (status, the headers content-type, retry-after, date and server, and the first 2 KB of the body). Attempts made before a resend stay.",
+  method: "GET",
+  path: "/webhooks/{id}/deliveries/{delivery_id}",
+  scope: "webhooks:manage",
+  rate: "read",
+  params: DeliveryParams,
+  responses: { 200: WebhookDeliveryWithAttemptsSchema },
+  handler: async ({ db, caller, params }) =>
+    ok(await getDeliveryWithAttempts(db, ownerOf(caller), params.id, params.delivery_id)),
+});
+
+/**
+ * `POST /webhooks/{id}/deliveries/{delivery_id}/resend` (issue 75 item 3): a new attempt cycle for a `dead`
+ * or `failed` delivery. 202 like `POST /webhooks/{id}/test`: the attempt itself happens later, and the
+ * answer is the delivery as queued (`pending`, due now, `attempt` 0). A replay answers the delivery as it
+ * is now, without resending again.
+ */
+export const resendWebhookDeliveryRoute = defineRoute({
+  operationId: "resendWebhookDelivery",
+  summary: "Resend a dead or failed delivery",
+  description:
+    "Starts a new attempt cycle: the delivery becomes `pending`, due now, with `attempt` 0, so a full retry schedule follows; its earlier attempts stay in the attempt log. A `pending` or `delivered` delivery (or one being attempted at this moment) answers 409 `invalid_state`.",
+  method: "POST",
+  path: "/webhooks/{id}/deliveries/{delivery_id}/resend",
+  scope: "webhooks:manage",
+  rate: "write",
+  idempotency: "required",
+  params: DeliveryParams,
+  responses: { 202: WebhookDeliverySchema },
+  problems: ["invalid_state"],
+  handler: async ({ db, caller, params }) => {
+    const delivery = await resendSubscriptionDelivery(db, ownerOf(caller), params.id, params.delivery_id);
+    return { status: 202, body: delivery, resource: { type: "webhook_delivery", id: delivery.id } };
+  },
+  replay: async ({ db, caller, params }, id, status) => ({
+    status,
+    body: await readResentDelivery(db, ownerOf(caller), params.id, id),
+  }),
+});
+
+/** The webhook routes in the order of the spec's table (issue 75's additions after it). */
 export const WEBHOOK_ROUTES = [
   listWebhooksRoute,
   createWebhookRoute,
@@ -205,4 +258,6 @@ export const WEBHOOK_ROUTES = [
   rotateWebhookSecretRoute,
   testWebhookRoute,
   listWebhookDeliveriesRoute,
+  getWebhookDeliveryRoute,
+  resendWebhookDeliveryRoute,
 ];

@@ -1,8 +1,17 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/db/client";
 import { sql } from "drizzle-orm";
-import { disclosures, events, requestLog, usageDaily, webhookDeliveries, webhookSubscriptions } from "@/db/schema";
+import {
+  disclosures,
+  events,
+  requestLog,
+  usageDaily,
+  webhookDeliveries,
+  webhookDeliveryAttempts,
+  webhookSubscriptions,
+} from "@/db/schema";
 import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
+import { sampleAttempts } from "./sample-attempts";
 import { momentOf, nth, SANDBOX_DAYS, type SandboxContext } from "./sample-context";
 
 /**
@@ -24,7 +33,8 @@ async function insertChunked<T>(tx: Db, table: Parameters<Db["insert"]>[0], rows
  * subscription to {@link SANDBOX_WEBHOOK_URL} (events `conversation.*`, `message.created`, `lead.*`);
  * 30 days of events of the sample records (about three a day) and their deliveries to each sample
  * subscription, most `delivered` at the first attempt, some at the second, some `dead` after the last
- * attempt and a few `failed` (no next attempt is scheduled, so no worker ever takes them); and 30 days
+ * attempt and a few `failed` (no next attempt is scheduled, so no worker ever takes them), each with its
+ * attempt log (./sample-attempts.ts); and 30 days
  * of each integration's API requests (its test key, the tour's read routes, some refusals) with the
  * disclosure-journal rows of those that answered personal data.
  */
@@ -91,10 +101,10 @@ function sampleEvent(ctx: SandboxContext, i: number): { type: string; data: Reco
   }
 }
 
-/** 30 days of events and one delivery of each to every sample subscription. */
+/** 30 days of events and one delivery of each to every sample subscription, with the deliveries' attempts. */
 async function seedEventsAndDeliveries(tx: Db, ctx: SandboxContext, subscriptionIds: string[]): Promise<void> {
   const eventRows: (typeof events.$inferInsert)[] = [];
-  const deliveryRows: (typeof webhookDeliveries.$inferInsert)[] = [];
+  const deliveryRows: (typeof webhookDeliveries.$inferInsert & { id: string; createdAt: Date })[] = [];
   let i = 0;
   for (let daysAgo = SANDBOX_DAYS - 1; daysAgo >= 0; daysAgo--) {
     const perDay = 2 + ((daysAgo * 7) % 3);
@@ -106,7 +116,14 @@ async function seedEventsAndDeliveries(tx: Db, ctx: SandboxContext, subscription
       subscriptionIds.forEach((subscriptionId, k) => {
         const n = i + k;
         const at = (ms: number) => new Date(createdAt.getTime() + ms);
-        const base = { ...ctx.owner, subscriptionId, eventId: id, eventType: type, createdAt: at(40) };
+        const base = {
+          ...ctx.owner,
+          id: randomUUID(),
+          subscriptionId,
+          eventId: id,
+          eventType: type,
+          createdAt: at(40),
+        };
         const duration = 40 + ctx.r.int(400);
         if (n % 10 === 7)
           deliveryRows.push({
@@ -143,6 +160,7 @@ async function seedEventsAndDeliveries(tx: Db, ctx: SandboxContext, subscription
   }
   await insertChunked(tx, events, eventRows);
   await insertChunked(tx, webhookDeliveries, deliveryRows);
+  await insertChunked(tx, webhookDeliveryAttempts, deliveryRows.flatMap(sampleAttempts));
 }
 
 /**

@@ -39,6 +39,7 @@ import {
   walletLedger,
   wallets,
   webhookDeliveries,
+  webhookDeliveryAttempts,
   webhookSubscriptions,
 } from "@/db/schema";
 import type { OwnedTable } from "../tenant-scope";
@@ -61,13 +62,15 @@ const owned = (table: PgTable & OwnedTable): SandboxTable => ({
 /**
  * Every table with a `livemode` column (issue 69: every tenant-owned row the API reads or writes), in an
  * order that deletes children before their parents, so that no `on delete set null` rewrites a row about
- * to go and no cascade reaches further than the sandbox: deliveries before subscriptions and events,
+ * to go and no cascade reaches further than the sandbox: attempts before their deliveries, deliveries
+ * before subscriptions and events,
  * attachments and leads before messages, conversations and contacts, actions before sessions, payments
  * before the ledger rows they name, the ledger before its wallet, generation jobs before the topics, articles
  * and operations they name. A table added later with a `livemode`
  * column must be listed here (sandbox.int.test.ts compares this list with the database).
  */
 export const SANDBOX_TABLES: readonly SandboxTable[] = [
+  owned(webhookDeliveryAttempts),
   owned(webhookDeliveries),
   owned(webhookSubscriptions),
   {

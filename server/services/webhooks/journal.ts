@@ -1,6 +1,7 @@
-import { and, desc, eq, gt, inArray, sql } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { webhookDeliveries } from "@/db/schema";
+import { notFound } from "@/server/errors";
 import { nowMs } from "@/server/lib/clock";
 import type { WebhookDelivery } from "@/server/schemas/webhooks";
 import { ownedByOwner, type WebhookOwner } from "./owner";
@@ -31,6 +32,39 @@ export function toDelivery(row: DeliveryRow): WebhookDelivery {
 }
 
 /**
+ * The journal's rows of one subscription as the owner sees them: its tenant and mode, the subscription, and
+ * created less than 30 days ago (older rows are no longer shown, even before the cleanup removes them).
+ */
+export function journalRows(owner: { tenantId: string; livemode: boolean }, subscriptionId: string): SQL {
+  const d = webhookDeliveries;
+  return and(
+    ownedByOwner(d, owner),
+    eq(d.subscriptionId, subscriptionId),
+    gt(d.createdAt, new Date(nowMs() - JOURNAL_RETENTION_MS)),
+  ) as SQL;
+}
+
+/**
+ * One journal row of a subscription of the owner (issue 75 item 2, the door of the attempt log).
+ * @throws ApiError 404 `not_found` when the subscription is missing or of another integration, tenant or
+ *   mode, or the delivery is missing, of another subscription or older than 30 days.
+ */
+export async function findJournalDelivery(
+  db: Db,
+  owner: WebhookOwner,
+  subscriptionId: string,
+  deliveryId: string,
+): Promise<DeliveryRow> {
+  await findSubscription(db, owner, subscriptionId);
+  const [row] = await db
+    .select()
+    .from(webhookDeliveries)
+    .where(and(journalRows(owner, subscriptionId), eq(webhookDeliveries.id, deliveryId)));
+  if (!row) throw notFound("Webhook delivery");
+  return row;
+}
+
+/**
  * `GET /webhooks/{id}/deliveries`: the journal of one subscription, newest first by (created_at, id),
  * strictly after `after`, optionally of one `state`. Rows older than 30 days are never returned, even
  * before the cleanup removes them. Only rows of the owner's mode: a test subscription's journal is the sandbox's.
@@ -44,11 +78,7 @@ export async function listDeliveries(
 ): Promise<{ deliveries: WebhookDelivery[]; next: DeliveryPosition | null }> {
   await findSubscription(db, owner, subscriptionId);
   const d = webhookDeliveries;
-  const conds = [
-    ownedByOwner(d, owner),
-    eq(d.subscriptionId, subscriptionId),
-    gt(d.createdAt, new Date(nowMs() - JOURNAL_RETENTION_MS)),
-  ];
+  const conds = [journalRows(owner, subscriptionId)];
   if (q.state) conds.push(eq(d.state, q.state));
   if (q.after) conds.push(sql`(${d.createdAt}, ${d.id}) < (${q.after[0]}::timestamptz, ${q.after[1]}::uuid)`);
   const rows = await db

@@ -1,11 +1,18 @@
 import { z } from "zod";
 import type { Db } from "@/db/client";
 import { check, validationError } from "@/server/lib/validation";
-import { DeliveryState, WebhookCreateSchema, WebhookUpdateSchema, type Webhook } from "@/server/schemas/webhooks";
+import {
+  DeliveryState,
+  WebhookCreateSchema,
+  WebhookUpdateSchema,
+  type Webhook,
+  type WebhookDeliveryWithAttempts,
+} from "@/server/schemas/webhooks";
 import { afterCommit } from "@/server/services/events/work-notifier";
 import * as journal from "@/server/services/webhooks/journal";
 import { resolveSubscriptionOwner, resolveWebhookOwner } from "@/server/services/webhooks/owner";
-import { resendDeadDelivery } from "@/server/services/webhooks/resend";
+import { getDeliveryWithAttempts } from "@/server/services/webhooks/attempt-log";
+import { resendDeadSince, resendDelivery } from "@/server/services/webhooks/resend";
 import * as subs from "@/server/services/webhooks/subscriptions";
 import { router, withRight } from "../init";
 
@@ -166,8 +173,39 @@ export const webhooksRouter = router({
       },
     ),
 
-  /** Manual resend of a `dead` delivery: pending again, attempt 0, due now. Other states: CONFLICT invalid_state. */
+  /**
+   * One delivery with its attempt log, oldest attempt first (issue 75 item 2), as
+   * `GET /webhooks/{id}/deliveries/{delivery_id}` answers it.
+   */
+  delivery: manage
+    .input(z.object({ subscriptionId: z.uuid(), deliveryId: z.uuid() }))
+    .query(async ({ ctx, input }): Promise<WebhookDeliveryWithAttempts> => {
+      const owner = await resolveSubscriptionOwner(ctx.db, ctx.actor, input.subscriptionId);
+      return getDeliveryWithAttempts(ctx.db, owner, input.subscriptionId, input.deliveryId);
+    }),
+
+  /**
+   * Manual resend of a `dead` or `failed` delivery (issue 75 item 3): pending again, attempt 0, due now.
+   * Pending and delivered ones (or one being attempted right now): CONFLICT invalid_state.
+   */
   resend: manage
     .input(z.object({ deliveryId: z.uuid() }))
-    .mutation(async ({ ctx, input }) => write(ctx.db, (tx) => resendDeadDelivery(tx, ctx.actor, input.deliveryId))),
+    .mutation(async ({ ctx, input }) => write(ctx.db, (tx) => resendDelivery(tx, ctx.actor, input.deliveryId))),
+
+  /**
+   * "Resend all dead since …" (issue 75 item 3): every dead delivery of the subscription created at or after
+   * `since` starts a new attempt cycle; answers how many.
+   */
+  resendDeadSince: manage
+    .input(z.object({ subscriptionId: z.uuid(), since: z.iso.datetime({ offset: true }) }))
+    .mutation(async ({ ctx, input }) =>
+      write(ctx.db, async (tx) =>
+        resendDeadSince(
+          tx,
+          await resolveSubscriptionOwner(tx, ctx.actor, input.subscriptionId),
+          input.subscriptionId,
+          new Date(input.since),
+        ),
+      ),
+    ),
 });
