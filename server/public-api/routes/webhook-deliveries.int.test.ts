@@ -196,7 +196,9 @@ describe("GET /webhooks/{id}/deliveries/{delivery_id}", () => {
     const post = doc.paths?.["/webhooks/{id}/deliveries/{delivery_id}/resend"]?.post;
     expect(post?.operationId).toBe("resendWebhookDelivery");
     expect(Object.keys(post?.responses ?? {})).toEqual(expect.arrayContaining(["202", "400", "404", "409"]));
-    expect(post?.description).toContain("`Idempotency-Key` is required.");
+    expect(post?.description).toContain(
+      "`Idempotency-Key` is required; a replayed answer carries `Idempotent-Replayed: true`.",
+    );
     expect((post as { "x-problem-codes"?: string[] })["x-problem-codes"]).toEqual(
       expect.arrayContaining(["idempotency_key_required", "invalid_state", "not_found"]),
     );
