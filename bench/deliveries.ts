@@ -12,6 +12,7 @@ import { createTenant } from "@/server/services/tenants/tenants";
 import { changeBalance } from "@/server/services/wallet/wallet-ledger";
 import { startHttpsReceiver } from "@/server/testing/https-receiver";
 import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
+import type { FairnessFigures } from "./fairness";
 
 /** Figures of the deliveries scenario of `npm run bench` (issue "Benchmark" 4). */
 export interface DeliveryFigures {
@@ -21,6 +22,8 @@ export interface DeliveryFigures {
   steady: { events: number; ratePerSec: number; p50Ms: number; p95Ms: number };
   /** Time from the top-up that lifts a suspension to the first deferred delivery arriving, ms. */
   topupToFirstDeliveryMs: number;
+  /** The fairness row (bench/fairness.ts), set by bench/run.ts after this scenario. */
+  fairness?: FairnessFigures;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -25,6 +25,7 @@ import { seedBenchTenant } from "./bench-tenant";
 import { compareBuilds, compareEnv, compareLabels, compareTable } from "./compare";
 import { medianIndex } from "./median";
 import { benchDeliveries, type DeliveryFigures } from "./deliveries";
+import { benchFairness, fairnessLine, FAIRNESS_TARGET_MS } from "./fairness";
 import { eventLoopProbe, type EventLoopFigures } from "./event-loop";
 import {
   INTAKE_ROW,
@@ -520,6 +521,15 @@ async function main() {
   log(
     `  burst ${Math.round(deliveries.burst.perSecond)} deliveries/s; steady p50 ${deliveries.steady.p50Ms} ms, p95 ${deliveries.steady.p95Ms} ms; top-up to first delivery ${deliveries.topupToFirstDeliveryMs} ms`,
   );
+  // Fair delivery (issue 75 item 5): tenant B's latency behind tenant A's backlog, 2 worker processes.
+  deliveries.fairness = await benchFairness(dbUrl, log, {
+    workers: 2,
+    backlog: flags.quick ? 5_000 : 50_000,
+    slowMs: 2_000,
+    events: flags.quick ? 100 : 200,
+    ratePerSec: 20,
+  });
+  log(`  ${fairnessLine(deliveries.fairness)}`);
   const ops = await benchOperations(
     dbUrl,
     log,
@@ -911,6 +921,15 @@ function targets(
       figure: `${deliveries.topupToFirstDeliveryMs} ms`,
       met: deliveries.topupToFirstDeliveryMs <= 5000,
     },
+    ...(deliveries.fairness
+      ? [
+          {
+            target: `tenant B's delivery p95 ≤ ${FAIRNESS_TARGET_MS / 1000} s behind tenant A's ${deliveries.fairness.backlog.toLocaleString("en")} events to a receiver answering in ${deliveries.fairness.slowMs / 1000} s (2 worker processes)`,
+            figure: `${deliveries.fairness.behindBacklog.p95Ms} ms (alone ${deliveries.fairness.baseline.p95Ms} ms)`,
+            met: deliveries.fairness.behindBacklog.p95Ms <= FAIRNESS_TARGET_MS,
+          },
+        ]
+      : []),
   ];
 }
 
@@ -1003,7 +1022,7 @@ async function report(
     ),
     "",
     deliveries
-      ? `Deliveries (one worker process, local HTTPS receiver): burst of ${deliveries.burst.events} events in ${deliveries.burst.seconds.toFixed(1)} s = ${Math.round(deliveries.burst.perSecond)} deliveries/s; steady ${deliveries.steady.ratePerSec} events/s: enqueue-to-delivered p50 ${deliveries.steady.p50Ms} ms, p95 ${deliveries.steady.p95Ms} ms; top-up to first deferred delivery ${deliveries.topupToFirstDeliveryMs} ms.`
+      ? `Deliveries (one worker process, local HTTPS receiver): burst of ${deliveries.burst.events} events in ${deliveries.burst.seconds.toFixed(1)} s = ${Math.round(deliveries.burst.perSecond)} deliveries/s; steady ${deliveries.steady.ratePerSec} events/s: enqueue-to-delivered p50 ${deliveries.steady.p50Ms} ms, p95 ${deliveries.steady.p95Ms} ms; top-up to first deferred delivery ${deliveries.topupToFirstDeliveryMs} ms.${deliveries.fairness ? ` Fairness: ${fairnessLine(deliveries.fairness)}.` : ""}`
       : "Deliveries and paid operations: measured with `--database postgres` only.",
     "",
     ...intakeSection(results),

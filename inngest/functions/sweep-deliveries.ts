@@ -1,5 +1,6 @@
 import { getDb } from "@/db/client";
 import { dueDeliveryIds } from "@/server/jobs/due-deliveries";
+import { MAX_IN_FLIGHT_PER_SUBSCRIPTION } from "@/server/services/webhooks/delivery-queue";
 import { inngest } from "../client";
 import { DELIVERY_SCHEDULED } from "../events";
 
@@ -11,7 +12,10 @@ import { DELIVERY_SCHEDULED } from "../events";
 export const sweepDeliveries = inngest.createFunction(
   { id: "sweep-deliveries", triggers: [{ cron: "* * * * *" }] },
   async ({ step }) => {
-    const ids = await step.run("due", async () => dueDeliveryIds(await getDb(), { limit: 500 }));
+    // A few of each subscription (its cap of attempts in flight), so one tenant's backlog cannot fill the sweep.
+    const ids = await step.run("due", async () =>
+      dueDeliveryIds(await getDb(), { limit: 500, perSubscription: MAX_IN_FLIGHT_PER_SUBSCRIPTION }),
+    );
     if (ids.length)
       await step.sendEvent(
         "schedule",

@@ -1,4 +1,4 @@
-import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { events, tenants, wallets, webhookDeliveries, webhookSubscriptions } from "@/db/schema";
 import { readWallet } from "@/server/services/wallet/wallet-state";
@@ -13,7 +13,7 @@ import { deliveryClient, type DeliveryClient, type DeliveryResult } from "@/serv
 import { buildEnvelope, EVENT_API_VERSION, serializeEnvelope } from "@/server/webhook-transport/envelope";
 import { openSecret } from "@/server/webhook-transport/secret-box";
 import { DELIVERY_HEADERS, signatureHeader } from "@/server/webhook-transport/signature";
-import { WALLET_SUSPENDED } from "@/server/services/webhooks/delivery-queue";
+import { inFlightDeferMs, takeDeliveryLease, WALLET_SUSPENDED } from "@/server/services/webhooks/delivery-queue";
 import {
   lockSubscription,
   mailFailingPause,
@@ -72,8 +72,8 @@ export interface AttemptOutcome {
 export interface AttemptOptions {
   /**
    * `locked_until` the caller got from claimDueDeliveries: the step then works under that lease. Without
-   * it (the Inngest driver) the step takes a lease of {@link DEFAULT_LEASE_MS} itself, or does nothing
-   * when another worker holds one.
+   * it (the Inngest driver) the step takes a lease of {@link DEFAULT_LEASE_MS} itself (takeDeliveryLease),
+   * or does nothing when another worker holds one or its subscription has 4 attempts in flight.
    */
   lease?: Date;
   /** The HTTP client; default the process-wide one (tests install one trusting their receiver). */
@@ -148,14 +148,16 @@ export async function attemptDelivery(
   // The caller's lease already passed to another worker: leave the row to it (no duplicate POST).
   if (lease && delivery.lockedUntil?.getTime() !== lease.getTime()) return current;
   if (!lease) {
-    const [taken] = await db
-      .update(d)
-      .set({ lockedUntil: sql`now() + ${`${DEFAULT_LEASE_MS} milliseconds`}::interval` })
-      .where(and(eq(d.id, deliveryId), or(isNull(d.lockedUntil), lt(d.lockedUntil, sql`now()`))))
-      .returning({ lockedUntil: d.lockedUntil });
+    const taken = await takeDeliveryLease(db, {
+      deliveryId,
+      subscriptionId: delivery.subscriptionId,
+      leaseMs: DEFAULT_LEASE_MS,
+    });
     // Another worker is on it: come back when its lease ends.
-    if (!taken) return { ...current, nextAttemptAt: delivery.lockedUntil };
-    lease = taken.lockedUntil!;
+    if ("refused" in taken && taken.refused === "leased") return { ...current, nextAttemptAt: delivery.lockedUntil };
+    // Its subscription has 4 attempts in flight (issue 75 item 5): come back shortly, no attempt spent.
+    if ("refused" in taken) return { ...current, nextAttemptAt: ms(now, inFlightDeferMs()) };
+    lease = taken.lockedUntil;
   }
   const guard = and(
     eq(d.id, deliveryId),

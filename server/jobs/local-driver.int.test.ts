@@ -94,6 +94,41 @@ describe("the local driver", () => {
     expect(span).toBeGreaterThanOrEqual(150);
   });
 
+  it("keeps a slow subscription to 4 attempts in flight across two workers, and another tenant's delivery goes first (issue 75 item 5)", async () => {
+    const slow = await makeTenant(db.db);
+    const other = await makeTenant(db.db);
+    await subscribe(slow, newSigningSecret());
+    await subscribe(other, newSigningSecret());
+    const delayMs = 300;
+    rx.respond({ kind: "slow", delayMs, status: 200 });
+    const ids = await queue(slow, 50);
+    const second = startLocalDriver(db.db, { client, concurrency: 16, pollMs: 50 });
+    driver = startLocalDriver(db.db, { client, concurrency: 16, pollMs: 50 });
+    try {
+      await waitFor(async () => rx.requests.length >= 4, 5_000);
+      const queued = Date.now();
+      const [late] = await queue(other, 1);
+      await waitFor(async () => (await rowsOf([late!]))[0]!.state === "delivered", 5_000);
+      // Behind at most one round of the slow receiver's answers, not behind its backlog (50 × 300 ms / 4).
+      expect(Date.now() - queued).toBeLessThan(2_000);
+      expect((await rowsOf(ids)).filter((r) => r.state === "delivered").length).toBeLessThan(45);
+      await waitFor(async () => (await rowsOf(ids)).every((r) => r.state === "delivered"), 30_000);
+    } finally {
+      await second.stop();
+    }
+    expect(rx.requests).toHaveLength(51);
+    const slowEvents = new Set((await rowsOf(ids)).map((r) => r.eventId));
+    const times = rx.requests
+      .filter((r) => slowEvents.has(r.headers["service-event-id"]!))
+      .map((r) => r.receivedAt.getTime())
+      .sort((x, y) => x - y);
+    expect(times).toHaveLength(50);
+    // Requests that arrived within one answer's time of each other were at the receiver together.
+    const together = times.map((t) => times.filter((u) => u >= t && u < t + delayMs - 20).length);
+    expect(Math.max(...together)).toBeLessThanOrEqual(4);
+    expect(Math.max(...together)).toBeGreaterThanOrEqual(3);
+  });
+
   it("stop() waits for the attempts in flight and records them", async () => {
     const t = await makeTenant(db.db);
     await subscribe(t, newSigningSecret());

@@ -37,9 +37,10 @@ export interface LocalDriver {
 }
 
 /**
- * The `JOBS_DRIVER=local` worker (DESIGN "drivers"): claims due deliveries with claimDueDeliveries and
- * runs attemptDelivery on each, at most `concurrency` at a time (./claim-loop.ts), and runs due operations
- * (operation-loop.ts, runOperation: live and test-mode ones in lanes of their own), and adds new intake events
+ * The `JOBS_DRIVER=local` worker (DESIGN "drivers"): claims due deliveries with claimDueDeliveries (fairly:
+ * at most 4 in flight per subscription, in turns across tenants; issue 75 item 5) and runs attemptDelivery
+ * on each, at most `concurrency` at a time (./claim-loop.ts), and runs due operations (operation-loop.ts,
+ * runOperation: live and test-mode ones in lanes of their own), and adds new intake events
  * to the analytics rollups every second (rollup-loop.ts). Started in the app process by
  * server/http-server.ts and standalone by `npm run worker`; any number may share one database. A step
  * that throws (database trouble) is logged; its lease expires and the row is claimed again.
