@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { articles, events, publicationJobs, sites } from "@/db/schema";
 import { GET as serveDocument } from "@/app/api/public/v1/openapi.json/route";
@@ -66,11 +66,15 @@ async function site(
     { tenantId: owner.tenantId, livemode: o.livemode ?? true },
     { domain: `blog${++n}.example.com`, draftsOnly: o.draftsOnly ?? false },
   );
-  if (seenAgoMs !== null)
-    await db.db
-      .update(sites)
-      .set({ lastSeenAt: new Date(Date.now() - seenAgoMs) })
-      .where(eq(sites.id, s.siteId));
+  // Each site n ms later than written (n grows with every site): the embedded database writes two sites
+  // within one millisecond, and `GET /sites` orders equal `created_at` by id (random): a flaky order.
+  await db.db
+    .update(sites)
+    .set({
+      createdAt: sql`${sites.createdAt} + ${n} * interval '1 millisecond'`,
+      ...(seenAgoMs !== null ? { lastSeenAt: new Date(Date.now() - seenAgoMs) } : {}),
+    })
+    .where(eq(sites.id, s.siteId));
   return s.siteId;
 }
 
