@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNotNull, isNull, lte, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
 import type { Db } from "@/db/client";
 import { memberships, staffUsers, tenants, webhookDeliveries, webhookSubscriptions } from "@/db/schema";
 import { env } from "@/server/env";
@@ -24,29 +24,32 @@ const NOTIFIED_RIGHT = "manage_webhooks";
  * Records a failed attempt on its subscription; call it in the transaction that records the attempt's
  * outcome, after the subscription row was locked (see {@link lockSubscription}). `failing_since` becomes
  * `at` when no run was open; when the run has lasted {@link FAILING_PAUSE_MS} or more, an active
- * subscription becomes `paused` with `paused_reason: failing`. The status condition sits in the UPDATE,
- * so of concurrent failures exactly one pauses (and so one email goes out).
+ * subscription becomes `paused` with `paused_reason: failing`. One UPDATE does both, and writes the row
+ * only when one of them applies (a failure inside an open run, the usual case, writes nothing). The status
+ * condition sits in the UPDATE, so of concurrent failures exactly one pauses (and so one email goes out).
  * @param at the attempt's time
  * @returns the start of the failing run when this call paused the subscription, else null
  */
 export async function noteFailedAttempt(db: Db, subscriptionId: string, at: Date): Promise<Date | null> {
   const s = webhookSubscriptions;
-  await db
+  const since = sql`coalesce(${s.failingSince}, ${at.toISOString()}::timestamptz)`;
+  // The pause applies to an active subscription whose run (open, or opened by this failure) is 3 days old.
+  const pauses = sql`(${s.status} = 'active' and ${since} <= ${new Date(at.getTime() - FAILING_PAUSE_MS).toISOString()}::timestamptz)`;
+  const [row] = await db
     .update(s)
-    .set({ failingSince: at })
-    .where(and(eq(s.id, subscriptionId), isNull(s.failingSince)));
-  const paused = await db
-    .update(s)
-    .set({ status: "paused", pausedReason: PAUSED_FAILING, updatedAt: sql`now()` as unknown as Date })
-    .where(
-      and(
-        eq(s.id, subscriptionId),
-        eq(s.status, "active"),
-        lte(s.failingSince, new Date(at.getTime() - FAILING_PAUSE_MS)),
-      ),
-    )
+    .set({
+      failingSince: since,
+      status: sql`case when ${pauses} then 'paused' else ${s.status} end`,
+      pausedReason: sql`case when ${pauses} then ${PAUSED_FAILING} else ${s.pausedReason} end`,
+      updatedAt: sql`case when ${pauses} then now() else ${s.updatedAt} end`,
+    })
+    .where(and(eq(s.id, subscriptionId), or(isNull(s.failingSince), pauses)))
     .returning({ failingSince: s.failingSince });
-  return paused[0]?.failingSince ?? null;
+  // SET's expressions all read the row as it was, so `pauses` chose the same way in each of them; RETURNING
+  // reads the new row: this call paused it exactly when the run it returns is 3 days old (a run it opened
+  // is `at`, never old enough).
+  if (!row || row.failingSince === null) return null;
+  return row.failingSince.getTime() <= at.getTime() - FAILING_PAUSE_MS ? row.failingSince : null;
 }
 
 /**
