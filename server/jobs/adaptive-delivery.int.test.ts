@@ -6,11 +6,11 @@ import { recordEventWithDeliveries } from "@/server/services/events/outbox";
 import { registerWorkListener } from "@/server/services/events/work-notifier";
 import { call } from "@/server/testing/api-client";
 import { makeStaff, makeTenant, type TenantFixture } from "@/server/testing/fixtures";
+import { insertSubscription, queueDelivery } from "@/server/testing/webhook-fixture";
 import { LOOPBACK_RECEIVER_ENV, startHttpsReceiver, type HttpsReceiver } from "@/server/testing/https-receiver";
 import { startSmtpCatcher, type SmtpCatcher } from "@/server/testing/smtp-catcher";
 import { openTestDatabase } from "@/server/testing/test-db";
 import { createDeliveryClient, type DeliveryClient } from "@/server/webhook-transport/delivery-client";
-import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
 import { attemptDelivery } from "./attempt-delivery";
 
 // Issue 75 item 4, adaptive delivery: the receiver's Retry-After on 429/503, and the pause of a
@@ -30,30 +30,9 @@ const DAY = 24 * HOUR;
 const T0 = new Date(Math.ceil((Date.now() + SEC) / SEC) * SEC);
 const at = (ms: number) => new Date(T0.getTime() + ms);
 
-async function subscribe(t: TenantFixture) {
-  const [row] = await db.db
-    .insert(webhookSubscriptions)
-    .values({
-      tenantId: t.tenantId,
-      livemode: true,
-      integrationId: t.integrationId,
-      url: rx.url,
-      events: ["lead.*"],
-      status: "active",
-      secretEnc: sealSecret(newSigningSecret()),
-    })
-    .returning({ id: webhookSubscriptions.id });
-  return row.id;
-}
-
-async function queue(t: TenantFixture, subscriptionId: string): Promise<string> {
-  const r = await recordEventWithDeliveries(
-    db.db,
-    { tenantId: t.tenantId, livemode: true, type: "lead.created", data: { lead_id: crypto.randomUUID(), version: 1 } },
-    { onlySubscriptionId: subscriptionId },
-  );
-  return r.deliveryIds[0]!;
-}
+const subscribe = async (t: TenantFixture) => (await insertSubscription(db.db, t, { url: rx.url })).id;
+const queue = async (t: TenantFixture, subscriptionId: string) =>
+  (await queueDelivery(db.db, t, subscriptionId)).deliveryId;
 
 const delivery = async (id: string) =>
   (await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)))[0]!;

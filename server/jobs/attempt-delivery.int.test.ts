@@ -1,14 +1,14 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { wallets, webhookDeliveries, webhookSubscriptions } from "@/db/schema";
-import { recordEventWithDeliveries } from "@/server/services/events/outbox";
 import { changeBalance } from "@/server/services/wallet/wallet-ledger";
 import { resumeDeferredDeliveries } from "@/server/services/webhooks/delivery-queue";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
+import { insertSubscription, queueDelivery } from "@/server/testing/webhook-fixture";
 import { LOOPBACK_RECEIVER_ENV, startHttpsReceiver, type HttpsReceiver } from "@/server/testing/https-receiver";
 import { openTestDatabase } from "@/server/testing/test-db";
 import { createDeliveryClient, type DeliveryClient } from "@/server/webhook-transport/delivery-client";
-import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
+import { newSigningSecret } from "@/server/webhook-transport/secret-box";
 import { verifySignature } from "@/server/webhook-transport/signature";
 import { setHostResolver } from "@/server/webhook-transport/url-check";
 import { attemptDelivery, RETRY_SCHEDULE_MS } from "./attempt-delivery";
@@ -21,49 +21,17 @@ let a: TenantFixture;
 const MIN = 60_000;
 const T0 = new Date(Date.now() + 1000);
 
-async function subscribe(
-  t: TenantFixture,
-  opts: {
-    url?: string;
-    secret?: string;
-    previous?: { secret: string; expiresAt: Date };
-    status?: string;
-    livemode?: boolean;
-  } = {},
-) {
-  const secret = opts.secret ?? newSigningSecret();
-  const [row] = await db.db
-    .insert(webhookSubscriptions)
-    .values({
-      tenantId: t.tenantId,
-      livemode: opts.livemode ?? true,
-      integrationId: t.integrationId,
-      url: opts.url ?? rx.url,
-      events: ["lead.*"],
-      status: opts.status ?? "active",
-      secretEnc: sealSecret(secret),
-      previousSecretEnc: opts.previous ? sealSecret(opts.previous.secret) : null,
-      previousSecretExpiresAt: opts.previous?.expiresAt ?? null,
-    })
-    .returning({ id: webhookSubscriptions.id });
-  return { id: row.id, secret };
-}
+type SubscribeOpts = Omit<Parameters<typeof insertSubscription>[2], "url"> & { url?: string };
+const subscribe = (t: TenantFixture, opts: SubscribeOpts = {}) =>
+  insertSubscription(db.db, t, { ...opts, url: opts.url ?? rx.url });
 
 /** One event queued for one subscription; returns the event and its delivery id. */
-async function queue(
+const queue = (
   t: TenantFixture,
   subscriptionId: string,
   data: Record<string, unknown> = { lead_id: "4b8f3c1e-0000-4000-8000-000000000001", version: 3 },
   livemode = true,
-) {
-  const r = await recordEventWithDeliveries(
-    db.db,
-    { tenantId: t.tenantId, livemode, type: "lead.created", data },
-    { onlySubscriptionId: subscriptionId },
-  );
-  expect(r.deliveryIds).toHaveLength(1);
-  return { eventId: r.eventId, deliveryId: r.deliveryIds[0]! };
-}
+) => queueDelivery(db.db, t, subscriptionId, { data, livemode });
 
 const row = async (id: string) =>
   (await db.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)))[0]!;

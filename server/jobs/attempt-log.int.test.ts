@@ -3,12 +3,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { webhookDeliveries, webhookDeliveryAttempts, webhookSubscriptions } from "@/db/schema";
 import { runRetention } from "@/server/jobs/retention";
 import { setClock } from "@/server/lib/clock";
-import { recordEventWithDeliveries } from "@/server/services/events/outbox";
 import { makeTenant, type TenantFixture } from "@/server/testing/fixtures";
+import { insertSubscription, queueDelivery } from "@/server/testing/webhook-fixture";
 import { LOOPBACK_RECEIVER_ENV, startHttpsReceiver, type HttpsReceiver } from "@/server/testing/https-receiver";
 import { openTestDatabase } from "@/server/testing/test-db";
 import { createDeliveryClient, type DeliveryClient } from "@/server/webhook-transport/delivery-client";
-import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
 import { attemptDelivery } from "./attempt-delivery";
 
 // Issue 75 item 2: every HTTP attempt of a delivery leaves one row in the attempt log, written with the
@@ -25,23 +24,8 @@ const T0 = new Date(Date.now() + 1000);
 const at = (m: number) => new Date(T0.getTime() + m * MIN);
 
 async function queued(livemode = true): Promise<string> {
-  const [sub] = await db.db
-    .insert(webhookSubscriptions)
-    .values({
-      tenantId: a.tenantId,
-      livemode,
-      integrationId: a.integrationId,
-      url: rx.url,
-      events: ["lead.*"],
-      secretEnc: sealSecret(newSigningSecret()),
-    })
-    .returning({ id: webhookSubscriptions.id });
-  const r = await recordEventWithDeliveries(
-    db.db,
-    { tenantId: a.tenantId, livemode, type: "lead.created", data: { lead_id: crypto.randomUUID(), version: 1 } },
-    { onlySubscriptionId: sub.id },
-  );
-  return r.deliveryIds[0]!;
+  const sub = await insertSubscription(db.db, a, { url: rx.url, livemode });
+  return (await queueDelivery(db.db, a, sub.id, { livemode })).deliveryId;
 }
 
 const attemptsOf = (deliveryId: string) =>
