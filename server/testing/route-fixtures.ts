@@ -1,7 +1,6 @@
 import type { Db } from "@/db/client";
-import { events, webhookSubscriptions } from "@/db/schema";
+import { events } from "@/db/schema";
 import { createCard } from "@/server/services/cards/cards";
-import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
 import type { AnyRoute } from "@/server/public-api/define-route";
 import type { TenantFixture } from "./fixtures";
 import { ARTICLE_FIXTURES } from "./route-fixtures/articles";
@@ -11,6 +10,7 @@ import { LEAD_FIXTURES } from "./route-fixtures/leads";
 import { OPERATION_FIXTURES } from "./route-fixtures/operations";
 import { STRATEGIST_FIXTURES } from "./route-fixtures/strategist";
 import { WEBHOOK_DELIVERY_FIXTURES } from "./route-fixtures/webhook-deliveries";
+import { insertSubscription } from "./webhook-fixture";
 
 /**
  * How the route matrix makes a real resource of the owner tenant for an id route (returns the concrete
@@ -84,17 +84,7 @@ async function card(db: Db, o: TenantFixture): Promise<string> {
 
 /** An active subscription of the fixture's integration (written directly: no DNS in fixtures). */
 async function webhook(db: Db, o: TenantFixture): Promise<string> {
-  const [row] = await db
-    .insert(webhookSubscriptions)
-    .values({
-      tenantId: o.tenantId,
-      integrationId: o.integrationId,
-      url: "https://hooks.example.com/matrix",
-      events: ["lead.*"],
-      secretEnc: sealSecret(newSigningSecret()),
-    })
-    .returning({ id: webhookSubscriptions.id });
-  return row.id;
+  return (await insertSubscription(db, o, { url: "https://hooks.example.com/matrix" })).id;
 }
 
 /** A live event of the fixture's tenant that every integration may read (`task.created`: no read scope). */

@@ -5,7 +5,8 @@ import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-
 import type { TenantFixture } from "./fixtures";
 
 // The subscription and the queued delivery that the delivery tests (server/jobs/attempt-*.int.test.ts,
-// adaptive-delivery) each built for themselves: written straight to the tables, as the fan-out would.
+// adaptive-delivery) and the route fixtures each built for themselves: written straight to the tables (no
+// DNS check of the URL), the delivery as the fan-out would queue it.
 
 /**
  * Inserts a webhook subscription of `t`'s integration to `url` for `lead.*` (active, live, a new signing

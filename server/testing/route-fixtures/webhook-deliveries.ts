@@ -1,24 +1,15 @@
 import type { Db } from "@/db/client";
-import { events, webhookDeliveries, webhookDeliveryAttempts, webhookSubscriptions } from "@/db/schema";
-import { newSigningSecret, sealSecret } from "@/server/webhook-transport/secret-box";
+import { events, webhookDeliveries, webhookDeliveryAttempts } from "@/db/schema";
 import type { IdRouteFixture } from "../route-fixtures";
 import type { TenantFixture } from "../fixtures";
+import { insertSubscription } from "../webhook-fixture";
 
 /**
  * A `dead` delivery (so a resend is allowed) with one logged attempt, of an active subscription of the
  * owner's integration (written directly: no DNS in fixtures). @returns `/webhooks/{id}/deliveries/{delivery_id}`
  */
 async function deadDelivery(db: Db, o: TenantFixture): Promise<string> {
-  const [sub] = await db
-    .insert(webhookSubscriptions)
-    .values({
-      tenantId: o.tenantId,
-      integrationId: o.integrationId,
-      url: "https://hooks.example.com/matrix",
-      events: ["lead.*"],
-      secretEnc: sealSecret(newSigningSecret()),
-    })
-    .returning({ id: webhookSubscriptions.id });
+  const sub = await insertSubscription(db, o, { url: "https://hooks.example.com/matrix" });
   const [event] = await db
     .insert(events)
     .values({ tenantId: o.tenantId, type: "lead.created", data: { lead_id: crypto.randomUUID(), version: 1 } })
